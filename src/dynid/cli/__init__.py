@@ -1,0 +1,1 @@
+"""Thin typer commands: they wire the library together and print with rich; no algorithm here."""

@@ -1,0 +1,36 @@
+"""The dynid command line. Each command lives in a small module of this package."""
+
+from __future__ import annotations
+
+import os
+
+import typer
+
+from dynid.cli.demo import demo
+from dynid.cli.robots import robot_app, robots
+
+app = typer.Typer(
+    name="dynid",
+    help="Robot dynamic model identification: robots, dynamics, identification, excitation, multibody.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.callback()
+def _global(debug: bool = typer.Option(False, "--debug", help="show tracebacks of errors")) -> None:
+    if debug:
+        os.environ["DYNID_DEBUG"] = "1"
+
+
+app.command("robots")(robots)
+app.add_typer(robot_app, name="robot")
+app.command("demo")(demo)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,57 @@
+"""Batched 3-D and 6-D spatial vector algebra (Featherstone, "Rigid Body Dynamics Algorithms").
+
+Motion vectors are (angular, linear-at-frame-origin); force vectors are (moment about the
+origin, force). All functions act on leading batch axes, e.g. (N, 3) or (N, 3, 3).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dynid.robot.inertia import inertia_matrix
+from dynid.robot.transforms import skew
+
+
+def rotate(r: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """R v for (..., 3, 3) and (..., 3)."""
+    return np.einsum("...ij,...j->...i", r, v)
+
+
+def rotate_t(r: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """R^T v for (..., 3, 3) and (..., 3)."""
+    return np.einsum("...ji,...j->...i", r, v)
+
+
+def motion_transform(rotation: np.ndarray, translation: np.ndarray) -> np.ndarray:
+    """X_{i<-p} (..., 6, 6) for child frame i given by rotation/translation in parent p.
+
+    ``rotation`` maps child coordinates to parent coordinates, ``translation`` is the child
+    origin in parent coordinates. X = [[E, 0], [-E [r]x, E]] with E = rotation^T.
+    """
+    e = np.swapaxes(rotation, -1, -2)
+    x = np.zeros(rotation.shape[:-2] + (6, 6))
+    x[..., :3, :3] = e
+    x[..., 3:, 3:] = e
+    x[..., 3:, :3] = -e @ skew(translation)
+    return x
+
+
+def spatial_inertia(theta: np.ndarray) -> np.ndarray:
+    """Standard parameters (..., 10) -> spatial inertia about the frame origin (..., 6, 6)."""
+    theta = np.asarray(theta, dtype=float)
+    out = np.zeros(theta.shape[:-1] + (6, 6))
+    h = skew(theta[..., 1:4])
+    out[..., :3, :3] = inertia_matrix(theta[..., 4:10])
+    out[..., :3, 3:] = h
+    out[..., 3:, :3] = np.swapaxes(h, -1, -2)
+    out[..., 3:, 3:] = theta[..., 0, None, None] * np.eye(3)
+    return out
+
+
+def inertia_times_motion(theta: np.ndarray, w: np.ndarray, v: np.ndarray):
+    """(n, f) = I (w, v) for standard parameters theta (10,) and motion (..., 3) parts."""
+    m, h = theta[0], theta[1:4]
+    io = inertia_matrix(theta[4:10])
+    n = w @ io.T + np.cross(h, v)
+    f = m * v + np.cross(w, h)
+    return n, f

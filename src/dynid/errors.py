@@ -1,0 +1,17 @@
+"""Error types. Every message names the file, field or column and what was expected."""
+
+
+class DynidError(ValueError):
+    """Base class of the errors a user can cause; the CLI prints them as one line."""
+
+
+class ModelError(DynidError):
+    """A robot description is malformed or not physical."""
+
+
+class DataError(DynidError):
+    """A data file or array has the wrong content or shape."""
+
+
+class IllConditionedError(DynidError):
+    """A problem is rank deficient or too ill-conditioned to give trustworthy numbers."""

@@ -1,0 +1,152 @@
+"""Serial robots from a DH or modified-DH (Craig) table, and the YAML file format of CONTRACTS.md §2.
+
+MDH (Craig):  T_{i-1,i} = RotX(alpha_{i-1}) TransX(a_{i-1}) RotZ(theta_i + q_i) TransZ(d_i)
+DH (standard): T_{i-1,i} = RotZ(theta_i + q_i) TransZ(d_i) TransX(a_i) RotX(alpha_i)
+(for a prismatic joint q adds to d instead). The link frame of joint i is frame i.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from dynid.errors import ModelError
+from dynid.robot.inertia import from_mass_com_inertia
+from dynid.robot.model import Drive, Joint, JointLimits, Link, Robot
+from dynid.robot.transforms import rot_x, rot_z
+
+CONVENTIONS = ("mdh", "dh")
+_JOINT_KEYS = {"type", "a", "alpha", "d", "theta", "name"}
+_LINK_KEYS = {"mass", "com", "inertia", "name"}
+_LIMIT_KEYS = {"q_min", "q_max", "dq_max", "ddq_max", "tau_max"}
+_DRIVE_KEYS = {"gear_ratio", "rotor_inertia", "torque_constant", "rated_torque"}
+_TOP_KEYS = {"name", "convention", "gravity", "joints", "links", "limits", "drives", "description"}
+
+
+def dh_joint(kind: str, a: float, alpha: float, d: float, theta: float, convention: str,
+             name: str, parent: int, limits: JointLimits = JointLimits(), drive: Drive = Drive()) -> Joint:
+    """One joint of a DH/MDH table as a Joint (placement, axis z, link offset)."""
+    z = np.array([0.0, 0.0, 1.0])
+    if convention == "mdh":
+        rot = rot_x(alpha) @ rot_z(theta)
+        trans = np.array([a, 0.0, 0.0]) + rot_x(alpha) @ np.array([0.0, 0.0, d])
+        return Joint(name, kind, parent, rot, trans, z, limits=limits, drive=drive)
+    # standard DH: P = RotZ(theta), M(q) about/along z, E = TransZ(d) TransX(a) RotX(alpha)
+    return Joint(name, kind, parent, rot_z(theta), np.zeros(3), z,
+                 offset_rotation=rot_x(alpha), offset_translation=np.array([a, 0.0, d]),
+                 limits=limits, drive=drive)
+
+
+def _number(entry: dict, key: str, where: str, default=None) -> float:
+    if key not in entry:
+        if default is None:
+            raise ModelError(f"{where}: missing field '{key}' (a number)")
+        return default
+    value = entry[key]
+    is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    infinite_ok = key in _LIMIT_KEYS and is_number and not math.isnan(value)  # "no limit"
+    if not is_number or not (math.isfinite(value) or infinite_ok):
+        raise ModelError(f"{where}: field '{key}' must be a finite number, got {value!r}")
+    return float(value)
+
+
+def _vector(entry: dict, key: str, size: int, where: str, default=None) -> np.ndarray:
+    if key not in entry:
+        if default is None:
+            raise ModelError(f"{where}: missing field '{key}' (a list of {size} numbers)")
+        return np.asarray(default, dtype=float)
+    value = entry[key]
+    if (not isinstance(value, list) or len(value) != size
+            or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in value)):
+        raise ModelError(f"{where}: field '{key}' must be a list of {size} numbers, got {value!r}")
+    return np.asarray(value, dtype=float)
+
+
+def _check_keys(entry, allowed: set, where: str):
+    if not isinstance(entry, dict):
+        raise ModelError(f"{where}: expected a mapping with fields {sorted(allowed)}, got {entry!r}")
+    unknown = set(entry) - allowed
+    if unknown:
+        raise ModelError(f"{where}: unknown field(s) {sorted(unknown)}, expected some of {sorted(allowed)}")
+
+
+def _entries(doc: dict, key: str, count: int, where: str) -> list:
+    value = doc.get(key)
+    if value is None:
+        return [{}] * count
+    if not isinstance(value, list) or len(value) != count:
+        raise ModelError(f"{where}: '{key}' must be a list with one entry per joint ({count})")
+    return value
+
+
+def robot_from_dh_document(doc: dict, where: str, source: str = "yaml") -> Robot:
+    """Build a Robot from the parsed YAML document (CONTRACTS.md section 2)."""
+    _check_keys(doc, _TOP_KEYS, where)
+    convention = doc.get("convention", "mdh")
+    if convention not in CONVENTIONS:
+        raise ModelError(f"{where}: convention '{convention}' unknown, expected 'mdh' or 'dh'")
+    joints_doc = doc.get("joints")
+    if not isinstance(joints_doc, list) or not joints_doc:
+        raise ModelError(f"{where}: 'joints' must be a non-empty list")
+    n = len(joints_doc)
+    links_doc = _entries(doc, "links", n, where)
+    limits_doc = _entries(doc, "limits", n, where)
+    drives_doc = _entries(doc, "drives", n, where)
+    joints, links = [], []
+    for i in range(n):
+        jw = f"{where}: joints[{i}]"
+        entry = joints_doc[i]
+        _check_keys(entry, _JOINT_KEYS, jw)
+        kind = entry.get("type", "revolute")
+        if kind not in ("revolute", "prismatic"):
+            raise ModelError(f"{jw}: unknown joint type '{kind}', expected 'revolute' or 'prismatic'")
+        lw = f"{where}: limits[{i}]"
+        _check_keys(limits_doc[i], _LIMIT_KEYS, lw)
+        lim = JointLimits(*(_number(limits_doc[i], k, lw, d) for k, d in (
+            ("q_min", -math.inf), ("q_max", math.inf), ("dq_max", math.inf),
+            ("ddq_max", math.inf), ("tau_max", math.inf))))
+        if lim.q_min > lim.q_max:
+            raise ModelError(f"{lw}: q_min {lim.q_min} > q_max {lim.q_max}")
+        dw = f"{where}: drives[{i}]"
+        _check_keys(drives_doc[i], _DRIVE_KEYS, dw)
+        drive = Drive(*(_number(drives_doc[i], k, dw, d) for k, d in (
+            ("gear_ratio", 1.0), ("rotor_inertia", 0.0), ("torque_constant", math.nan),
+            ("rated_torque", math.nan))))
+        name = str(entry.get("name", f"joint{i + 1}"))
+        joints.append(dh_joint(kind, _number(entry, "a", jw), _number(entry, "alpha", jw),
+                               _number(entry, "d", jw), _number(entry, "theta", jw, 0.0),
+                               convention, name, i - 1, lim, drive))
+        kw = f"{where}: links[{i}]"
+        _check_keys(links_doc[i], _LINK_KEYS, kw)
+        mass = _number(links_doc[i], "mass", kw, 0.0)
+        if mass < 0:
+            raise ModelError(f"{kw}: field 'mass' must be >= 0 kg, got {mass:g}")
+        com = _vector(links_doc[i], "com", 3, kw, [0, 0, 0])
+        inertia = _vector(links_doc[i], "inertia", 6, kw, [0] * 6)
+        try:
+            links.append(Link(str(links_doc[i].get("name", f"link{i + 1}")),
+                              from_mass_com_inertia(mass, com, inertia)))
+        except ModelError as exc:
+            raise ModelError(f"{kw}: {exc}") from None
+    gravity = _vector(doc, "gravity", 3, where, [0.0, 0.0, -9.81])
+    return Robot(name=str(doc.get("name", "robot")), joints=tuple(joints), links=tuple(links),
+                 gravity=gravity, description=str(doc.get("description", f"{convention.upper()} table")),
+                 source=source)
+
+
+def load_dh_yaml(path: str | Path) -> Robot:
+    """Read a DH/MDH YAML robot file; errors name the file, the entry and the field."""
+    path = Path(path)
+    try:
+        doc = yaml.safe_load(path.read_text())
+    except FileNotFoundError:
+        raise ModelError(f"{path}: no such file") from None
+    except yaml.YAMLError as exc:
+        raise ModelError(f"{path}: malformed YAML ({exc})".replace("\n", " ")) from None
+    if not isinstance(doc, dict):
+        raise ModelError(f"{path}: expected a mapping with 'joints' at the top level")
+    doc.setdefault("name", path.stem)
+    return robot_from_dh_document(doc, str(path), source=str(path))

@@ -1,0 +1,119 @@
+"""Standard inertial parameters of one link and their physical meaning.
+
+The ten standard parameters, in the thesis' eq. 3.14 order (CONTRACTS.md section 1):
+
+    theta = [m, mx, my, mz, Ixx, Ixy, Ixz, Iyy, Iyz, Izz]
+
+with ``(mx, my, mz) = m * c`` the first moment of mass and ``I`` the inertia tensor about
+the link frame origin, in link frame axes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dynid.errors import ModelError
+
+PARAMETER_NAMES = ("m", "mx", "my", "mz", "Ixx", "Ixy", "Ixz", "Iyy", "Iyz", "Izz")
+
+
+def inertia_matrix(six: np.ndarray) -> np.ndarray:
+    """``[Ixx, Ixy, Ixz, Iyy, Iyz, Izz]`` (..., 6) -> symmetric (..., 3, 3) tensor."""
+    six = np.asarray(six, dtype=float)
+    xx, xy, xz, yy, yz, zz = np.moveaxis(six, -1, 0)
+    return np.stack(
+        [np.stack([xx, xy, xz], -1), np.stack([xy, yy, yz], -1), np.stack([xz, yz, zz], -1)], -2
+    )
+
+
+def inertia_six(matrix: np.ndarray) -> np.ndarray:
+    """Symmetric (..., 3, 3) tensor -> ``[Ixx, Ixy, Ixz, Iyy, Iyz, Izz]`` (..., 6)."""
+    m = np.asarray(matrix, dtype=float)
+    return np.stack(
+        [m[..., 0, 0], m[..., 0, 1], m[..., 0, 2], m[..., 1, 1], m[..., 1, 2], m[..., 2, 2]], -1
+    )
+
+
+def _steiner(mass: float, com: np.ndarray) -> np.ndarray:
+    """Parallel-axis term m (c.c 1 - c c^T) moving an inertia from the COM to the origin."""
+    return mass * (float(com @ com) * np.eye(3) - np.outer(com, com))
+
+
+def from_mass_com_inertia(mass: float, com, inertia_about_com) -> np.ndarray:
+    """(m [kg], c (3,) [m], I_c (3,3) or 6-list [kg m^2] about the COM) -> theta (10,)."""
+    com = np.asarray(com, dtype=float).reshape(3)
+    ic = np.asarray(inertia_about_com, dtype=float)
+    ic = inertia_matrix(ic) if ic.shape == (6,) else ic.reshape(3, 3)
+    io = ic + _steiner(mass, com)
+    return np.concatenate([[mass], mass * com, inertia_six(io)])
+
+
+def to_mass_com_inertia(theta: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    """theta (10,) -> (m, c (3,), I_c (3,3) about the COM). The COM is zero for m == 0."""
+    theta = np.asarray(theta, dtype=float)
+    mass = float(theta[0])
+    com = theta[1:4] / mass if mass != 0.0 else np.zeros(3)
+    io = inertia_matrix(theta[4:10])
+    return mass, com, io - _steiner(mass, com)
+
+
+def pseudo_inertia(theta: np.ndarray) -> np.ndarray:
+    """4x4 pseudo-inertia J = [[Sigma, h], [h^T, m]], Sigma = tr(I)/2 1 - I (Wensing et al. 2017).
+
+    J is positive semidefinite exactly when theta is realizable by a non-negative mass density.
+    """
+    theta = np.asarray(theta, dtype=float)
+    io = inertia_matrix(theta[4:10])
+    sigma = 0.5 * np.trace(io) * np.eye(3) - io
+    j = np.zeros((4, 4))
+    j[:3, :3] = sigma
+    j[:3, 3] = j[3, :3] = theta[1:4]
+    j[3, 3] = theta[0]
+    return j
+
+
+def consistency_problems(theta: np.ndarray, *, strict: bool = False, tol: float = 1e-9) -> list[str]:
+    """Reasons why theta is not a physical rigid body; empty when it is.
+
+    Non-strict (the load-time check) accepts the limits of physical bodies: massless links
+    (theta == 0) and point or line masses (semidefinite central inertia). ``strict`` asks for
+    m > 0 and a positive definite central inertia.
+    """
+    mass, _, ic = to_mass_com_inertia(theta)
+    problems: list[str] = []
+    scale = max(1.0, float(np.max(np.abs(ic))))
+    if mass < 0 or (strict and mass <= 0):
+        problems.append(f"mass must be {'>' if strict else '>='} 0, got {mass:g} kg")
+        return problems
+    if mass == 0:
+        if np.any(np.abs(np.asarray(theta)[1:]) > tol * scale):
+            problems.append("a massless link must have zero first moment and inertia")
+        return problems
+    if not np.allclose(ic, ic.T):
+        problems.append("inertia tensor is not symmetric")
+    eig = np.linalg.eigvalsh(0.5 * (ic + ic.T))
+    if eig[0] < (tol * scale if strict else -tol * scale):
+        problems.append(
+            "central inertia is not positive "
+            f"{'definite' if strict else 'semidefinite'}: principal moments {np.round(eig, 12).tolist()}"
+        )
+    elif eig[0] + eig[1] < eig[2] - tol * scale:
+        problems.append(
+            f"principal moments {np.round(eig, 12).tolist()} violate the triangle inequality "
+            "J1 + J2 >= J3"
+        )
+    return problems
+
+
+def solid_cylinder(mass: float, radius: float, length: float) -> np.ndarray:
+    """Principal central moments (axis first) of a homogeneous cylinder: [m r^2/2, m(3r^2+l^2)/12 x2]."""
+    axial = 0.5 * mass * radius**2
+    transverse = mass * (3.0 * radius**2 + length**2) / 12.0
+    return np.array([axial, transverse, transverse])
+
+
+def solid_box(mass: float, size_x: float, size_y: float, size_z: float) -> np.ndarray:
+    """Principal central moments of a homogeneous box [Ixx, Iyy, Izz]."""
+    return mass / 12.0 * np.array(
+        [size_y**2 + size_z**2, size_x**2 + size_z**2, size_x**2 + size_y**2]
+    )
