@@ -1,0 +1,199 @@
+"""The identification model: rigid body + friction + rotor inertia + torque offset.
+
+The joint torques are linear in the full parameter vector (thesis eq. 3.17):
+
+    tau = [K_d  K_f  K_m  K_o] [phi_d; phi_f; phi_m; phi_o] = Y(q, dq, ddq) theta
+
+with, in this order (``parameter_names`` gives the names):
+
+- ``phi_d`` (10 n,): standard inertial parameters, link by link (thesis eq. 3.14), regressor
+  ``K_d`` from ``dynid.regressor``;
+- ``phi_f`` (k n,): friction coefficients, joint by joint, ``k`` per joint (``friction_columns``):
+    ``none``             k = 0
+    ``coulomb-viscous``  [Fc, Fv]:            Fc sign(dq) + Fv dq
+    ``polynomial``       [Fc, Fv, Fv2, Fv3]:  thesis eq. 3.10, f1 sign(dq) + f2 dq
+                                               + f3 dq^2 sign(dq) + f4 dq^3
+    ``asymmetric``       [Fcp, Fcn, Fvp, Fvn]: Fcp s+ - Fcn s- + (Fvp s+ + Fvn s-) dq with
+                                               s+ = (1 + sign)/2, s- = (1 - sign)/2
+  ``sign`` is the hard sign, or ``tanh(dq / smooth_sign)`` when ``smooth_sign > 0``;
+- ``phi_m`` (n,): joint-side rotor inertias I_a = N^2 J_m, torque I_a ddq (thesis eq. 3.12);
+- ``phi_o`` (n,): per-joint torque offsets (optional).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from dynid.dynamics import regressor as rigid_body_regressor
+from dynid.dynamics.arrays import joint_arrays
+from dynid.errors import DataError, ModelError
+
+FRICTION_MODELS = {
+    "none": (),
+    "coulomb-viscous": ("Fc", "Fv"),
+    "polynomial": ("Fc", "Fv", "Fv2", "Fv3"),
+    "asymmetric": ("Fcp", "Fcn", "Fvp", "Fvn"),
+}
+
+
+@dataclass(frozen=True)
+class ModelOptions:
+    """Which terms the identification model has.
+
+    friction: one of ``FRICTION_MODELS`` (none | coulomb-viscous | polynomial | asymmetric)
+    rotor_inertia: add I_a ddq per joint (thesis eq. 3.12)
+    offset: add a constant torque per joint
+    smooth_sign: velocity scale [rad/s | m/s] of the tanh sign; 0 uses the hard sign
+    """
+
+    friction: str = "coulomb-viscous"
+    rotor_inertia: bool = True
+    offset: bool = False
+    smooth_sign: float = 0.0
+
+    def __post_init__(self):
+        if self.friction not in FRICTION_MODELS:
+            raise ModelError(
+                f"friction model '{self.friction}' unknown, expected one of {list(FRICTION_MODELS)}"
+            )
+        if not self.smooth_sign >= 0.0:
+            raise ModelError(f"smooth_sign must be >= 0 (a velocity scale), got {self.smooth_sign}")
+
+    def to_dict(self) -> dict:
+        return {"friction": self.friction, "rotor_inertia": self.rotor_inertia,
+                "offset": self.offset, "smooth_sign": self.smooth_sign}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "ModelOptions":
+        return cls(friction=d.get("friction", "coulomb-viscous"),
+                   rotor_inertia=bool(d.get("rotor_inertia", True)),
+                   offset=bool(d.get("offset", False)),
+                   smooth_sign=float(d.get("smooth_sign", 0.0)))
+
+
+def friction_size(options: ModelOptions) -> int:
+    """Number of friction coefficients per joint."""
+    return len(FRICTION_MODELS[options.friction])
+
+
+def parameter_count(robot, options: ModelOptions) -> int:
+    """p = 10 n + k n + (n if rotor inertia) + (n if offset)."""
+    n = robot.n
+    return n * (10 + friction_size(options) + int(options.rotor_inertia) + int(options.offset))
+
+
+def parameter_names(robot, options: ModelOptions) -> list[str]:
+    """Names of the full parameter vector, e.g. ``Izz1``, ``Fc2``, ``Ia3``, ``off4``."""
+    n = robot.n
+    names = list(robot.parameter_names())
+    names += [f"{f}{j + 1}" for j in range(n) for f in FRICTION_MODELS[options.friction]]
+    if options.rotor_inertia:
+        names += [f"Ia{j + 1}" for j in range(n)]
+    if options.offset:
+        names += [f"off{j + 1}" for j in range(n)]
+    return names
+
+
+def parameter_slices(robot, options: ModelOptions) -> dict[str, slice]:
+    """Where each group (rigid, friction, rotor_inertia, offset) sits in theta."""
+    n, k = robot.n, friction_size(options)
+    out, start = {}, 0
+    for name, size in (("rigid", 10 * n), ("friction", k * n),
+                       ("rotor_inertia", n if options.rotor_inertia else 0),
+                       ("offset", n if options.offset else 0)):
+        out[name] = slice(start, start + size)
+        start += size
+    return out
+
+
+def _sign(dq: np.ndarray, smooth_sign: float) -> np.ndarray:
+    if smooth_sign > 0.0:
+        return np.tanh(dq / smooth_sign)
+    return np.sign(dq)
+
+
+def friction_columns(dq: np.ndarray, options: ModelOptions) -> np.ndarray:
+    """Per-joint friction regressor (N, n, k): the rows of K_f (thesis eq. 3.11)."""
+    s = _sign(dq, options.smooth_sign)
+    if options.friction == "none":
+        return np.zeros(dq.shape + (0,))
+    if options.friction == "coulomb-viscous":
+        return np.stack([s, dq], axis=-1)
+    if options.friction == "polynomial":  # thesis eq. 3.10
+        return np.stack([s, dq, dq * dq * s, dq**3], axis=-1)
+    sp, sn = 0.5 * (1.0 + s), 0.5 * (1.0 - s)  # asymmetric
+    return np.stack([sp, -sn, dq * sp, dq * sn], axis=-1)
+
+
+def identification_regressor(robot, q, dq, ddq, options: ModelOptions = ModelOptions(),
+                             out: np.ndarray | None = None) -> np.ndarray:
+    """Full regressor Y (N, n, p) with tau = Y @ theta (thesis eq. 3.17).
+
+    q, dq, ddq: (N, n) joint positions [rad | m], velocities, accelerations.
+    ``out`` may be a preallocated (N, n, p) float64 array; it is zeroed and filled.
+    """
+    (q, dq, ddq), single = joint_arrays(robot, q=q, dq=dq, ddq=ddq)
+    n, count, k = robot.n, q.shape[0], friction_size(options)
+    p = parameter_count(robot, options)
+    if out is None:
+        out = np.zeros((count, n, p))
+    else:
+        if out.shape != (count, n, p) or out.dtype != np.float64 or not out.flags.c_contiguous:
+            raise DataError(f"out: expected a C-contiguous float64 array of shape {(count, n, p)}")
+        out.fill(0.0)
+    if p == 10 * n:
+        rigid_body_regressor(robot, q, dq, ddq, out=out)
+    else:
+        rigid = np.zeros((count, n, 10 * n))
+        rigid_body_regressor(robot, q, dq, ddq, out=rigid)
+        out[:, :, : 10 * n] = rigid
+    sl = parameter_slices(robot, options)
+    joints = np.arange(n)
+    if k:
+        fc = friction_columns(dq, options)  # (N, n, k)
+        for c in range(k):  # loop over the k columns of one joint's friction block, not samples
+            out[:, joints, sl["friction"].start + joints * k + c] = fc[:, :, c]
+    if options.rotor_inertia:
+        out[:, joints, sl["rotor_inertia"].start + joints] = ddq  # thesis eq. 3.12
+    if options.offset:
+        out[:, joints, sl["offset"].start + joints] = 1.0
+    return out[0] if single else out
+
+
+def full_parameters(robot, options: ModelOptions = ModelOptions(), friction_values=None,
+                    offsets=None) -> np.ndarray:
+    """The full parameter vector (p,) of a robot description.
+
+    Rigid body from ``robot.parameters()``, rotor inertias from the drives (N^2 J_m),
+    friction from ``friction_values`` ((n, k) or (n k,), joint by joint; zeros when None),
+    offsets from ``offsets`` (n,) (zeros when None).
+    """
+    n, k = robot.n, friction_size(options)
+    parts = [robot.parameters()]
+    if k:
+        f = np.zeros((n, k)) if friction_values is None else np.asarray(friction_values, dtype=float)
+        if f.size != n * k:
+            raise ModelError(
+                f"friction_values: expected {n} x {k} coefficients {FRICTION_MODELS[options.friction]}, "
+                f"got shape {f.shape}"
+            )
+        parts.append(f.reshape(n * k))
+    if options.rotor_inertia:
+        parts.append(robot.rotor_inertias)
+    if options.offset:
+        parts.append(np.zeros(n) if offsets is None else np.asarray(offsets, dtype=float).reshape(n))
+    return np.concatenate(parts)
+
+
+def model_torques(robot, q, dq, ddq, theta, options: ModelOptions = ModelOptions()) -> np.ndarray:
+    """tau = Y(q, dq, ddq) theta, (N, n), without forming all of Y at once for long inputs."""
+    (q, dq, ddq), single = joint_arrays(robot, q=q, dq=dq, ddq=ddq)
+    theta = np.asarray(theta, dtype=float)
+    out = np.empty_like(q)
+    chunk = 20000
+    for s in range(0, q.shape[0], chunk):
+        e = s + chunk
+        out[s:e] = identification_regressor(robot, q[s:e], dq[s:e], ddq[s:e], options) @ theta
+    return out[0] if single else out
