@@ -1,0 +1,157 @@
+"""Joint constraint equations in absolute coordinates (seed 000, eqs. 65-73, 105-109).
+
+Each joint removes five of the twelve coordinates of its two bodies:
+
+revolute O_k (inside B_i, outside B_j), eqs. 65-73:
+  phi_1..3 = r_i + A_i c_ik - r_j - A_j c_jk                  (joint points coincide, eq. 66)
+  phi_4,5  = (A_i u_a) . (A_j p_k),  a = 1, 2                 (axes coincide, eq. 70)
+  Eq. 70 has rank 2; the seed keeps its world x and y components, which lose rank when p_k
+  lies along e1^(0) or e2^(0) (joint 4 of the KR500 at q = 0). We project eq. 70 on the two
+  body-fixed directions u_1, u_2 of B_i perpendicular to p_k instead: never singular.
+prismatic O_k: (A_i u_a) . d = 0 (a = 1, 2; d = O_k on B_j minus O_k on B_i) and
+  (A_i u_1).(A_j p), (A_i u_2).(A_j p), (A_i u_2).(A_j u_1) = 0 (no relative rotation).
+quaternion bodies add Lambda^T Lambda - 1 = 0 (seed 001, eq. 10).
+
+Phi_q and zeta = -(Phi_q q_dot)_q q_dot are analytic: the constraints are first
+differentiated with respect to body velocities (v_i, omega_i in frame 0) as G, then
+Phi_q = G T with T = diag(E, A_i H_i) and zeta = gamma - G (0, A_i H_dot_i theta_dot_i),
+where gamma = -G_dot v collects the centripetal terms (no finite differences).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from dynid.multibody.bodies import BodyModel, perpendicular_pair
+from dynid.robot.transforms import skew
+
+ROWS_PER_JOINT = 5
+
+
+@dataclass(frozen=True)
+class ConstraintTerms:
+    """phi (N, m); G (N, m, n, 6) w.r.t. (v_i, omega_i); phi_q (N, m, n, d); zeta (N, m).
+
+    The first 5 n rows are the joints (rows 5k..5k+4 for joint k); quaternion bodies add n
+    normalization rows after them."""
+
+    phi: np.ndarray
+    G: np.ndarray
+    phi_q: np.ndarray
+    zeta: np.ndarray
+
+
+@dataclass(frozen=True)
+class Kinematics:
+    """Body quantities in frame 0 computed from generalized coordinates (N, n, ...)."""
+
+    r: np.ndarray
+    A: np.ndarray
+    H: np.ndarray
+    v: np.ndarray
+    w: np.ndarray
+    w_body: np.ndarray
+    h_rate: np.ndarray  # H_dot theta_dot (body axes)
+
+
+def kinematics(form, q: np.ndarray, qd: np.ndarray) -> Kinematics:
+    """q, qd: (N, n, 3 + form.size) -> Kinematics."""
+    theta, dtheta = q[..., 3:], qd[..., 3:]
+    a = form.rotation(theta)
+    h = form.angular_map(theta)
+    w_body = np.einsum("...ij,...j->...i", h, dtheta)
+    return Kinematics(q[..., :3], a, h, qd[..., :3], np.einsum("...ij,...j->...i", a, w_body),
+                      w_body, form.map_rate_times_rate(theta, dtheta))
+
+
+def _dot_rows(a, b, wi, wj):
+    """phi = a.b with a fixed in B_i, b fixed in B_j: value, G_wi, G_wj, gamma."""
+    axb = np.cross(a, b)
+    gamma = -np.sum((wi - wj) * (np.cross(np.cross(wi, a), b) + np.cross(a, np.cross(wj, b))), -1)
+    return np.sum(a * b, -1), axb, -axb, gamma
+
+
+def constraint_terms(model: BodyModel, form, q: np.ndarray, qd: np.ndarray) -> ConstraintTerms:
+    """All constraint rows and their analytic derivatives; q, qd: (N, n, 3 + form.size)."""
+    kin = kinematics(form, q, qd)
+    N, n = q.shape[0], model.n
+    d = 3 + form.size
+    m_joint = ROWS_PER_JOINT * n
+    m = m_joint + (n if form.size == 4 else 0)
+    phi, zeta = np.zeros((N, m)), np.zeros((N, m))
+    G = np.zeros((N, m, n, 6))
+    eye = np.broadcast_to(np.eye(3), (N, 3, 3))
+    zero3 = np.zeros((N, 3))
+    for k in range(n):
+        i, j = int(model.inside[k]), k
+        if i >= 0:
+            r_i, A_i, v_i, w_i = kin.r[:, i], kin.A[:, i], kin.v[:, i], kin.w[:, i]
+        else:
+            r_i, A_i, v_i, w_i = zero3, eye, zero3, zero3
+        r_j, A_j, v_j, w_j = kin.r[:, j], kin.A[:, j], kin.v[:, j], kin.w[:, j]
+        a_i = np.einsum("nab,b->na", A_i, model.s_in[k])
+        a_j = np.einsum("nab,b->na", A_j, model.s_out[k])
+        u1_b, u2_b = perpendicular_pair(model.axis_in[k])
+        u1, u2 = (np.einsum("nab,b->na", A_i, u) for u in (u1_b, u2_b))
+        p_j = np.einsum("nab,b->na", A_j, model.axis_out[k])
+        rows = slice(5 * k, 5 * k + 5)
+        g_ri, g_wi, g_rj, g_wj = (np.zeros((N, 5, 3)) for _ in range(4))
+        val, gam = np.zeros((N, 5)), np.zeros((N, 5))
+        if not model.prismatic[k]:
+            # seed 000, eq. 66: r_i + A_i c_ik - r_j - A_j c_jk = 0
+            val[:, :3] = r_i + a_i - r_j - a_j
+            g_ri[:, :3], g_wi[:, :3] = eye, -skew(a_i)
+            g_rj[:, :3], g_wj[:, :3] = -eye, skew(a_j)
+            gam[:, :3] = -(np.cross(w_i, np.cross(w_i, a_i)) - np.cross(w_j, np.cross(w_j, a_j)))
+            dots = [(u1, p_j), (u2, p_j)]  # eq. 70 projected on u_1, u_2
+            first = 3
+        else:
+            dist = (r_j + a_j) - (r_i + a_i)
+            ddist = (v_j + np.cross(w_j, a_j)) - (v_i + np.cross(w_i, a_i))
+            for row, u in enumerate((u1, u2)):
+                val[:, row] = np.sum(u * dist, -1)
+                g_ri[:, row], g_rj[:, row] = -u, u
+                g_wi[:, row] = np.cross(u, dist + a_i)
+                g_wj[:, row] = np.cross(a_j, u)
+                centripetal = np.cross(w_j, np.cross(w_j, a_j)) - np.cross(w_i, np.cross(w_i, a_i))
+                gam[:, row] = -(np.sum(np.cross(w_i, np.cross(w_i, u)) * dist, -1)
+                                + 2.0 * np.sum(np.cross(w_i, u) * ddist, -1)
+                                + np.sum(u * centripetal, -1))
+            u1_j = np.einsum("nab,b->na", A_j, _image_in_outside(model, k, u1_b))
+            dots = [(u1, p_j), (u2, p_j), (u2, u1_j)]
+            first = 2
+        for row, (a, b) in enumerate(dots, start=first):
+            val[:, row], g_wi[:, row], g_wj[:, row], gam[:, row] = _dot_rows(a, b, w_i, w_j)
+        phi[:, rows], zeta[:, rows] = val, gam
+        if i >= 0:
+            G[:, rows, i, :3], G[:, rows, i, 3:] = g_ri, g_wi
+        G[:, rows, j, :3], G[:, rows, j, 3:] = g_rj, g_wj
+    # Phi_q = G T, T = diag(E, A H) per body (seed 000, eq. 107)
+    a_h = kin.A @ kin.H  # (N, n, 3, size)
+    phi_q = np.zeros((N, m, n, d))
+    phi_q[..., :3] = G[..., :3]
+    phi_q[..., 3:] = np.einsum("nmbk,nbks->nmbs", G[..., 3:], a_h)
+    # zeta = gamma - G_omega A H_dot theta_dot (seed 000, eq. 109)
+    h_rate_world = np.einsum("nbij,nbj->nbi", kin.A, kin.h_rate)
+    zeta[:, :m_joint] -= np.einsum("nmbk,nbk->nm", G[:, :m_joint, :, 3:], h_rate_world)
+    if form.size == 4:
+        lam, dlam = q[..., 3:], qd[..., 3:]
+        for b in range(n):
+            row = m_joint + b
+            phi[:, row] = np.sum(lam[:, b] ** 2, -1) - 1.0  # seed 001, eq. 10
+            phi_q[:, row, b, 3:] = 2.0 * lam[:, b]
+            zeta[:, row] = -2.0 * np.sum(dlam[:, b] ** 2, -1)  # seed 001, eq. 11
+    return ConstraintTerms(phi, G, phi_q, zeta)
+
+
+def _image_in_outside(model: BodyModel, k: int, u_in: np.ndarray) -> np.ndarray:
+    """Vector u given in e^(i) of the inside body, expressed in e^(k) at q_k = 0 (prismatic)."""
+    robot = model.robot
+    joint = robot.joints[k]
+    i = int(model.inside[k])
+    # link-k axes in the inside link's axes are rp re (translation does not rotate)
+    rel = joint.placement_rotation @ joint.offset_rotation
+    inside_principal = model.principal[i] if i >= 0 else np.eye(3)
+    return model.principal[k].T @ rel.T @ inside_principal @ u_in
