@@ -7,6 +7,7 @@ import os
 import typer
 
 from dynid.cli.demo import demo
+from dynid.cli.multibody import multibody_app
 from dynid.cli.robots import robot_app, robots
 
 app = typer.Typer(
@@ -26,6 +27,7 @@ def _global(debug: bool = typer.Option(False, "--debug", help="show tracebacks o
 app.command("robots")(robots)
 app.add_typer(robot_app, name="robot")
 app.command("demo")(demo)
+app.add_typer(multibody_app, name="multibody")
 
 
 def main() -> None:

@@ -51,6 +51,22 @@ def weighted_vectors_world(graph_: Graph, r: np.ndarray, joint_point: np.ndarray
     return graph_.S_e[None, :, :, None] * c
 
 
+def weighted_vectors_body(graph_: Graph, model, rotation: np.ndarray, r: np.ndarray,
+                          joint_point: np.ndarray) -> np.ndarray:
+    """C^e_ik in frame 0 from the body geometry (eqs. 17-18): A^(0i) C^e_ik^(i), (N, n, n_e, 3).
+
+    The seed's C^e holds the constant body-joint vectors (l_i/2 e1^(i)); only the vector from
+    the inside body of a prismatic joint to its joint point changes with the slide, and is
+    taken from the sampled joint point there. rotation: (N, n, 3, 3) A^(0i).
+    """
+    c = np.einsum("nipq,ikq->nikp", rotation, graph_.C_e)
+    for k in np.flatnonzero(model.prismatic):
+        i = int(model.inside[k])
+        if i >= 0:
+            c[:, i, k] = graph_.S_e[i, k] * (joint_point[:, k] - r[:, i])
+    return c
+
+
 def resultant_forces(graph_: Graph, force: np.ndarray) -> np.ndarray:
     """F^(e hat) = -S^e F^e (eq. 15): force of all joints on each body, (N, n, 3).
 

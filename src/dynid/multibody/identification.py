@@ -1,0 +1,165 @@
+"""Per-body identification of mass and principal central moments (seed 000, eqs. 40-64;
+seed 001, eqs. 17-28).
+
+For body B_i and sample t_j:
+  Newton (eq. 42):  (r_ddot_i - g) m_i = F^R_i = -sum_k S^e_ik F^e_k, one scalar equation per
+                    world direction, so m_i is identified separately from e1, e2, e3 of frame 0.
+  Euler (eq. 46):   ^idS_i^(i) (J11, J22, J33)^T = M_i^(i), with ^idS built from the Cardan
+                    rates (eq. 32 with J = E_kk) or the quaternion rates (seed 001 eqs. 18-19).
+Stacking samples gives ^idK_i ^idX_i = ^idL_i (eq. 54), solved by least squares (eq. 56); the
+bodies together form the block-diagonal system eq. 61-64.
+
+A parameter the data cannot determine (no acceleration along a direction; no rotation about
+an axis; only a combination of moments excited) is reported as None with the reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dynid.errors import DataError
+from dynid.multibody.bodies import body_model
+from dynid.multibody.bodydata import BodyData
+from dynid.multibody.graph import graph, resultant_forces, resultant_moments, weighted_vectors_body
+from dynid.multibody.quaternion import Quaternion, r_star
+
+# a regressor column below this fraction of its reference carries no information
+EXCITATION_TOL = 1e-4
+# singular values of the column-scaled Euler regressor below this fraction are null directions
+RANK_TOL = 1e-5
+AXES = ("x", "y", "z")
+
+
+@dataclass
+class BodyResult:
+    body: int
+    name: str
+    mass: list  # [m from e1^(0), e2^(0), e3^(0)] or None
+    moments: list  # [J11, J22, J33] or None
+    notes: list = field(default_factory=list)
+
+    def as_json(self) -> dict:
+        out = {"body": self.body, "name": self.name}
+        out.update({f"mass_{a}": self.mass[d] for d, a in enumerate(AXES)})
+        out.update({f"J{k}{k}": self.moments[k - 1] for k in (1, 2, 3)})
+        out["notes"] = list(self.notes)
+        return out
+
+
+def euler_regressor(form, quat, w, dw) -> tuple[np.ndarray, np.ndarray]:
+    """^idS^(i) (N, n, 3, 3) and A^(0i) (N, n, 3, 3) from sampled quaternion, omega, omega_dot.
+
+    Cardan (seed 000 eq. 32 with J = E_kk): column k = E_kk (D theta_ddot + D_dot theta_dot)
+    + (D theta_dot)~ E_kk D theta_dot.  Quaternion (seed 001 eqs. 7, 18): column k =
+    2 E_kk R* Lambda_ddot + 4 R* R*_dot^T E_kk R* Lambda_dot.
+    """
+    rotation = Quaternion.rotation(quat)
+    theta = form.from_rotation(rotation)
+    form.check(theta, "body data")
+    rotation = form.rotation(theta)  # eq. 29 (Cardan) or E R*^T (quaternion)
+    w_body = np.einsum("...ji,...j->...i", rotation, w)
+    dw_body = np.einsum("...ji,...j->...i", rotation, dw)
+    dtheta = form.rates(theta, w_body)
+    ddtheta = form.second_rates(theta, dtheta, dw_body)
+    eye = np.eye(3)
+    if form.size == 3:
+        D = form.angular_map(theta)
+        omega = np.einsum("...ij,...j->...i", D, dtheta)  # eq. 33
+        domega = np.einsum("...ij,...j->...i", D, ddtheta) + form.map_rate_times_rate(theta, dtheta)
+        cols = [eye[k] * domega[..., k, None] + np.cross(omega, eye[k] * omega[..., k, None]) for k in range(3)]
+    else:
+        R, Rd = r_star(theta), r_star(dtheta)
+        r_l = np.einsum("...ij,...j->...i", R, dtheta)
+        r_ll = np.einsum("...ij,...j->...i", R, ddtheta)
+        gyro = 4.0 * R @ np.swapaxes(Rd, -1, -2)
+        cols = [2.0 * eye[k] * r_ll[..., k, None] + np.einsum("...ij,...j->...i", gyro, eye[k] * r_l[..., k, None])
+                for k in range(3)]
+    return np.stack(cols, -1), rotation
+
+
+def _rms(x, axis=0):
+    return np.sqrt(np.mean(np.square(x), axis=axis))
+
+
+def identify(robot, data: BodyData, form, gravity=None) -> list[BodyResult]:
+    """Identify every body's mass (per world direction) and principal central moments."""
+    model = body_model(robot)
+    if data.n != model.n:
+        raise DataError(f"body data has {data.n} bodies but robot '{robot.name}' has {model.n}")
+    g = robot.gravity if gravity is None else np.asarray(gravity, dtype=float)
+    gr = graph(model)
+    f_r = resultant_forces(gr, data.force)  # eq. 44: F^R_i = -sum S^e_ik F^e_k
+    S, rotation = euler_regressor(form, data.quat, data.w, data.dw)
+    c_world = weighted_vectors_body(gr, model, rotation, data.r, data.joint_point)  # eq. 18
+    m_w = resultant_moments(gr, c_world, data.force, data.moment)  # eq. 25
+    m_body = np.einsum("...ji,...j->...i", rotation, m_w)  # M^(i)
+    lin = data.a - g  # eq. 43: diag(x_ddot, y_ddot, z_ddot + g)
+    lin_ref = max(float(np.linalg.norm(g)), float(np.max(_rms(lin))))
+    col_norm = np.sqrt(np.sum(S ** 2, axis=(0, 2)))  # (n, 3)
+    ang_ref = float(np.max(col_norm)) if col_norm.size else 0.0
+    results = []
+    for i in range(model.n):
+        res = BodyResult(i + 1, model.names[i], [None] * 3, [None] * 3)
+        for d in range(3):
+            k_col, l_col = lin[:, i, d], f_r[:, i, d]
+            if _rms(k_col) <= EXCITATION_TOL * lin_ref:
+                res.notes.append(
+                    f"mass_{AXES[d]}: the centre of mass of {res.name} has no acceleration along "
+                    f"e{d + 1}^(0) (gravity included, rms {_rms(k_col):.1e} m/s^2), so eq. 42 "
+                    "carries no information on the mass in that direction")
+                continue
+            res.mass[d] = float(k_col @ l_col / (k_col @ k_col))  # eq. 56, one column
+        K = S[:, i].reshape(-1, 3)  # eq. 53-55: samples stacked
+        L = m_body[:, i].reshape(-1)
+        _moments(res, K, L, col_norm[i], ang_ref, _rms(np.concatenate([rotation[:, i].swapaxes(-1, -2) @ data.w[:, i, :, None],
+                                                                       rotation[:, i].swapaxes(-1, -2) @ data.dw[:, i, :, None]], 0)[..., 0]))
+        results.append(res)
+    return results
+
+
+def _moments(res: BodyResult, K, L, norms, ref, axis_motion) -> None:
+    excited = norms > EXCITATION_TOL * ref
+    moving = axis_motion > EXCITATION_TOL * max(float(np.max(axis_motion)), 1e-300)
+    if not np.any(moving) or ref == 0:
+        how = "does not rotate"
+    else:
+        how = "rotates about " + " and ".join(f"e{k + 1}" for k in np.flatnonzero(moving)) + " only"
+    for k in np.flatnonzero(~excited):
+        res.notes.append(
+            f"J{k + 1}{k + 1}: {res.name} {how} in the selected samples, so the Euler equations "
+            f"(eq. 46) have a zero column for J{k + 1}{k + 1}")
+    cols = np.flatnonzero(excited)
+    if cols.size == 0:
+        return
+    Ks = K[:, cols] / norms[cols]
+    _, s, vt = np.linalg.svd(Ks, full_matrices=False)
+    null = vt[s < RANK_TOL * s[0]]
+    x = np.linalg.lstsq(Ks, L, rcond=RANK_TOL)[0] / norms[cols]  # eq. 56 (minimum norm)
+    for c, k in enumerate(cols):
+        if null.size and np.max(np.abs(null[:, c])) > 1e-3:
+            res.notes.append(
+                f"J{k + 1}{k + 1}: only a combination with other moments is excited "
+                "(rank-deficient Euler regressor), so it is not determined separately")
+            continue
+        res.moments[k] = float(x[c])
+
+
+def system_least_squares(blocks_K: list[np.ndarray], blocks_L: list[np.ndarray]) -> np.ndarray:
+    """The system problem of eqs. 57-64: block-diagonal ^idK X = ^idL, solved at once."""
+    rows = sum(k.shape[0] for k in blocks_K)
+    cols = sum(k.shape[1] for k in blocks_K)
+    K = np.zeros((rows, cols))
+    r = c = 0
+    for k in blocks_K:
+        K[r:r + k.shape[0], c:c + k.shape[1]] = k
+        r, c = r + k.shape[0], c + k.shape[1]
+    return np.linalg.lstsq(K, np.concatenate(blocks_L), rcond=None)[0]
+
+
+def true_values(robot) -> list[dict]:
+    """The model's mass and principal central moments per body, for comparison tables."""
+    model = body_model(robot)
+    return [{"body": i + 1, "name": model.names[i], "mass": float(model.mass[i]),
+             "moments": [float(v) for v in model.moments[i]]} for i in range(model.n)]
