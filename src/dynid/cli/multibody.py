@@ -101,6 +101,10 @@ def identify_command(
     times: str = typer.Option(None, "--times", help="use only the samples at these times [s], e.g. 0.3,0.6,0.9,1.2,1.5 "
                                                      "(default: all samples)"),
     coordinates: str = typer.Option("quaternion", "--coordinates", help="angular coordinates: cardan | quaternion"),
+    rounding_digits: int = typer.Option(None, "--rounding-digits",
+                                        help="weight each equation by the rounding error of data exported with this "
+                                             "many significant digits (ADAMS: 7); default: ordinary least squares "
+                                             "(seed eq. 56)"),
     multipliers_time: float = typer.Option(1.5, "--multipliers-at", help="time [s] at which to solve eq. 111 for the "
                                                                          "Lagrange multipliers"),
 ) -> None:
@@ -111,10 +115,11 @@ def identify_command(
     form = angular_form(coordinates)
     data = read_body_data(body_data)
     selected = _select(data, _parse_times(times))
-    results = identify(r, selected, form)
+    results = identify(r, selected, form, rounding_digits=rounding_digits)
     truth = true_values(r)
     table = Table("body", "parameter", "identified", "true (model)", "absolute error", "relative error",
-                  title=f"identified dynamic parameters ({coordinates}, {len(selected.t)} samples) "
+                  title=f"identified dynamic parameters ({coordinates}, {len(selected.t)} samples, "
+                        f"{'ordinary' if rounding_digits is None else 'rounding-weighted'} least squares) "
                         "- seed 000 Tables 3-4 / seed 001 Tables 2-3")
     worst = 0.0
     for res, tv in zip(results, truth):
@@ -131,7 +136,7 @@ def identify_command(
     for res in results:
         for note in res.notes:
             console.print(f"  B{res.body}: {note}", highlight=False)
-    payload = {"robot": r.name, "coordinates": coordinates, "samples": int(len(selected.t)),
+    payload = {"robot": r.name, "coordinates": coordinates, "rounding_digits": rounding_digits, "samples": int(len(selected.t)),
                "times": [float(x) for x in selected.t], "bodies": [res.as_json() for res in results]}
     if data.t[0] - 1e-9 <= multipliers_time <= data.t[-1] + 1e-9:
         mult = multipliers_at(r, data, form, multipliers_time)

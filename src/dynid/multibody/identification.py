@@ -83,8 +83,40 @@ def _rms(x, axis=0):
     return np.sqrt(np.mean(np.square(x), axis=axis))
 
 
-def identify(robot, data: BodyData, form, gravity=None) -> list[BodyResult]:
-    """Identify every body's mass (per world direction) and principal central moments."""
+def last_digit_unit(values: np.ndarray, digits: int) -> np.ndarray:
+    """Unit of the last kept digit of each value rounded to ``digits`` significant digits."""
+    a = np.abs(np.asarray(values, dtype=float))
+    with np.errstate(divide="ignore"):
+        exponent = np.floor(np.log10(np.where(a > 0, a, 1.0)))
+    return np.where(a > 0, 10.0 ** (exponent - (digits - 1)), 0.0)
+
+
+def rounding_std(graph_, rotation, c_world, data: BodyData, digits: int):
+    """Standard deviations of the right-hand sides of eq. 42 (N, n, 3) and eq. 46 (N, n, 3)
+    caused by rounding the joint forces and moments to ``digits`` significant digits
+    (uniform error of one last-digit unit: variance u^2 / 12), propagated linearly."""
+    uf2 = last_digit_unit(data.force, digits) ** 2 / 12.0  # (N, n_e, 3)
+    um2 = last_digit_unit(data.moment, digits) ** 2 / 12.0
+    s2 = graph_.S_e ** 2
+    var_f = np.einsum("ik,nkc->nic", s2, uf2)  # eq. 44 is a signed sum of forces
+    # eq. 46 right-hand side, axis a of body i: -e_a^T A^T sum_k (C_ik x F_k + S_ik M_k)
+    b = np.swapaxes(rotation, -1, -2)  # rows: body axes e_a in frame 0, (N, n, a, c)
+    var_m = np.einsum("ik,nkc,niac->nia", s2, um2, b ** 2)
+    lever = np.cross(b[:, :, :, None, :], c_world[:, :, None, :, :])  # (N, n, a, k, c)
+    var_m = var_m + np.einsum("niakc,nkc->nia", lever ** 2, uf2)
+    floor_f = 1e-12 * max(float(np.max(var_f)), 1e-300)
+    floor_m = 1e-12 * max(float(np.max(var_m)), 1e-300)
+    return np.sqrt(np.maximum(var_f, floor_f)), np.sqrt(np.maximum(var_m, floor_m))
+
+
+def identify(robot, data: BodyData, form, gravity=None, rounding_digits: int | None = None) -> list[BodyResult]:
+    """Identify every body's mass (per world direction) and principal central moments.
+
+    rounding_digits=None is the seeds' ordinary least squares (eq. 56). With a number (7 for
+    ADAMS exports) every equation is divided by the standard deviation that rounding the
+    joint forces and moments to that many significant digits gives it (weighted least
+    squares: large forces and moments carry larger absolute rounding errors).
+    """
     model = body_model(robot)
     if data.n != model.n:
         raise DataError(f"body data has {data.n} bodies but robot '{robot.name}' has {model.n}")
@@ -97,32 +129,61 @@ def identify(robot, data: BodyData, form, gravity=None) -> list[BodyResult]:
     m_body = np.einsum("...ji,...j->...i", rotation, m_w)  # M^(i)
     lin = data.a - g  # eq. 43: diag(x_ddot, y_ddot, z_ddot + g)
     lin_ref = max(float(np.linalg.norm(g)), float(np.max(_rms(lin))))
-    col_norm = np.sqrt(np.sum(S ** 2, axis=(0, 2)))  # (n, 3)
+    excitation = _rms(lin)  # unweighted, for the determinability test
+    col_norm = np.sqrt(np.sum(S ** 2, axis=(0, 2)))  # (n, 3), unweighted: excitation test
     ang_ref = float(np.max(col_norm)) if col_norm.size else 0.0
-    results = []
+    w_body = np.einsum("...ji,...j->...i", rotation, data.w)
+    dw_body = np.einsum("...ji,...j->...i", rotation, data.dw)
+    axis_motion = _rms(np.concatenate([w_body, dw_body], 0))  # (n, 3)
+    if rounding_digits is not None:
+        std_f, std_m = rounding_std(gr, rotation, c_world, data, rounding_digits)
+        f_r, lin = f_r / std_f, lin / std_f
+        S, m_body = S / std_m[..., None], m_body / std_m
+    results, blocks_K, blocks_L, columns = [], [], [], []
+    N = len(data.t)
     for i in range(model.n):
         res = BodyResult(i + 1, model.names[i], [None] * 3, [None] * 3)
-        for d in range(3):
-            k_col, l_col = lin[:, i, d], f_r[:, i, d]
-            if _rms(k_col) <= EXCITATION_TOL * lin_ref:
-                res.notes.append(
-                    f"mass_{AXES[d]}: the centre of mass of {res.name} has no acceleration along "
-                    f"e{d + 1}^(0) (gravity included, rms {_rms(k_col):.1e} m/s^2), so eq. 42 "
-                    "carries no information on the mass in that direction")
-                continue
-            res.mass[d] = float(k_col @ l_col / (k_col @ k_col))  # eq. 56, one column
-        K = S[:, i].reshape(-1, 3)  # eq. 53-55: samples stacked
-        L = m_body[:, i].reshape(-1)
-        _moments(res, K, L, col_norm[i], ang_ref, _rms(np.concatenate([rotation[:, i].swapaxes(-1, -2) @ data.w[:, i, :, None],
-                                                                       rotation[:, i].swapaxes(-1, -2) @ data.dw[:, i, :, None]], 0)[..., 0]))
+        # eq. 49-55 for B_i: rows 3N Newton (eq. 42) + 3N Euler (eq. 46); columns m_x, m_y, m_z,
+        # J11, J22, J33, keeping only those the data determine, scaled to unit norm
+        K = np.zeros((6 * N, 6))
+        K[:3 * N, :3] = (lin[:, i, :, None] * np.eye(3)).reshape(3 * N, 3)
+        K[3 * N:, 3:] = S[:, i].reshape(3 * N, 3)
+        L = np.concatenate([f_r[:, i].reshape(-1), m_body[:, i].reshape(-1)])
+        keep = [d for d in range(3) if _mass_determined(res, d, excitation[i, d], lin_ref)]
+        keep += [3 + k for k in _moments_determined(res, K[3 * N:, 3:], col_norm[i] > EXCITATION_TOL * ang_ref,
+                                                     axis_motion[i])]
+        norms = np.linalg.norm(K[:, keep], axis=0)
+        blocks_K.append(K[:, keep] / norms)
+        blocks_L.append(L)
+        columns.append((res, keep, norms))
         results.append(res)
+    x = system_least_squares(blocks_K, blocks_L)  # eq. 64
+    start = 0
+    for res, keep, norms in columns:
+        for c, col in enumerate(keep):
+            value = float(x[start + c] / norms[c])
+            if col < 3:
+                res.mass[col] = value
+            else:
+                res.moments[col - 3] = value
+        start += len(keep)
     return results
 
 
-def _moments(res: BodyResult, K, L, norms, ref, axis_motion) -> None:
-    excited = norms > EXCITATION_TOL * ref
+def _mass_determined(res: BodyResult, d: int, excitation: float, ref: float) -> bool:
+    if excitation > EXCITATION_TOL * ref:
+        return True
+    res.notes.append(
+        f"mass_{AXES[d]}: the centre of mass of {res.name} has no acceleration along "
+        f"e{d + 1}^(0) (gravity included, rms {excitation:.1e} m/s^2), so eq. 42 "
+        "carries no information on the mass in that direction")
+    return False
+
+
+def _moments_determined(res: BodyResult, K, excited, axis_motion) -> list[int]:
+    """Indices k of J_kk that the Euler regressor K (3N, 3) determines; notes for the others."""
     moving = axis_motion > EXCITATION_TOL * max(float(np.max(axis_motion)), 1e-300)
-    if not np.any(moving) or ref == 0:
+    if not np.any(moving):
         how = "does not rotate"
     else:
         how = "rotates about " + " and ".join(f"e{k + 1}" for k in np.flatnonzero(moving)) + " only"
@@ -132,22 +193,24 @@ def _moments(res: BodyResult, K, L, norms, ref, axis_motion) -> None:
             f"(eq. 46) have a zero column for J{k + 1}{k + 1}")
     cols = np.flatnonzero(excited)
     if cols.size == 0:
-        return
-    Ks = K[:, cols] / norms[cols]
+        return []
+    Ks = K[:, cols] / np.linalg.norm(K[:, cols], axis=0)
     _, s, vt = np.linalg.svd(Ks, full_matrices=False)
     null = vt[s < RANK_TOL * s[0]]
-    x = np.linalg.lstsq(Ks, L, rcond=RANK_TOL)[0] / norms[cols]  # eq. 56 (minimum norm)
+    keep = []
     for c, k in enumerate(cols):
         if null.size and np.max(np.abs(null[:, c])) > 1e-3:
             res.notes.append(
                 f"J{k + 1}{k + 1}: only a combination with other moments is excited "
                 "(rank-deficient Euler regressor), so it is not determined separately")
-            continue
-        res.moments[k] = float(x[c])
+        else:
+            keep.append(int(k))
+    return keep
 
 
 def system_least_squares(blocks_K: list[np.ndarray], blocks_L: list[np.ndarray]) -> np.ndarray:
-    """The system problem of eqs. 57-64: block-diagonal ^idK X = ^idL, solved at once."""
+    """The system problem of eqs. 57-64: block-diagonal ^idK X = ^idL solved at once by least
+    squares (eq. 64); blocks (rows_i, cols_i) with full column rank."""
     rows = sum(k.shape[0] for k in blocks_K)
     cols = sum(k.shape[1] for k in blocks_K)
     K = np.zeros((rows, cols))
@@ -155,6 +218,8 @@ def system_least_squares(blocks_K: list[np.ndarray], blocks_L: list[np.ndarray])
     for k in blocks_K:
         K[r:r + k.shape[0], c:c + k.shape[1]] = k
         r, c = r + k.shape[0], c + k.shape[1]
+    if cols == 0:
+        return np.zeros(0)
     return np.linalg.lstsq(K, np.concatenate(blocks_L), rcond=None)[0]
 
 
