@@ -6,9 +6,12 @@ import os
 
 import typer
 
+from dynid.cli.base_params_cmd import base_params
 from dynid.cli.demo import demo
+from dynid.cli.identify_cmd import identify, predict, validate
 from dynid.cli.multibody import multibody_app
 from dynid.cli.robots import robot_app, robots
+from dynid.cli.simulate_cmd import simulate
 
 app = typer.Typer(
     name="dynid",
@@ -27,6 +30,11 @@ def _global(debug: bool = typer.Option(False, "--debug", help="show tracebacks o
 app.command("robots")(robots)
 app.add_typer(robot_app, name="robot")
 app.command("demo")(demo)
+app.command("simulate")(simulate)
+app.command("identify")(identify)
+app.command("predict")(predict)
+app.command("validate")(validate)
+app.command("base-params")(base_params)
 app.add_typer(multibody_app, name="multibody")
 
 

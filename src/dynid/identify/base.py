@@ -124,8 +124,10 @@ def base_parameters(robot, options: ModelOptions = ModelOptions(), seed: int = 0
     samples = samples or max(200, 4 * p // robot.n)
     q, dq, ddq = random_states(robot, samples, seed)
     w = identification_regressor(robot, q, dq, ddq, options).reshape(-1, p)
+    norms = np.linalg.norm(w, axis=0)
+    zero = norms <= 1e-10 * norms.max()  # columns that are rounding noise (parameter never acts)
+    w = np.where(zero, 0.0, w)
     wn, _ = column_normalize(w)
-    zero = np.linalg.norm(w, axis=0) == 0
     r_piv = scipy.linalg.qr(wn, mode="r", pivoting=True)[0]
     diag = np.abs(np.diag(r_piv))
     rank = int(np.sum(diag > tol * diag[0]))

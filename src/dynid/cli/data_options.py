@@ -1,0 +1,43 @@
+"""Command-line options shared by identify, predict, validate: data layout, preprocessing, model."""
+
+from __future__ import annotations
+
+import typer
+
+from dynid.data.columns import ColumnMapping
+from dynid.data.preprocess import Preprocessing
+from dynid.identify.model import ModelOptions
+
+RENAME = typer.Option(None, "--rename", help="foreign=contract column names, e.g. 'time=t,pos1=q1,cur1=i1'")
+COLUMNS = typer.Option(None, "--columns", help="column names of a headerless CSV, in file order, e.g. 't,q1,q2,tau1,tau2'")
+TIME_UNIT = typer.Option("s", "--time-unit", help="unit of the time column: s, ms, us or ns")
+DEGREES = typer.Option(False, "--degrees", help="positions/velocities/accelerations of revolute joints are in degrees")
+MOTOR_SIDE = typer.Option(False, "--motor-side", help="q, dq, ddq and tau are motor side (gear ratios of the robot apply)")
+CURRENT_GAIN = typer.Option(None, "--current-gain",
+                            help="tau = K i from currents i1..in: K per joint (N m/A, comma-separated) or 'drive'")
+NAN = typer.Option("drop", "--nan", help="rows with NaN/empty fields: drop (noted) or reject")
+
+LOWPASS = typer.Option(None, "--lowpass", help="zero-phase Butterworth cutoff [Hz] before differentiation; "
+                       "default min(20, fs/10); 0 = off")
+DERIVATIVE = typer.Option("central", "--derivative", help="central (time-aware differences) or savgol")
+RESAMPLE = typer.Option(None, "--resample", help="resample to this rate [Hz] (irregular logs are always resampled)")
+DECIMATE = typer.Option(1, "--decimate", help="parallel filtering and decimation factor (Gautier)")
+MIN_VELOCITY = typer.Option(0.0, "--min-velocity", help="leave out samples of joints slower than this [rad/s]")
+
+FRICTION = typer.Option("coulomb-viscous", "--friction", help="none | coulomb-viscous | polynomial | asymmetric")
+OFFSET = typer.Option(False, "--offset/--no-offset", help="per-joint torque offset")
+ROTOR = typer.Option(True, "--rotor-inertia/--no-rotor-inertia", help="rotor inertia I_a ddq per joint")
+SMOOTH_SIGN = typer.Option(0.0, "--smooth-sign", help="velocity scale of a tanh sign in the friction model (0 = sign)")
+
+
+def mapping_from(rename, columns, time_unit, degrees, motor_side, current_gain) -> ColumnMapping:
+    return ColumnMapping.from_options(rename, columns, time_unit, degrees, motor_side, current_gain)
+
+
+def preprocessing_from(lowpass, derivative, resample, decimate, min_velocity) -> Preprocessing:
+    return Preprocessing(lowpass_hz=lowpass, derivative=derivative, resample_hz=resample,
+                         decimate=decimate, min_velocity=min_velocity)
+
+
+def model_from(friction, rotor_inertia, offset, smooth_sign) -> ModelOptions:
+    return ModelOptions(friction=friction, rotor_inertia=rotor_inertia, offset=offset, smooth_sign=smooth_sign)

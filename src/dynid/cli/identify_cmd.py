@@ -1,0 +1,160 @@
+"""dynid identify / predict / validate: thin wiring of dynid.identify and dynid.data."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import typer
+from rich.table import Table
+
+import dynid
+from dynid.cli import data_options as O
+from dynid.cli.common import console, friendly_errors, robot_option
+from dynid.data.io import load_joint_data, write_columns
+from dynid.data.preprocess import prepare
+from dynid.errors import DataError
+from dynid.identify.base import base_parameters
+from dynid.identify.normal_equations import NormalEquations
+from dynid.identify.pipeline import accumulate_file, make_estimator, per_cycle, regressor_arrays
+from dynid.identify.result import build_result, load_result, predict_file, write_result
+from dynid.identify.validation import validation_report
+
+
+def _fmt(x, spec=".4g") -> str:
+    return "-" if x is None else format(x, spec)
+
+
+@friendly_errors
+def identify(robot: str = robot_option(),
+             data: Path = typer.Option(..., "--data", "-d", help="joint data file (CSV or Parquet)"),
+             out: Path = typer.Option(..., "--out", "-o", help="result.json to write"),
+             estimator: str = typer.Option("ols", "--estimator", help="ols | wls | irls | pc (physically consistent)"),
+             friction: str = O.FRICTION, offset: bool = O.OFFSET, rotor_inertia: bool = O.ROTOR,
+             smooth_sign: float = O.SMOOTH_SIGN,
+             lowpass: float = O.LOWPASS, derivative: str = O.DERIVATIVE, resample: float = O.RESAMPLE,
+             decimate: int = O.DECIMATE, min_velocity: float = O.MIN_VELOCITY,
+             rename: str = O.RENAME, columns: str = O.COLUMNS, time_unit: str = O.TIME_UNIT,
+             degrees: bool = O.DEGREES, motor_side: bool = O.MOTOR_SIDE, current_gain: str = O.CURRENT_GAIN,
+             nan: str = O.NAN,
+             prior_bound: float = typer.Option(None, "--prior-bound",
+                                               help="pc: keep rigid-body parameters within this fraction of the robot's own"),
+             by: str = typer.Option(None, "--per", help="also identify each 'cycle' or 'stage' and report the spread"),
+             max_condition: float = typer.Option(1e7, "--max-condition", help="refuse fits above this condition number"),
+             tol: float = typer.Option(None, "--tol", help="relative QR tolerance of the base parameters (default 1e-8)"),
+             chunk_rows: int = typer.Option(200_000, "--chunk-rows", help="rows read at a time (bounded memory)")) -> None:
+    """Identify the base parameters of ROBOT from a joint data log; writes result.json."""
+    r = dynid.load_robot(robot)
+    options = O.model_from(friction, rotor_inertia, offset, smooth_sign)
+    prep = O.preprocessing_from(lowpass, derivative, resample, decimate, min_velocity)
+    mapping = O.mapping_from(rename, columns, time_unit, degrees, motor_side, current_gain)
+    base = base_parameters(r, options, tol=tol)
+    kw = {"max_condition": max_condition}
+    if estimator == "pc":
+        kw["bound"] = prior_bound
+
+    def make():
+        return make_estimator(estimator, r, options, base, **kw)
+
+    extra = {}
+    if estimator == "irls" or by:
+        joint_data = load_joint_data(data, r, mapping, nan)
+        ready = prepare(joint_data, prep)
+        y, tau, mask = regressor_arrays(r, ready, options, base, prep)
+        est = make().fit(y, tau, mask)
+        ne = NormalEquations(r.n, base.rank)
+        ne.add(y, tau, mask)
+        samples, notes = tau.shape[0], ready.notes
+        if by:
+            stats = per_cycle(r, joint_data, options, base, make, by, prep)
+            extra["per_" + by] = {"labels": stats["labels"], "failed": stats["failed"],
+                                  "mean": stats["mean"].tolist(), "std": stats["std"].tolist(),
+                                  "relative_spread": [None if not np.isfinite(v) else float(v)
+                                                      for v in stats["relative_spread"]],
+                                  "values": stats["values"].tolist()}
+    else:
+        acc = accumulate_file(r, data, options, base, mapping, prep, chunk_rows, nan)
+        est = make().fit_normal_equations(acc.ne)
+        ne, samples, notes = acc.ne, acc.samples, acc.notes
+    result = build_result(robot, r, options, base, est, ne, prep, mapping, samples, notes, str(data), extra)
+    write_result(out, result)
+    _print_result(result)
+    console.print(f"wrote [bold]{out}[/]")
+
+
+def _print_result(result: dict) -> None:
+    table = Table("base parameter", "value", "std", "%sigma", title=f"{result['estimator']} on {result['robot_name']}")
+    for p in result["base_parameters"]:
+        table.add_row(p["name"], f"{p['value']:.6g}", _fmt(p["std"]), _fmt(p["relative_std"], ".1f"))
+    console.print(table)
+    fit = result["fit"]
+    console.print("RMSD per joint: " + ", ".join(_fmt(v) for v in fit["rmsd"]))
+    console.print("relative RMSD:  " + ", ".join(_fmt(v, ".3%") for v in fit["relative_rmsd"]))
+    console.print(f"samples {fit['samples']}, condition number {_fmt(fit['condition_number'])}")
+    for w in result["warnings"]:
+        console.print(f"[yellow]warning:[/] {w}")
+    for note in result["data_notes"]:
+        console.print(f"[dim]note: {note}[/]")
+
+
+def _mapping_override(result, rename, columns, time_unit, degrees, motor_side, current_gain):
+    if any(v not in (None, False, "s") for v in (rename, columns, time_unit, degrees, motor_side, current_gain)):
+        return O.mapping_from(rename, columns, time_unit, degrees, motor_side, current_gain)
+    return None
+
+
+@friendly_errors
+def predict(robot: str = robot_option(),
+            params: Path = typer.Option(..., "--params", "-p", help="result.json from 'dynid identify'"),
+            data: Path = typer.Option(..., "--data", "-d", help="joint data file (CSV or Parquet)"),
+            out: Path = typer.Option(..., "--out", "-o", help="CSV or Parquet with t, tau1..taun"),
+            rename: str = O.RENAME, columns: str = O.COLUMNS, time_unit: str = O.TIME_UNIT,
+            degrees: bool = O.DEGREES, motor_side: bool = O.MOTOR_SIDE, current_gain: str = O.CURRENT_GAIN) -> None:
+    """Torques of an identified model on another log, preprocessed as in training.
+
+    The data layout options default to those used by 'identify' (stored in result.json)."""
+    r = dynid.load_robot(robot)
+    result = load_result(params)
+    mapping = _mapping_override(result, rename, columns, time_unit, degrees, motor_side, current_gain)
+    pred = predict_file(r, result, data, mapping)
+    cols = {"t": pred["t"]}
+    cols.update({f"tau{j + 1}": pred["tau_hat"][:, j] for j in range(r.n)})
+    write_columns(out, cols)
+    console.print(f"wrote [bold]{out}[/] ({pred['t'].size} samples)")
+
+
+@friendly_errors
+def validate(robot: str = robot_option(),
+             params: Path = typer.Option(..., "--params", "-p", help="result.json from 'dynid identify'"),
+             data: list[Path] = typer.Option(..., "--data", "-d", help="joint data file(s) with torques; repeatable"),
+             min_velocity: float = typer.Option(0.05, "--min-velocity",
+                                                help="also report figures without samples slower than this [rad/s]"),
+             json_out: Path = typer.Option(None, "--json", help="write the figures to this JSON file"),
+             rename: str = O.RENAME, columns: str = O.COLUMNS, time_unit: str = O.TIME_UNIT,
+             degrees: bool = O.DEGREES, motor_side: bool = O.MOTOR_SIDE, current_gain: str = O.CURRENT_GAIN) -> None:
+    """RMSD and relative RMSD per joint (thesis eq. 5.1) of a model on one or more logs
+    (self-validation on the training log, cross-validation on others)."""
+    r = dynid.load_robot(robot)
+    result = load_result(params)
+    mapping = _mapping_override(result, rename, columns, time_unit, degrees, motor_side, current_gain)
+    reports = {}
+    for path in data:
+        pred = predict_file(r, result, path, mapping)
+        if pred["tau"] is None:
+            raise DataError(f"{path}: no torques (tau1..taun) or currents to validate against")
+        report = validation_report(pred["tau"], pred["tau_hat"], pred["dq"], min_velocity)
+        report["kind"] = "self" if Path(path).resolve() == Path(result.get("data", "")).resolve() else "cross"
+        reports[str(path)] = report
+        table = Table("joint", "RMSD", "relative RMSD", f"RMSD |dq|>={min_velocity:g}", "relative",
+                      title=f"{report['kind']}-validation on {path}")
+        moving = report.get("moving", {"rmsd": [None] * r.n, "relative_rmsd": [None] * r.n})
+        for j in range(r.n):
+            table.add_row(str(j + 1), _fmt(report["rmsd"][j]), _fmt(report["relative_rmsd"][j], ".3%"),
+                          _fmt(moving["rmsd"][j]), _fmt(moving["relative_rmsd"][j], ".3%"))
+        console.print(table)
+        console.print(f"relative error ||tau - tau_hat|| / ||tau|| = {report['relative_error']:.4%}")
+    if json_out:
+        from dynid.data.io import atomic_write_text
+        atomic_write_text(json_out, json.dumps(reports, indent=2) + "\n")
+        console.print(f"wrote [bold]{json_out}[/]")

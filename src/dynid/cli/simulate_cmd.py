@@ -1,0 +1,110 @@
+"""dynid simulate: synthetic joint data (or the seed KR500 body data) for tests and studies."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import scipy.interpolate
+import typer
+
+import dynid
+from dynid.cli import data_options as O
+from dynid.cli.common import console, friendly_errors, robot_option
+from dynid.data.columns import ColumnMapping
+from dynid.data.io import joint_data_columns, load_joint_data, write_columns
+from dynid.errors import DataError
+from dynid.identify.model import FRICTION_MODELS, ModelOptions
+from dynid.simulate import Measurement, random_multisine, simulate_joint_data
+
+
+def _per_joint(text: str | None, n: int, what: str) -> np.ndarray | None:
+    if text is None:
+        return None
+    values = np.array([float(v) for v in text.split(",") if v.strip()])
+    if values.size == 1:
+        values = np.repeat(values, n)
+    if values.size != n:
+        raise DataError(f"{what}: expected 1 or {n} comma-separated numbers, got {values.size}")
+    return values
+
+
+def _trajectory(robot, trajectory: str, duration: float, rate: float, seed: int):
+    """(t, sample) with sample(t) -> (q, dq, ddq): 'multisine' (exact) or a joint data file
+    with t, q (dq, ddq optional; missing ones from a cubic spline)."""
+    if trajectory == "multisine":
+        return np.arange(0.0, duration, 1.0 / rate), random_multisine(robot, seed=seed).sample
+    data = load_joint_data(trajectory, robot, ColumnMapping())
+    q_spline = scipy.interpolate.CubicSpline(data.t, data.q, axis=0)
+    dq_spline = scipy.interpolate.CubicSpline(data.t, data.dq, axis=0) if data.dq is not None else None
+
+    def sample(t):
+        dq = dq_spline(t) if dq_spline is not None else q_spline(t, 1)
+        ddq = dq_spline(t, 1) if dq_spline is not None else q_spline(t, 2)
+        if data.ddq is not None and np.array_equal(t, data.t):
+            ddq = data.ddq
+        return q_spline(t), dq, ddq
+
+    return data.t, sample
+
+
+@friendly_errors
+def simulate(robot: str = robot_option(),
+             out: Path = typer.Option(None, "--out", "-o", help="joint data file to write (CSV or Parquet)"),
+             experiment: str = typer.Option(None, "--experiment", help="a seed experiment, e.g. seed-kr500"),
+             body_data: Path = typer.Option(None, "--body-data", help="body data CSV of --experiment to write"),
+             trajectory: str = typer.Option("multisine", "--trajectory",
+                                            help="'multisine' (random, within limits) or a joint data file with t, q"),
+             duration: float = typer.Option(20.0, "--duration", help="multisine: seconds"),
+             rate: float = typer.Option(100.0, "--rate", help="multisine: sample rate [Hz]"),
+             seed: int = typer.Option(0, "--seed", help="seed of the trajectory, noise and jitter"),
+             friction: str = O.FRICTION, rotor_inertia: bool = O.ROTOR,
+             coulomb: str = typer.Option(None, "--coulomb", help="Coulomb coefficients per joint (default 5% of RMS torque)"),
+             viscous: str = typer.Option(None, "--viscous", help="viscous coefficients per joint"),
+             offsets: str = typer.Option(None, "--offsets", help="torque offsets per joint (adds the offset term)"),
+             tau_noise: str = typer.Option("0", "--tau-noise", help="torque noise std per joint [N m]"),
+             encoder_counts: float = typer.Option(0.0, "--encoder-counts",
+                                                  help="motor encoder counts per revolution (quantizes q; dq, ddq not written)"),
+             derivatives: bool = typer.Option(True, "--derivatives/--no-derivatives", help="write dq, ddq columns"),
+             jitter: float = typer.Option(0.0, "--jitter", help="random time-stamp jitter, fraction of the step"),
+             currents: bool = typer.Option(False, "--currents", help="write motor currents i = tau / (N k_t) instead of tau"),
+             cycles: int = typer.Option(0, "--cycles", help="number the samples by cycle of this many equal parts")) -> None:
+    """Simulate a joint data log of ROBOT (or, with --experiment, write seed body data)."""
+    r = dynid.load_robot(robot)
+    if experiment is not None or body_data is not None:
+        if experiment is None or body_data is None:
+            raise DataError("--experiment and --body-data go together, e.g. --experiment seed-kr500 --body-data out.csv")
+        from dynid.multibody.experiment import write_experiment_body_data
+        write_experiment_body_data(r, experiment, body_data)
+        console.print(f"wrote [bold]{body_data}[/] ({experiment})")
+        return
+    if out is None:
+        raise DataError("--out is required for a joint-space simulation")
+    options = ModelOptions(friction=friction, rotor_inertia=rotor_inertia, offset=offsets is not None)
+    t, sample = _trajectory(r, trajectory, duration, rate, seed)
+    if jitter > 0:  # irregular stamps: the motion is sampled at the jittered times
+        dt = np.median(np.diff(t))
+        t = t + np.random.default_rng(seed + 1).uniform(-0.5, 0.5, t.shape) * jitter * dt
+    q, dq, ddq = sample(t)
+    coefficients = None
+    if coulomb is not None or viscous is not None:
+        if options.friction != "coulomb-viscous":
+            raise DataError("--coulomb/--viscous set the coulomb-viscous model; use --friction coulomb-viscous")
+        coefficients = np.column_stack([_per_joint(coulomb or "0", r.n, "--coulomb"),
+                                        _per_joint(viscous or "0", r.n, "--viscous")])
+    measurement = Measurement(tuple(_per_joint(tau_noise, r.n, "--tau-noise")), encoder_counts, derivatives)
+    data, _, _ = simulate_joint_data(r, t, q, dq, ddq, options, coefficients,
+                                         _per_joint(offsets, r.n, "--offsets"), measurement, seed)
+    if cycles > 0:
+        data.cycle = np.minimum((np.arange(len(data)) * cycles) // len(data), cycles - 1) + 1
+    cols = joint_data_columns(data)
+    if currents:
+        kt = np.array([j.drive.torque_constant for j in r.joints])
+        if not np.all(np.isfinite(kt)):
+            raise DataError(f"--currents: robot '{r.name}' lacks torque constants for some drives")
+        gain = kt * r.gear_ratios
+        for j in range(r.n):
+            cols[f"i{j + 1}"] = cols.pop(f"tau{j + 1}") / gain[j]
+    write_columns(out, cols)
+    console.print(f"wrote [bold]{out}[/] ({len(data)} samples, {options.friction} friction "
+                  f"{FRICTION_MODELS[options.friction]}, rotor inertia {'on' if rotor_inertia else 'off'})")

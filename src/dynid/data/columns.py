@@ -1,0 +1,179 @@
+"""Joint data in memory and the mapping of foreign log layouts onto CONTRACTS.md section 3.
+
+A ``ColumnMapping`` says how a log differs from the contract: other column names (or no
+header), time in ms, angles in degrees, positions and torques measured on the motor side
+of the gears, motor currents instead of torques (tau = K i per joint). ``apply`` turns the
+raw columns into a ``JointData`` in SI units on the joint side.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dynid.errors import DataError
+
+TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
+
+
+@dataclass
+class JointData:
+    """Time-major joint data; arrays (N, n) unless noted, SI units, joint side.
+
+    t (N,) [s]; q [rad | m]; dq, ddq: None when not measured; tau [N m | N]: None when absent;
+    cycle (N,) ints and stage (N,) strings: None when absent; notes: what cleaning did.
+    """
+
+    t: np.ndarray
+    q: np.ndarray
+    dq: np.ndarray | None = None
+    ddq: np.ndarray | None = None
+    tau: np.ndarray | None = None
+    cycle: np.ndarray | None = None
+    stage: np.ndarray | None = None
+    source: str = "<memory>"
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def n(self) -> int:
+        return self.q.shape[1]
+
+    def __len__(self) -> int:
+        return self.t.shape[0]
+
+    def select(self, index) -> "JointData":
+        """The samples at ``index`` (boolean mask, slice or integer array)."""
+        pick = lambda a: None if a is None else a[index]  # noqa: E731
+        return JointData(self.t[index], self.q[index], pick(self.dq), pick(self.ddq), pick(self.tau),
+                         pick(self.cycle), pick(self.stage), self.source, list(self.notes))
+
+
+def _parse_list(text: str | None, n: int, what: str) -> np.ndarray | None:
+    if text is None or text == "":
+        return None
+    parts = [p for p in str(text).replace(";", ",").split(",") if p.strip()]
+    try:
+        values = np.array([float(p) for p in parts])
+    except ValueError as exc:
+        raise DataError(f"{what}: expected {n} comma-separated numbers, got '{text}'") from exc
+    if values.size == 1:
+        values = np.repeat(values, n)
+    if values.size != n:
+        raise DataError(f"{what}: expected {n} comma-separated numbers (one per joint), got {values.size}")
+    return values
+
+
+@dataclass(frozen=True)
+class ColumnMapping:
+    """How a log maps onto the contract columns (all fields optional).
+
+    rename: foreign name -> contract name, e.g. {"time": "t", "pos_1": "q1"}
+    names: column names of a headerless CSV, in file order (contract names or foreign ones)
+    time_unit: s | ms | us | ns
+    degrees: positions/velocities/accelerations of revolute joints are in degrees
+    motor_side: q, dq, ddq are motor angles (divided by the gear ratio) and tau, i are motor
+      side (tau multiplied by the gear ratio)
+    current_gain: "drive" (K = gear ratio x motor torque constant of each drive) or
+      comma-separated joint-side gains K per joint [N m / A]; used when the file has
+      motor currents i1..in and no tau1..taun (tau = K i)
+    """
+
+    rename: tuple[tuple[str, str], ...] = ()
+    names: tuple[str, ...] | None = None
+    time_unit: str = "s"
+    degrees: bool = False
+    motor_side: bool = False
+    current_gain: str | None = None
+
+    def __post_init__(self):
+        if self.time_unit not in TIME_UNITS:
+            raise DataError(f"time unit '{self.time_unit}' unknown, expected one of {list(TIME_UNITS)}")
+
+    @classmethod
+    def from_options(cls, rename: str | None = None, names: str | None = None, time_unit: str = "s",
+                     degrees: bool = False, motor_side: bool = False,
+                     current_gain: str | None = None) -> "ColumnMapping":
+        """From CLI strings: rename 'time=t,pos1=q1', names 't,q1,q2,tau1,tau2'."""
+        pairs = []
+        for item in (rename or "").split(","):
+            if not item.strip():
+                continue
+            if "=" not in item:
+                raise DataError(f"--rename: expected FOREIGN=CONTRACT pairs like 'time=t', got '{item}'")
+            a, b = item.split("=", 1)
+            pairs.append((a.strip(), b.strip()))
+        cols = tuple(c.strip() for c in names.split(",")) if names else None
+        return cls(tuple(pairs), cols, time_unit, degrees, motor_side, current_gain)
+
+    def to_dict(self) -> dict:
+        return {"rename": [list(p) for p in self.rename], "names": list(self.names) if self.names else None,
+                "time_unit": self.time_unit, "degrees": self.degrees, "motor_side": self.motor_side,
+                "current_gain": self.current_gain}
+
+    @classmethod
+    def from_dict(cls, d: dict | None) -> "ColumnMapping":
+        d = d or {}
+        return cls(tuple(tuple(p) for p in d.get("rename", [])),
+                   tuple(d["names"]) if d.get("names") else None, d.get("time_unit", "s"),
+                   bool(d.get("degrees", False)), bool(d.get("motor_side", False)), d.get("current_gain"))
+
+    def contract_name(self, name: str) -> str:
+        return dict(self.rename).get(name, name)
+
+    def gains(self, robot) -> np.ndarray:
+        """Per-joint current gains K (n,) so that tau_joint = K i (i as logged)."""
+        if self.current_gain is None:
+            raise DataError("the data has currents i1..in but no torques: give --current-gain "
+                            "(comma-separated N m/A per joint, or 'drive' to use the robot's drive data)")
+        if self.current_gain.strip() == "drive":
+            kt = np.array([j.drive.torque_constant for j in robot.joints])
+            if not np.all(np.isfinite(kt)):
+                missing = [robot.joints[i].name for i in np.flatnonzero(~np.isfinite(kt))]
+                raise DataError(f"--current-gain drive: robot '{robot.name}' has no torque constant "
+                                f"for joints {missing}; give the gains as numbers")
+            return kt * robot.gear_ratios
+        return _parse_list(self.current_gain, robot.n, "--current-gain")
+
+    def apply(self, robot, columns: dict[str, np.ndarray], source: str) -> JointData:
+        """Raw columns (contract names after renaming) -> JointData in SI on the joint side."""
+        n = robot.n
+
+        def block(prefix: str, required: bool) -> np.ndarray | None:
+            names = [f"{prefix}{j + 1}" for j in range(n)]
+            have = [c for c in names if c in columns]
+            if not have and not required:
+                return None
+            missing = [c for c in names if c not in columns]
+            if missing:
+                raise DataError(f"{source}: missing column(s) {missing} (robot '{robot.name}' has "
+                                f"{n} joints; found columns {sorted(columns)[:20]})")
+            return np.column_stack([columns[c] for c in names]).astype(float)
+
+        if "t" not in columns:
+            raise DataError(f"{source}: no time column 't' (found {sorted(columns)[:20]}); "
+                            "map one with --rename NAME=t")
+        t = np.asarray(columns["t"], dtype=float) * TIME_UNITS[self.time_unit]
+        q, dq, ddq = block("q", True), block("dq", False), block("ddq", False)
+        tau = block("tau", False)
+        notes = []
+        if tau is None:
+            current = block("i", False)
+            if current is not None:
+                k = self.gains(robot)
+                tau = current * k
+                notes.append(f"torques from currents, tau = K i with K = {np.round(k, 6).tolist()}")
+        scale = np.ones(n)
+        if self.degrees:
+            scale = np.where(robot.is_revolute, math.pi / 180.0, 1.0)
+        if self.motor_side:
+            scale = scale / robot.gear_ratios
+            if tau is not None and "tau1" in columns:
+                tau = tau * robot.gear_ratios
+        q = q * scale
+        dq = None if dq is None else dq * scale
+        ddq = None if ddq is None else ddq * scale
+        cycle = np.asarray(columns["cycle"]).astype(np.int64) if "cycle" in columns else None
+        stage = np.asarray(columns["stage"]).astype(str) if "stage" in columns else None
+        return JointData(t, q, dq, ddq, tau, cycle, stage, source, notes)

@@ -1,0 +1,200 @@
+"""Reading and writing joint data files (CONTRACTS.md section 3): CSV or Parquet.
+
+Real logs are messy; each defect is handled or rejected with the row named (rows are
+counted from 1 after the header, so CSV row k is file line k + 1):
+
+- truncated last line (too few fields): dropped, with a note; a short line elsewhere: rejected
+- NaN / empty fields in t, q, dq, ddq, tau, i: the row is dropped (``nan="drop"``, default,
+  with a note) or rejected (``nan="reject"``)
+- duplicated time stamps: the later rows are dropped, with a note
+- time going backwards: rejected
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+from dynid.data.columns import ColumnMapping, JointData
+from dynid.errors import DataError
+
+SIGNAL_PREFIXES = ("q", "dq", "ddq", "tau", "i", "u")
+
+
+def atomic_write_bytes(path: str | Path, write) -> None:
+    """Call write(tmp_path) then move tmp_path onto path (os.replace), so readers never see half a file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    atomic_write_bytes(path, lambda tmp: Path(tmp).write_text(text))
+
+
+def is_parquet(path: str | Path) -> bool:
+    return str(path).lower().endswith((".parquet", ".pq"))
+
+
+def csv_read_options(mapping: ColumnMapping, block_size: int | None = None) -> pacsv.ReadOptions:
+    kwargs = {"use_threads": False}
+    if block_size:
+        kwargs["block_size"] = block_size
+    if mapping.names:
+        kwargs["column_names"] = list(mapping.names)
+    return pacsv.ReadOptions(**kwargs)
+
+
+class BadRows:
+    """Collects CSV rows with the wrong number of fields (pyarrow invalid_row_handler)."""
+
+    def __init__(self):
+        self.rows: list[tuple[int | None, int, int, str]] = []
+
+    def __call__(self, row) -> str:
+        self.rows.append((row.number, row.expected_columns, row.actual_columns, row.text))
+        return "skip"
+
+
+def table_to_columns(table: pa.Table, mapping: ColumnMapping, source: str) -> dict[str, np.ndarray]:
+    """Arrow table -> {contract name: numpy array}; NaN for nulls in numeric columns."""
+    out = {}
+    for name in table.column_names:
+        key = mapping.contract_name(name)
+        col = table.column(name)
+        if pa.types.is_integer(col.type) or pa.types.is_floating(col.type) or pa.types.is_null(col.type):
+            arr = col.to_numpy(zero_copy_only=False)
+            out[key] = arr.astype(float) if key not in ("cycle",) else arr
+        elif key == "stage":
+            out[key] = np.asarray(col.to_pylist(), dtype=object)
+        elif key.rstrip("0123456789") in SIGNAL_PREFIXES or key in ("t", "cycle"):
+            values = col.to_pylist()
+            bad = next((k for k, v in enumerate(values) if v is not None and not _is_number(v)), None)
+            raise DataError(f"{source}: column '{name}' must be numeric; row {bad + 1 if bad is not None else '?'} "
+                            f"holds {values[bad] if bad is not None else '?'!r}")
+    return out
+
+
+def _is_number(v) -> bool:
+    try:
+        float(v)
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
+def read_table(path: str | Path, mapping: ColumnMapping = ColumnMapping()) -> tuple[pa.Table, list[str]]:
+    """The whole file as an Arrow table, plus notes about dropped malformed lines."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"data file not found: {path}")
+    if is_parquet(path):
+        return pq.read_table(path), []
+    bad = BadRows()
+    try:
+        table = pacsv.read_csv(path, read_options=csv_read_options(mapping),
+                               parse_options=pacsv.ParseOptions(invalid_row_handler=bad),
+                               convert_options=pacsv.ConvertOptions(strings_can_be_null=True))
+    except pa.ArrowInvalid as exc:
+        raise DataError(f"{path}: not a readable CSV joint data file ({exc})") from exc
+    return table, check_bad_rows(bad, table.num_rows, str(path))
+
+
+def check_bad_rows(bad: BadRows, good_rows: int, source: str, final: bool = True) -> list[str]:
+    """A malformed last line is a truncated write (dropped with a note); elsewhere it is an error."""
+    notes = []
+    total = good_rows + len(bad.rows)
+    for number, expected, actual, text in bad.rows:
+        row = (number - 1) if number is not None else None  # pyarrow counts the header line
+        if final and (row is None or row >= total) and (number, expected, actual, text) == bad.rows[-1]:
+            notes.append(f"row {row if row is not None else total} (last line) is truncated "
+                         f"({actual} of {expected} fields): dropped")
+            continue
+        raise DataError(f"{source}: row {row} (file line {number}) has {actual} fields, expected "
+                        f"{expected}: {text[:60]!r}")
+    return notes
+
+
+def clean_rows(data: JointData, nan: str = "drop", row_offset: int = 0) -> JointData:
+    """Drop NaN rows and duplicated time stamps, reject time going backwards (rows named)."""
+    rows = np.arange(len(data)) + 1 + row_offset
+    signals = [a for a in (data.q, data.dq, data.ddq, data.tau) if a is not None]
+    finite = np.isfinite(data.t) & np.all([np.all(np.isfinite(a), axis=1) for a in signals], axis=0)
+    notes = []
+    if not np.all(finite):
+        bad = rows[~finite]
+        if nan == "reject":
+            raise DataError(f"{data.source}: row {bad[0]} holds NaN or an empty field "
+                            f"({bad.size} such rows); use --nan drop to skip them")
+        notes.append(f"{bad.size} row(s) with NaN dropped (first: row {bad[0]})")
+        data, rows = data.select(finite), rows[finite]
+    dt = np.diff(data.t)
+    if np.any(dt < 0):
+        k = int(np.flatnonzero(dt < 0)[0])
+        raise DataError(f"{data.source}: time goes backwards at row {rows[k + 1]} "
+                        f"(t = {data.t[k + 1]!r} after {data.t[k]!r}); expected strictly increasing t")
+    if np.any(dt == 0):
+        keep = np.concatenate([[True], dt > 0])
+        dup = rows[~keep]
+        notes.append(f"{dup.size} row(s) with a duplicated time stamp dropped (first: row {dup[0]})")
+        data = data.select(keep)
+    data.notes.extend(notes)
+    return data
+
+
+def load_joint_data(path: str | Path, robot, mapping: ColumnMapping = ColumnMapping(),
+                    nan: str = "drop") -> JointData:
+    """Read a whole joint data file (CSV or Parquet) into a cleaned JointData in SI units."""
+    table, notes = read_table(path, mapping)
+    data = mapping.apply(robot, table_to_columns(table, mapping, str(path)), str(path))
+    data.notes[:0] = notes
+    data = clean_rows(data, nan)
+    if len(data) < 3:
+        raise DataError(f"{path}: {len(data)} usable rows; at least 3 are needed")
+    return data
+
+
+def joint_data_columns(data: JointData) -> dict[str, np.ndarray]:
+    """JointData -> ordered {contract column: array} for writing."""
+    cols = {"t": data.t}
+    for prefix, arr in (("q", data.q), ("dq", data.dq), ("ddq", data.ddq), ("tau", data.tau)):
+        if arr is not None:
+            cols.update({f"{prefix}{j + 1}": arr[:, j] for j in range(arr.shape[1])})
+    if data.cycle is not None:
+        cols["cycle"] = data.cycle
+    if data.stage is not None:
+        cols["stage"] = np.asarray(data.stage, dtype=str)
+    return cols
+
+
+def write_columns(path: str | Path, columns: dict[str, np.ndarray]) -> None:
+    """Write named columns as CSV (shortest round-trip float text) or Parquet, atomically."""
+    table = pa.table({k: pa.array(np.asarray(v)) for k, v in columns.items()})
+    if is_parquet(path):
+        atomic_write_bytes(path, lambda tmp: pq.write_table(table, tmp))
+    else:
+        atomic_write_bytes(path, lambda tmp: _write_csv(tmp, table))
+
+
+def _write_csv(tmp: str, table: pa.Table) -> None:
+    with open(tmp, "wb") as fh:  # a plain header line, then Arrow's writer for the rows
+        fh.write((",".join(table.column_names) + "\n").encode())
+        pacsv.write_csv(table, fh, write_options=pacsv.WriteOptions(include_header=False))
+
+
+def write_joint_data(path: str | Path, data: JointData) -> None:
+    write_columns(path, joint_data_columns(data))

@@ -1,0 +1,188 @@
+"""Preprocessing of joint data: resampling, zero-phase low-pass, differentiation, decimation.
+
+The chain ``prepare`` applies, in order (each step documented below):
+
+1. resample to a uniform grid when time stamps are irregular (spacing deviating more than
+   0.1 % from the median) or a rate is asked for: cubic spline of q (and dq, ddq), linear
+   interpolation of tau; cycle/stage take the previous sample's label;
+2. zero-phase Butterworth low-pass (``scipy.signal.sosfiltfilt``, order 4) of q, dq, ddq and
+   tau alike, so that torques and states see the same filter (Gautier's parallel filtering);
+   the default cutoff is min(20 Hz, fs / 10);
+3. differentiation where dq or ddq are absent: time-aware central differences (second
+   order on irregular grids, ``numpy.gradient``) or Savitzky-Golay derivatives.
+
+Decimation (``parallel_decimate``) filters the regressor and the torques with the same
+low-pass (cutoff 0.8 x the new Nyquist frequency) before keeping every k-th sample.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.interpolate
+import scipy.signal
+
+from dynid.data.columns import JointData
+from dynid.errors import DataError
+
+IRREGULAR_TOLERANCE = 1e-3
+
+
+@dataclass(frozen=True)
+class Preprocessing:
+    """Settings of ``prepare``; stored in result.json so ``predict`` repeats them.
+
+    lowpass_hz: cutoff [Hz]; None = default min(20, fs/10); 0 = no filtering
+    derivative: "central" | "savgol"
+    savgol_window: samples (odd) of the Savitzky-Golay window; savgol_order: its polynomial
+    resample_hz: resample to this rate (None = only when time stamps are irregular)
+    decimate: keep every k-th sample after parallel filtering (1 = off)
+    min_velocity: samples of a joint with |dq| below this [rad/s | m/s] are left out of the fit
+    trim: samples dropped at each end (filter and derivative edge effects)
+    filter_torque: low-pass tau too (training); validation compares with the unfiltered torque
+    """
+
+    lowpass_hz: float | None = None
+    filter_order: int = 4
+    derivative: str = "central"
+    savgol_window: int = 11
+    savgol_order: int = 3
+    resample_hz: float | None = None
+    decimate: int = 1
+    min_velocity: float = 0.0
+    trim: int = 0
+    filter_torque: bool = True
+
+    def __post_init__(self):
+        if self.derivative not in ("central", "savgol"):
+            raise DataError(f"derivative method '{self.derivative}' unknown, expected central or savgol")
+        if self.decimate < 1:
+            raise DataError(f"decimate must be >= 1, got {self.decimate}")
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+    @classmethod
+    def from_dict(cls, d: dict | None) -> "Preprocessing":
+        return cls(**(d or {}))
+
+    def cutoff(self, fs: float) -> float:
+        """The low-pass cutoff used at sample rate fs [Hz] (0 = none)."""
+        fc = min(20.0, fs / 10.0) if self.lowpass_hz is None else float(self.lowpass_hz)
+        return fc if 0.0 < fc < 0.5 * fs else 0.0
+
+
+def sample_rate(t: np.ndarray) -> float:
+    """Median sample rate [Hz] of time stamps t (N,)."""
+    return 1.0 / float(np.median(np.diff(t)))
+
+
+def is_irregular(t: np.ndarray) -> bool:
+    dt = np.diff(t)
+    med = np.median(dt)
+    return bool(np.max(np.abs(dt - med)) > IRREGULAR_TOLERANCE * med)
+
+
+def uniform_grid(t: np.ndarray, fs: float, t0: float | None = None) -> np.ndarray:
+    """Times t0 + k / fs within [t[0], t[-1]] (t0 defaults to t[0])."""
+    t0 = t[0] if t0 is None else t0
+    k0 = int(np.ceil((t[0] - t0) * fs - 1e-9))
+    k1 = int(np.floor((t[-1] - t0) * fs + 1e-9))
+    return t0 + np.arange(k0, k1 + 1) / fs
+
+
+def resample(data: JointData, fs: float, t0: float | None = None) -> JointData:
+    """JointData on the uniform grid t0 + k/fs (cubic spline for motion, linear for torque)."""
+    grid = uniform_grid(data.t, fs, t0)
+    spline = lambda a: None if a is None else scipy.interpolate.CubicSpline(data.t, a, axis=0)(grid)  # noqa: E731
+    tau = None
+    if data.tau is not None:
+        tau = np.column_stack([np.interp(grid, data.t, data.tau[:, j]) for j in range(data.tau.shape[1])])
+    prev = np.clip(np.searchsorted(data.t, grid, side="right") - 1, 0, len(data) - 1)
+    out = JointData(grid, spline(data.q), spline(data.dq), spline(data.ddq), tau,
+                    None if data.cycle is None else data.cycle[prev],
+                    None if data.stage is None else data.stage[prev], data.source, list(data.notes))
+    return out
+
+
+def lowpass(x: np.ndarray, fs: float, cutoff: float, order: int = 4) -> np.ndarray:
+    """Zero-phase Butterworth low-pass of x (N, ...) along time (forward-backward, sosfiltfilt)."""
+    if cutoff <= 0.0:
+        return x
+    sos = scipy.signal.butter(order, cutoff, btype="low", fs=fs, output="sos")
+    padlen = min(3 * (2 * len(sos) + 1) * 4, x.shape[0] - 1)
+    return scipy.signal.sosfiltfilt(sos, x, axis=0, padlen=padlen)
+
+
+def central_derivative(t: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """dx/dt (N, ...) by second-order central differences on the (possibly irregular) grid t."""
+    return np.gradient(x, t, axis=0, edge_order=2)
+
+
+def savgol_derivative(x: np.ndarray, dt: float, window: int = 11, order: int = 3) -> np.ndarray:
+    """dx/dt (N, ...) by a Savitzky-Golay filter on a uniform grid of step dt."""
+    window = window if window % 2 else window + 1
+    if window > x.shape[0]:
+        window = x.shape[0] if x.shape[0] % 2 else x.shape[0] - 1
+    if window <= order:
+        raise DataError(f"Savitzky-Golay: {x.shape[0]} samples are too few for order {order}")
+    return scipy.signal.savgol_filter(x, window, order, deriv=1, delta=dt, axis=0)
+
+
+def prepare(data: JointData, prep: Preprocessing = Preprocessing(), grid_t0: float | None = None) -> JointData:
+    """Resample, filter and differentiate (module docstring); returns q, dq, ddq all filled."""
+    if len(data) < 3:
+        raise DataError(f"{data.source}: {len(data)} samples; at least 3 are needed")
+    if prep.resample_hz or is_irregular(data.t):
+        fs = float(prep.resample_hz or sample_rate(data.t))
+        if is_irregular(data.t):
+            data.notes.append(f"irregular time stamps: resampled to a uniform {fs:.6g} Hz grid")
+        data = resample(data, fs, grid_t0)
+    fs = sample_rate(data.t)
+    fc = prep.cutoff(fs)
+    filt = lambda a: None if a is None else lowpass(a, fs, fc, prep.filter_order)  # noqa: E731
+    q, dq, ddq = filt(data.q), filt(data.dq), filt(data.ddq)
+    tau = filt(data.tau) if prep.filter_torque else data.tau
+
+    def derive(x):
+        if prep.derivative == "savgol":
+            return savgol_derivative(x, 1.0 / fs, prep.savgol_window, prep.savgol_order)
+        return central_derivative(data.t, x)
+
+    if dq is None:
+        dq = derive(q)
+    if ddq is None:
+        ddq = derive(dq)
+    out = JointData(data.t, q, dq, ddq, tau, data.cycle, data.stage, data.source, list(data.notes))
+    if prep.trim > 0:
+        out = out.select(slice(prep.trim, len(out) - prep.trim))
+    return out
+
+
+def parallel_decimate(y: np.ndarray, tau: np.ndarray, fs: float, factor: int,
+                      order: int = 4) -> tuple[np.ndarray, np.ndarray]:
+    """Gautier's parallel filtering: low-pass Y (N, n, p) and tau (N, n) alike, keep every factor-th.
+
+    The cutoff is 0.8 x the Nyquist frequency after decimation, fs / (2 factor).
+    """
+    if factor <= 1:
+        return y, tau
+    fc = 0.8 * fs / (2.0 * factor)
+    yf = lowpass(y.reshape(y.shape[0], -1), fs, fc, order).reshape(y.shape)
+    return np.ascontiguousarray(yf[::factor]), np.ascontiguousarray(lowpass(tau, fs, fc, order)[::factor])
+
+
+def velocity_mask(dq: np.ndarray, min_velocity: float) -> np.ndarray:
+    """(N, n) True where |dq| >= min_velocity (the samples a fit or a score keeps)."""
+    return np.abs(dq) >= min_velocity
+
+
+def segments(data: JointData, by: str = "cycle") -> list[tuple[str, np.ndarray]]:
+    """Sample indices of each value of the ``cycle`` or ``stage`` column, in order of appearance."""
+    labels = data.cycle if by == "cycle" else data.stage
+    if labels is None:
+        raise DataError(f"{data.source}: no '{by}' column to segment by")
+    labels = np.asarray(labels)
+    values, first = np.unique(labels, return_index=True)
+    return [(str(v), np.flatnonzero(labels == v)) for v in values[np.argsort(first)]]

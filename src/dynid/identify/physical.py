@@ -1,0 +1,163 @@
+"""Physically consistent identification: a semidefinite program over the full parameters.
+
+Wensing, Kim & Slotine (2017): a link's ten standard parameters are realizable by a
+non-negative mass distribution exactly when its pseudo-inertia
+
+    J(theta_i) = [[Sigma, h], [h^T, m]],  Sigma = tr(I)/2 1 - I   (I about the link origin)
+
+is positive semidefinite. The estimator solves
+
+    min_theta  ||W (K theta) - tau||^2_S / ||tau||^2_S + lambda ||D (theta - theta_prior)||^2
+    s.t.       J(theta_i) >= 0 for every link i          (one LMI per link)
+               I_a >= 0, Coulomb and viscous coefficients >= 0
+               |theta_k - prior_k| <= bound |prior_k|     (optional, rigid-body parameters)
+
+with S the per-joint weights (1 / sigma_j^2 from an OLS pass, as in WLS, when ``weighted``),
+written through the normal equations: ||W beta - tau||^2 = (beta - beta_ls)^T A (beta - beta_ls)
++ const. The small regularization (lambda = 1e-6 by default, D = 1 / max(|prior|, scale of
+the group)) only picks the non-identifiable directions of theta (those K maps to zero); it
+is negligible for the identifiable ones. Solved with cvxpy and Clarabel (SCS as fallback).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dynid.errors import IllConditionedError
+from dynid.identify.estimators import Estimator, joint_noise_variances
+from dynid.identify.model import FRICTION_MODELS, ModelOptions, full_parameters, parameter_slices
+from dynid.identify.normal_equations import NormalEquations
+from dynid.robot.inertia import pseudo_inertia
+
+
+def pseudo_inertia_basis() -> np.ndarray:
+    """(10, 4, 4): J(theta) = sum_k theta_k P_k (J is linear in the standard parameters)."""
+    return np.array([pseudo_inertia(e) for e in np.eye(10)])
+
+
+def link_lmi_margins(theta: np.ndarray, n: int) -> np.ndarray:
+    """(n,) smallest eigenvalue of each link's pseudo-inertia (>= 0 when physical)."""
+    theta = np.asarray(theta, dtype=float)
+    return np.array([np.linalg.eigvalsh(pseudo_inertia(theta[10 * i:10 * i + 10]))[0] for i in range(n)])
+
+
+def least_squares_form(a: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(G, c) with ||G beta - c||^2 = beta^T A beta - 2 rhs^T beta + const, for A >= 0 possibly
+    singular: eigen-decomposition of the column-normalized A (directions with eigenvalue
+    below 1e-14 of the largest are left out: the data say nothing about them)."""
+    diag = np.diag(a)
+    d = np.where(diag > 0, 1.0 / np.sqrt(np.where(diag > 0, diag, 1.0)), 0.0)
+    lam, vec = np.linalg.eigh(a * d[:, None] * d[None, :])
+    keep = lam > 1e-14 * lam[-1]
+    root = np.sqrt(lam[keep])
+    g = (root[:, None] * vec[:, keep].T) * d[None, :]
+    c = (vec[:, keep].T @ (rhs / np.where(d > 0, d, 1.0))) / root
+    return g, c
+
+
+def pseudo_solve(a: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Minimum-norm (in normalized units) least-squares solution from the normal equations."""
+    g, c = least_squares_form(a, rhs)
+    return np.linalg.lstsq(g, c, rcond=None)[0]
+
+
+class PhysicallyConsistent(Estimator):
+    """Semidefinite least squares with one pseudo-inertia LMI per link (module docstring).
+
+    Extra results: theta_ (p,) full standard parameters, lmi_min_eig_ (n,), solver_status_.
+    ``std_`` are the Khalil-Gautier deviations of the unconstrained problem at the solution
+    (a constraint that is active makes the true spread smaller).
+    """
+
+    name = "pc"
+
+    def __init__(self, robot, options: ModelOptions, base, prior: np.ndarray | None = None,
+                 bound: float | None = None, regularization: float = 1e-6, weighted: bool = True,
+                 solver: str = "CLARABEL", names=None, **kw):
+        super().__init__(names if names is not None else base.names, **kw)
+        self.robot, self.options, self.base = robot, options, base
+        self.prior = full_parameters(robot, options) if prior is None else np.asarray(prior, dtype=float)
+        self.bound, self.regularization = bound, regularization
+        self.weighted, self.solver = weighted, solver
+
+    def fit_normal_equations(self, ne: NormalEquations) -> "PhysicallyConsistent":
+        import cvxpy as cp
+
+        var = np.ones(ne.n)
+        if self.weighted:
+            var = joint_noise_variances(ne, pseudo_solve(*ne.totals()))
+        a, rhs = ne.totals(1.0 / var)
+        g_beta, c = least_squares_form(a, rhs)
+        g = g_beta @ self.base.K  # acts on theta
+        norm = max(float(c @ c), 1e-300)
+        theta = cp.Variable(self.base.K.shape[1])
+        scale = self._parameter_scale()
+        objective = cp.sum_squares(g @ theta - c) / norm
+        objective += self.regularization * cp.sum_squares(cp.multiply(1.0 / scale, theta - self.prior))
+        constraints = []
+        basis = pseudo_inertia_basis()
+        n = self.robot.n
+        for i in range(n):  # Wensing et al. 2017: J(theta_i) >= 0, one LMI per link
+            ti = theta[10 * i:10 * i + 10]
+            mass_scale = max(abs(self.prior[10 * i]), 1e-3)
+            j_i = sum(ti[k] * basis[k] for k in range(10)) / mass_scale
+            constraints.append(j_i >> 0)
+        constraints += self._sign_constraints(theta)
+        if self.bound is not None:
+            rigid = slice(0, 10 * n)
+            constraints.append(cp.abs(theta[rigid] - self.prior[rigid])
+                               <= self.bound * np.abs(self.prior[rigid]) + 1e-12)
+        problem = cp.Problem(cp.Minimize(objective), constraints)
+        status = self._solve_problem(problem, cp)
+        if theta.value is None or status not in ("optimal", "optimal_inaccurate"):
+            raise IllConditionedError(f"physically consistent identification: solver status '{status}'; "
+                                      "the constraints may contradict the prior bounds")
+        self.theta_ = np.asarray(theta.value, dtype=float)
+        self.solver_status_ = status
+        self.lmi_min_eig_ = link_lmi_margins(self.theta_, n)
+        beta = self.base.K @ self.theta_
+        s2 = float(np.sum(ne.residual_ss(beta) / var)) / self._dof(ne)
+        self.sigma2_ = var
+        try:
+            _, inv, cond = self._solve(a, rhs)
+            warnings = list(self.warnings_)
+        except IllConditionedError as exc:  # the constraints still give an estimate
+            inv, cond = np.full((ne.b, ne.b), np.nan), float("inf")
+            warnings = [f"unconstrained problem ill-conditioned, no standard deviations: {exc}"]
+        self.warnings_ = warnings + ([f"solver status {status}"] if status != "optimal" else [])
+        return self._finish(ne, beta, s2 * inv, cond)
+
+    def _solve_problem(self, problem, cp) -> str:
+        for solver in (self.solver, "SCS"):
+            try:
+                problem.solve(solver=solver)
+                return problem.status
+            except (cp.error.SolverError, ValueError):
+                continue
+        return "solver_error"
+
+    def _parameter_scale(self) -> np.ndarray:
+        """Per-parameter scale of the regularization: max(|prior_k|, mean |prior| of its group)."""
+        n = self.robot.n
+        prior = np.abs(self.prior)
+        scale = np.empty_like(prior)
+        rigid = prior[:10 * n].reshape(n, 10)
+        for cols in ([0], [1, 2, 3], [4, 5, 6, 7, 8, 9]):
+            group = max(float(rigid[:, cols].mean()), 1e-6)
+            scale[:10 * n].reshape(n, 10)[:, cols] = np.maximum(rigid[:, cols], group)
+        rest = slice(10 * n, None)
+        scale[rest] = np.maximum(prior[rest], max(float(prior[rest].mean()) if prior[rest].size else 0.0, 1e-3))
+        return scale
+
+    def _sign_constraints(self, theta) -> list:
+        """I_a >= 0; Coulomb and viscous coefficients >= 0 (all four of the asymmetric model)."""
+        sl = parameter_slices(self.robot, self.options)
+        out = []
+        k = len(FRICTION_MODELS[self.options.friction])
+        if k:
+            nonneg = {"coulomb-viscous": [0, 1], "polynomial": [0, 1], "asymmetric": [0, 1, 2, 3]}
+            idx = [sl["friction"].start + j * k + c for j in range(self.robot.n) for c in nonneg[self.options.friction]]
+            out.append(theta[idx] >= 0)
+        if self.options.rotor_inertia:
+            out.append(theta[sl["rotor_inertia"]] >= 0)
+        return out

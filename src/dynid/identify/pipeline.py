@@ -1,0 +1,150 @@
+"""The identification pipeline: data -> preprocessing -> base regressor -> estimator.
+
+Two paths give the same numbers:
+
+- ``accumulate_file`` streams a file in chunks (``data.stream``), evaluates the full
+  regressor ``block`` samples at a time and adds them to per-joint normal equations, so any
+  log length runs in bounded memory (OLS, WLS and PC need nothing else);
+- ``regressor_arrays`` builds the base regressor of an in-memory ``JointData`` (IRLS and
+  per-cycle identification need the samples).
+
+Samples of a joint moving slower than ``Preprocessing.min_velocity`` are left out of the fit
+(thesis 5.1.3: friction is least accurate at low velocity).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from dynid.data.columns import ColumnMapping, JointData
+from dynid.data.preprocess import Preprocessing, parallel_decimate, prepare, sample_rate, segments, velocity_mask
+from dynid.data.stream import prepared_chunks
+from dynid.errors import DataError
+from dynid.identify.base import BaseParameters, identifiability_table
+from dynid.identify.estimators import ESTIMATORS, Estimator
+from dynid.identify.model import ModelOptions, identification_regressor, parameter_count
+from dynid.identify.normal_equations import NormalEquations
+
+ESTIMATOR_NAMES = ("ols", "wls", "irls", "pc")
+BLOCK = 8192  # samples per regressor evaluation (bounded scratch: BLOCK x n x p doubles)
+
+
+def make_estimator(name: str, robot, options: ModelOptions, base: BaseParameters, **kw) -> Estimator:
+    """An estimator by name: ols | wls | irls | pc (keyword options passed through)."""
+    if name == "pc":
+        from dynid.identify.physical import PhysicallyConsistent
+        return PhysicallyConsistent(robot, options, base, **kw)
+    if name not in ESTIMATORS:
+        raise DataError(f"estimator '{name}' unknown, expected one of {list(ESTIMATOR_NAMES)}")
+    kw.pop("prior", None), kw.pop("bound", None)
+    return ESTIMATORS[name](names=base.names, **kw)
+
+
+def normal_equations(robot, options: ModelOptions, base: BaseParameters) -> NormalEquations:
+    """Empty per-joint normal equations over the base parameters, fed with full regressors."""
+    return NormalEquations.for_base(base, identifiability_table(robot, options))
+
+
+@dataclass
+class Accumulated:
+    """Result of a streaming pass: the sums, the sample count, the rate and the notes."""
+
+    ne: NormalEquations
+    samples: int
+    fs: float
+    notes: list[str]
+
+
+def add_samples(robot, data: JointData, options: ModelOptions, prep: Preprocessing,
+                ne: NormalEquations, scratch: dict) -> int:
+    """Add prepared samples to ``ne`` block by block; returns the number of samples used."""
+    if data.tau is None:
+        raise DataError(f"{data.source}: no torques (tau1..taun) or currents (i1..in) to identify from")
+    p = parameter_count(robot, options)
+    fs = sample_rate(data.t) if len(data) > 2 else 1.0
+    count = 0
+    for s in range(0, len(data), BLOCK):
+        sl = slice(s, s + BLOCK)
+        m = len(data.t[sl])
+        y = scratch.get(m)
+        if y is None:
+            y = scratch[m] = np.zeros((m, robot.n, p))
+        identification_regressor(robot, data.q[sl], data.dq[sl], data.ddq[sl], options, out=y)
+        tau, dq = data.tau[sl], data.dq[sl]
+        if prep.decimate > 1:
+            y, tau = parallel_decimate(y, tau, fs, prep.decimate)
+            dq = dq[::prep.decimate]
+        mask = velocity_mask(dq, prep.min_velocity) if prep.min_velocity > 0 else None
+        ne.add(y, tau, mask)
+        count += tau.shape[0]
+    return count
+
+
+def accumulate_file(robot, path, options: ModelOptions, base: BaseParameters,
+                    mapping: ColumnMapping = ColumnMapping(), prep: Preprocessing = Preprocessing(),
+                    chunk_rows: int = 200_000, nan: str = "drop") -> Accumulated:
+    """Stream ``path`` through preprocessing into per-joint normal equations."""
+    ne = normal_equations(robot, options, base)
+    scratch: dict = {}
+    samples, notes, fs = 0, [], float("nan")
+    for chunk in prepared_chunks(path, robot, mapping, prep, chunk_rows, nan=nan):
+        notes.extend(chunk.notes)
+        if len(chunk) == 0:
+            continue
+        if not np.isfinite(fs) and len(chunk) > 2:
+            fs = sample_rate(chunk.t)
+        samples += add_samples(robot, chunk, options, prep, ne, scratch)
+    if samples == 0:
+        raise DataError(f"{path}: no samples left after preprocessing")
+    return Accumulated(ne, samples, fs, notes)
+
+
+def regressor_arrays(robot, data: JointData, options: ModelOptions, base: BaseParameters,
+                     prep: Preprocessing) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """(Y_b (N, n, b), tau (N, n), mask (N, n) or None) of prepared in-memory data."""
+    if data.tau is None:
+        raise DataError(f"{data.source}: no torques (tau1..taun) or currents (i1..in) to identify from")
+    y = identification_regressor(robot, data.q, data.dq, data.ddq, options)
+    tau, dq = data.tau, data.dq
+    if prep.decimate > 1:
+        y, tau = parallel_decimate(y, tau, sample_rate(data.t), prep.decimate)
+        dq = dq[::prep.decimate]
+    mask = velocity_mask(dq, prep.min_velocity) if prep.min_velocity > 0 else None
+    return np.ascontiguousarray(y[..., base.independent]), tau, mask
+
+
+def fit_data(robot, data: JointData, options: ModelOptions, base: BaseParameters,
+             estimator: Estimator, prep: Preprocessing = Preprocessing(), prepared: bool = False) -> Estimator:
+    """Prepare (unless ``prepared``) in-memory data and fit ``estimator`` to it."""
+    ready = data if prepared else prepare(data, prep)
+    y, tau, mask = regressor_arrays(robot, ready, options, base, prep)
+    return estimator.fit(y, tau, mask)
+
+
+def per_cycle(robot, data: JointData, options: ModelOptions, base: BaseParameters, make, by: str = "cycle",
+              prep: Preprocessing = Preprocessing()) -> dict:
+    """Identify each cycle (or stage) separately; cross-cycle mean, std and %spread (thesis 5.1.5).
+
+    make(): a fresh estimator. Returns {"labels", "values" (cycles, b), "mean", "std",
+    "relative_spread" (100 std / |mean|), "failed": {label: reason}}.
+    """
+    ready = prepare(data, prep)
+    values, labels, failed = [], [], {}
+    for label, idx in segments(ready, by):
+        try:
+            est = fit_data(robot, ready.select(idx), options, base, make(), prep, prepared=True)
+        except Exception as exc:  # a short or static cycle: reported, not fatal
+            failed[label] = str(exc)
+            continue
+        values.append(est.coef_)
+        labels.append(label)
+    if not values:
+        raise DataError(f"{data.source}: no {by} could be identified: {failed}")
+    v = np.array(values)
+    mean, std = v.mean(axis=0), v.std(axis=0, ddof=1) if len(v) > 1 else np.zeros(v.shape[1])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        spread = 100.0 * std / np.abs(mean)
+    return {"by": by, "labels": labels, "values": v, "mean": mean, "std": std,
+            "relative_spread": spread, "failed": failed}

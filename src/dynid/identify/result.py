@@ -1,0 +1,126 @@
+"""result.json (CONTRACTS.md section 4): what ``identify`` writes and ``predict`` reads back.
+
+Besides the contract fields it stores everything needed to recompute torques on new data:
+the identification model options, the preprocessing, the column mapping, the base
+parameter definition (independent columns and K), and for the physically consistent
+estimator the full standard parameters.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from dynid import __version__
+from dynid.data.columns import ColumnMapping
+from dynid.data.io import atomic_write_text
+from dynid.data.preprocess import Preprocessing
+from dynid.data.stream import prepared_chunks
+from dynid.errors import DataError
+from dynid.identify.base import BaseParameters
+from dynid.identify.estimators import Estimator
+from dynid.identify.model import ModelOptions, identification_regressor
+from dynid.identify.normal_equations import NormalEquations
+
+
+def _num(x) -> float | None:
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def fit_figures(ne: NormalEquations, beta: np.ndarray) -> dict:
+    """RMSD (thesis eq. 5.1), relative RMSD (over the RMS torque) and relative error of a fit."""
+    rss = ne.residual_ss(beta)
+    rows = np.maximum(ne.rows, 1)
+    rms_tau = np.sqrt(ne.C / rows)
+    rmsd = np.sqrt(rss / rows)
+    return {"rmsd": [_num(v) for v in rmsd],
+            "relative_rmsd": [_num(v) for v in np.where(rms_tau > 0, rmsd / np.where(rms_tau > 0, rms_tau, 1), np.nan)],
+            "relative_error": _num(np.sqrt(rss.sum() / max(ne.C.sum(), 1e-300))),
+            "rows_per_joint": ne.rows.tolist()}
+
+
+def build_result(robot_spec: str, robot, options: ModelOptions, base: BaseParameters, est: Estimator,
+                 ne: NormalEquations, prep: Preprocessing, mapping: ColumnMapping, samples: int,
+                 notes: list[str], data_path: str, extra: dict | None = None) -> dict:
+    """The result.json dictionary."""
+    params = [{"name": name, "value": float(v), "std": _num(s), "relative_std": _num(r), "combination": combo}
+              for name, v, s, r, combo in zip(base.names, est.coef_, est.std_, est.rel_std_, base.combinations)]
+    fit = fit_figures(ne, est.coef_)
+    fit.update({"samples": int(samples), "condition_number": _num(est.cond_),
+                "sigma": [_num(v) for v in np.sqrt(est.sigma2_)]})
+    result = {
+        "robot": robot_spec, "robot_name": robot.name, "n": robot.n, "estimator": est.name,
+        "friction": options.friction, "model": options.to_dict(), "preprocessing": prep.to_dict(),
+        "column_mapping": mapping.to_dict(), "data": str(data_path),
+        "base_parameters": params, "base": base.to_dict(), "fit": fit,
+        "warnings": list(getattr(est, "warnings_", [])), "data_notes": list(dict.fromkeys(notes)),
+        "dynid_version": __version__,
+    }
+    if hasattr(est, "theta_"):
+        result["standard_parameters"] = [{"name": n, "value": float(v)}
+                                         for n, v in zip(base.standard_names, est.theta_)]
+        result["lmi_min_eigenvalues"] = [float(v) for v in est.lmi_min_eig_]
+    if extra:
+        result.update(extra)
+    return result
+
+
+def write_result(path: str | Path, result: dict) -> None:
+    atomic_write_text(path, json.dumps(result, indent=2) + "\n")
+
+
+def load_result(path: str | Path) -> dict:
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"result file not found: {path}")
+    try:
+        result = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path}: not a JSON result file ({exc})") from exc
+    for key in ("n", "model", "preprocessing", "base", "base_parameters"):
+        if key not in result:
+            raise DataError(f"{path}: field '{key}' missing; expected a result.json written by 'dynid identify'")
+    return result
+
+
+def result_model(result: dict) -> tuple[ModelOptions, BaseParameters, np.ndarray, Preprocessing]:
+    """(model options, base parameters, beta (b,), preprocessing) stored in a result."""
+    options = ModelOptions.from_dict(result["model"])
+    base = BaseParameters.from_dict(result["base"], options)
+    beta = np.array([p["value"] for p in result["base_parameters"]], dtype=float)
+    return options, base, beta, Preprocessing.from_dict(result["preprocessing"])
+
+
+def predict_file(robot, result: dict, path, mapping: ColumnMapping | None = None, chunk_rows: int = 200_000,
+                 filter_torque: bool = False) -> dict:
+    """Model torques on a data file, preprocessed as in training (without decimation).
+
+    Returns {"t" (N,), "tau_hat" (N, n), "tau" (N, n) or None (measured, unfiltered unless
+    ``filter_torque``), "dq" (N, n), "notes"}.
+    """
+    if result["n"] != robot.n:
+        raise DataError(f"result has n = {result['n']} joints but robot '{robot.name}' has {robot.n}")
+    options, base, beta, prep = result_model(result)
+    prep = replace(prep, decimate=1, min_velocity=0.0, filter_torque=filter_torque)
+    mapping = mapping or ColumnMapping.from_dict(result.get("column_mapping"))
+    ts, preds, taus, dqs, notes = [], [], [], [], []
+    for chunk in prepared_chunks(path, robot, mapping, prep, chunk_rows):
+        notes.extend(chunk.notes)
+        if len(chunk) == 0:
+            continue
+        for s in range(0, len(chunk), 8192):
+            sl = slice(s, s + 8192)
+            y = identification_regressor(robot, chunk.q[sl], chunk.dq[sl], chunk.ddq[sl], options)
+            preds.append(y[..., base.independent] @ beta)
+        ts.append(chunk.t)
+        dqs.append(chunk.dq)
+        if chunk.tau is not None:
+            taus.append(chunk.tau)
+    return {"t": np.concatenate(ts), "tau_hat": np.concatenate(preds),
+            "tau": np.concatenate(taus) if taus else None, "dq": np.concatenate(dqs),
+            "notes": list(dict.fromkeys(notes))}
