@@ -10,6 +10,7 @@ point O_k, the origin of the joint frame (a point of the joint axis).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -60,6 +61,12 @@ class BodyModel:
     @property
     def n(self) -> int:
         return len(self.mass)
+
+    @cached_property
+    def perpendicular_in(self) -> np.ndarray:
+        """(n, 2, 3) unit u1, u2 perpendicular to each joint axis, in e^(i) of the inside body."""
+        u1, u2 = perpendicular_pair(self.axis_in)
+        return np.stack([u1, u2], 1)
 
     @property
     def names(self) -> list[str]:

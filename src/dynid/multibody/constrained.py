@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dynid.multibody.bodies import BodyModel
-from dynid.multibody.constraints import ROWS_PER_JOINT, constraint_terms, kinematics
+from dynid.multibody.constraints import ROWS_PER_JOINT, constraint_terms, cross, kinematics
 
 
 def generalized_mass_and_forces(model: BodyModel, form, q, qd, gravity=None):
@@ -36,7 +36,7 @@ def generalized_mass_and_forces(model: BodyModel, form, q, qd, gravity=None):
     M[..., 3:, 3:] = np.swapaxes(kin.H, -1, -2) @ J @ kin.H
     Q[..., :3] = model.mass[None, :, None] * g
     jw = np.einsum("...ij,...j->...i", J, kin.w_body)
-    rest = -np.cross(kin.w_body, jw) - np.einsum("...ij,...j->...i", J, kin.h_rate)
+    rest = -cross(kin.w_body, jw) - np.einsum("...ij,...j->...i", J, kin.h_rate)
     Q[..., 3:] = np.einsum("...ji,...j->...i", kin.H, rest)
     return M, Q
 
@@ -56,7 +56,7 @@ def actuation_matrix(model: BodyModel, form, q) -> np.ndarray:
                 continue
             if model.prismatic[k]:
                 lever = kin.r[:, k] + a_j - kin.r[:, body]  # force applied at O_k
-                force, moment = sign * p, np.cross(lever, sign * p)
+                force, moment = sign * p, cross(lever, sign * p)
             else:
                 force, moment = np.zeros_like(p), sign * p
             moment_body = np.einsum("nji,nj->ni", kin.A[:, body], moment)
@@ -105,14 +105,15 @@ def reactions(model: BodyModel, form, q, lam, tau, G=None):
         f, n_c = wrench[:, :3], wrench[:, 3:]
         if model.prismatic[k]:
             f = f + tau[:, k, None] * p
-            n_c = n_c + np.cross(a_j, tau[:, k, None] * p)
+            n_c = n_c + cross(a_j, tau[:, k, None] * p)
         else:
             n_c = n_c + tau[:, k, None] * p
-        force[:, k], moment[:, k] = f, n_c - np.cross(a_j, f)  # moment about O_k = r_j + a_j
+        force[:, k], moment[:, k] = f, n_c - cross(a_j, f)  # moment about O_k = r_j + a_j
     return force, moment
 
 
-def forward(model: BodyModel, form, q, qd, tau, gravity=None, stabilization=(0.0, 0.0)) -> ConstrainedSolution:
+def forward(model: BodyModel, form, q, qd, tau, gravity=None, stabilization=(0.0, 0.0),
+            with_reactions: bool = True) -> ConstrainedSolution:
     """Solve eq. 111 for q_ddot and lambda, batched over N samples.
 
     q, qd: (N, n, d); tau: (N, n) joint efforts. stabilization (alpha, beta) adds
@@ -136,6 +137,8 @@ def forward(model: BodyModel, form, q, qd, tau, gravity=None, stabilization=(0.0
     rhs = np.concatenate([Q.reshape(N, -1), zeta], 1)
     sol = np.linalg.solve(K, rhs[..., None])[..., 0]
     qdd, lam = sol[:, :n * d].reshape(N, n, d), sol[:, n * d:]
+    if not with_reactions:
+        return ConstrainedSolution(qdd, lam, np.asarray(tau, dtype=float), None, None)
     force, moment = reactions(model, form, q, lam, tau, terms.G)
     return ConstrainedSolution(qdd, lam, np.asarray(tau, dtype=float), force, moment)
 

@@ -32,7 +32,7 @@ def simulate(model: BodyModel, form, q0, qd0, torque, dt: float, steps: int,
     """Integrate eq. 111 from (q0, qd0) (n, d) with fixed RK4 steps of ``dt`` [s].
 
     torque(t, q, qd) -> (n,) joint efforts. stabilization (alpha, beta) [1/s]; the default
-    alpha = beta = 1 / (5 dt)... capped at 50 1/s, a critically damped constraint error.
+    alpha = beta = min(50, 0.2 / dt) [1/s], a critically damped constraint error.
     """
     if stabilization is None:
         rate = min(50.0, 0.2 / dt)
@@ -42,7 +42,7 @@ def simulate(model: BodyModel, form, q0, qd0, torque, dt: float, steps: int,
 
     def f(t, q, qd):
         tau = np.atleast_2d(torque(t, q[0], qd[0]))
-        return qd, forward(model, form, q, qd, tau, stabilization=stabilization).qdd
+        return qd, forward(model, form, q, qd, tau, stabilization=stabilization, with_reactions=False).qdd
 
     qs, qds = [q[0].copy()], [qd[0].copy()]
     viol = [np.max(np.abs(constraint_terms(model, form, q, qd).phi))]
