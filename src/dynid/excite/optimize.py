@@ -1,0 +1,421 @@
+"""Optimization of the coefficients of a periodic excitation trajectory (thesis 4.2.3).
+
+Variables: the coefficients C (p, n) and offsets q0 (n,) of a ``PeriodicTrajectory``
+(Fourier eq. 4.19 or harmonic eq. 4.1). Position, velocity and acceleration are linear in
+(C, q0), so the limits (eq. 4.2-4.4) at dense instants are linear inequality constraints,
+and zero velocity and acceleration at both ends (t = 0 and t = period) are linear equalities.
+
+1. Global search (differential evolution; the thesis used a genetic algorithm), in a box
+   z in [-1, 1]^d that maps onto feasible trajectories by construction (``Problem.project``):
+   z gives a shape (in the null space of the end conditions when they are asked for), each
+   joint's shape is scaled to touch its tightest limit (range, speed or acceleration, at
+   the dense instants) and the offset slides the motion inside the remaining range.
+2. Local polish (SLSQP) of (C, q0) with the linear constraints written explicitly, gradients
+   of the objective by batched forward differences.
+3. Multi-start with seeds seed, seed + 1, ... until the time budget is spent; the best
+   result is checked with guaranteed bounds (``limits.periodic_ratio_bounds``) and shrunk
+   towards the middle of the range if the dense-sample constraints let it slightly overshoot.
+
+Optional torque limits use a prior model (the robot description's inertial parameters plus
+its rotor inertias) as a penalty in the global search and as a constraint in the polish.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.linalg
+import scipy.optimize
+
+from dynid.errors import DataError
+from dynid.excite.criteria import (CRITERIA, ExcitationModel, batch_normalized_spectrum, batch_values,
+                                   criterion_value)
+from dynid.excite.limits import KinematicLimits, periodic_ratio_bounds, torque_ratio
+from dynid.excite.periodic import PeriodicTrajectory, periodic_from_family
+from dynid.excite.threads import single_blas_thread
+
+
+@dataclass(frozen=True)
+class OptimizeSettings:
+    """family, n_harmonics, w_f [rad/s]: the trajectory; criterion: cond | logdet | weighted;
+    limit_fraction: share of each limit the search may use; search_rate [Hz]: criterion
+    samples during the search (the reported cond uses 100 Hz); constraint_samples: instants
+    per period where the limits are imposed; zero_ends: dq = ddq = 0 at t = 0 and t = period;
+    torque_limits: also keep |tau| <= torque_fraction tau_max with the prior model;
+    budget [s]: wall-time budget, split evenly between ``starts`` starts (None: 2 starts, then
+    more while time is left); global_share: part of each start's time for the global search,
+    the rest polishes; popsize: differential-evolution population per variable; seed: first
+    random seed."""
+
+    family: str = "fourier"
+    n_harmonics: int = 5
+    w_f: float = 2.0 * math.pi * 0.1
+    criterion: str = "cond"
+    weight: float = 0.5
+    limit_fraction: float = 0.99
+    search_rate: float = 10.0
+    constraint_samples: int = 256
+    zero_ends: bool = False
+    torque_limits: bool = False
+    torque_fraction: float = 1.0
+    budget: float = 45.0
+    starts: int | None = None
+    popsize: int = 2
+    polish_iterations: int = 200
+    global_share: float = 0.3
+    seed: int = 0
+
+    def __post_init__(self):
+        if self.criterion not in CRITERIA:
+            raise DataError(f"unknown criterion '{self.criterion}', expected one of {CRITERIA}")
+        if not 0 < self.limit_fraction <= 1:
+            raise DataError(f"limit fraction must be in (0, 1], got {self.limit_fraction}")
+        if self.n_harmonics < 1 or not self.w_f > 0 or not self.budget > 0:
+            raise DataError("need n_harmonics >= 1, w_f > 0 and a positive time budget")
+
+
+@dataclass
+class OptimizeResult:
+    trajectory: PeriodicTrajectory
+    value: float  # criterion at search_rate samples (log cond for cond)
+    history: list = field(default_factory=list)  # per start: dict(seed, global, polished, seconds)
+    seconds: float = 0.0
+
+
+class _Timeout(Exception):
+    pass
+
+
+class Problem:
+    """Precomputed bases, limits and the feasible parametrization of one optimization."""
+
+    def __init__(self, model: ExcitationModel, settings: OptimizeSettings):
+        self.model, self.settings = model, settings
+        robot = model.robot
+        self.n = robot.n
+        self.limits = KinematicLimits.of(robot)
+        self.limits.require_finite(robot.name)
+        if settings.torque_limits:
+            self.limits.require_finite(robot.name, ("tau_max",))
+        self.template = periodic_from_family(settings.family, settings.w_f, settings.n_harmonics, self.n)
+        self.p = self.template.coefficients.shape[0]
+        period = self.template.period
+        self.t_search = np.arange(max(8, int(round(period * settings.search_rate)))) * (
+            period / max(8, int(round(period * settings.search_rate))))
+        self.t_dense = np.arange(settings.constraint_samples) * (period / settings.constraint_samples)
+        self.search_basis = [self.template.basis(self.t_search, k) for k in range(3)]
+        self.dense_basis = [self.template.basis(self.t_dense, k) for k in range(3)]
+        # end conditions dq(0) = ddq(0) = 0 (periodic: also at t = period) as E c = 0
+        if settings.zero_ends:
+            e = np.vstack([self.template.basis(np.zeros(1), 1), self.template.basis(np.zeros(1), 2)])
+            e = e[np.linalg.norm(e, axis=1) > 1e-12]
+            self.shape_basis = scipy.linalg.null_space(e)  # (p, p - rank E)
+        else:
+            self.shape_basis = np.eye(self.p)
+        self.d_shape = self.shape_basis.shape[1]
+        if self.d_shape == 0:
+            raise DataError("no trajectory shape is left after imposing zero end velocity and "
+                            "acceleration; use more harmonics")
+        self.dim = self.d_shape * self.n + self.n
+        f = settings.limit_fraction
+        self.q_lo = self.limits.center - f * self.limits.half_range
+        self.q_hi = self.limits.center + f * self.limits.half_range
+        self.dq_max = f * self.limits.dq_max
+        self.ddq_max = f * self.limits.ddq_max
+        self.prior_theta = None
+        if settings.torque_limits:
+            self.tau_max = settings.torque_fraction * self.limits.tau_max
+
+    # -- feasible parametrization for the global search ----------------------------------
+    def project(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """z (S, dim) in [-1, 1] -> q0 (S, n), C (S, p, n) meeting the limits at dense instants."""
+        z = np.atleast_2d(z)
+        shape = z[:, : self.d_shape * self.n].reshape(-1, self.d_shape, self.n)
+        u = z[:, self.d_shape * self.n:]
+        c_raw = np.einsum("pd,sdn->spn", self.shape_basis, shape)
+        bq, bv, ba = self.dense_basis
+        fq = np.einsum("mp,spn->smn", bq, c_raw)
+        hi, lo = fq.max(axis=1), fq.min(axis=1)
+        need = np.stack([(hi - lo) / (self.q_hi - self.q_lo),
+                         np.abs(np.einsum("mp,spn->smn", bv, c_raw)).max(axis=1) / self.dq_max,
+                         np.abs(np.einsum("mp,spn->smn", ba, c_raw)).max(axis=1) / self.ddq_max])
+        worst = need.max(axis=0)  # (S, n)
+        scale = np.where(worst > 1e-12, 1.0 / np.maximum(worst, 1e-12), 0.0)
+        c = c_raw * scale[:, None, :]
+        hi, lo = hi * scale, lo * scale
+        middle = 0.5 * (self.q_lo + self.q_hi)
+        slack = np.maximum(0.5 * (self.q_hi - self.q_lo) - 0.5 * (hi - lo), 0.0)
+        q0 = middle - 0.5 * (hi + lo) + u * slack
+        return q0, c
+
+    def samples(self, q0: np.ndarray, c: np.ndarray):
+        """(S, M, n) q, dq, ddq at the search instants."""
+        bq, bv, ba = self.search_basis
+        q = np.einsum("mp,spn->smn", bq, c) + q0[:, None, :]
+        return q, np.einsum("mp,spn->smn", bv, c), np.einsum("mp,spn->smn", ba, c)
+
+    def torque_ratios(self, q, dq, ddq) -> np.ndarray:
+        """(S, n) largest |tau| / tau_max of the prior model over the search instants."""
+        from dynid.excite.prior import prior_torques
+
+        s_count, m, n = q.shape
+        tau = prior_torques(self.model.robot, q.reshape(-1, n), dq.reshape(-1, n), ddq.reshape(-1, n))
+        return np.abs(tau.reshape(s_count, m, n)).max(axis=1) / self.tau_max
+
+    def values(self, q0: np.ndarray, c: np.ndarray) -> np.ndarray:
+        """(S,) objective; with torque limits, plus a penalty 10 (ratio - 1) when exceeded."""
+        q, dq, ddq = self.samples(q0, c)
+        out = batch_values(self.settings.criterion, self.model, q, dq, ddq, self.settings.weight)
+        if self.settings.torque_limits:
+            excess = np.maximum(self.torque_ratios(q, dq, ddq).max(axis=1) - 1.0, 0.0)
+            out = out + 10.0 * excess
+        return out
+
+    # -- explicit linear constraints for the polish -------------------------------------
+    def pack(self, q0: np.ndarray, c: np.ndarray) -> np.ndarray:
+        return np.concatenate([np.asarray(c).ravel(), np.asarray(q0).ravel()])
+
+    def unpack(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        x = np.atleast_2d(x)
+        c = x[:, : self.p * self.n].reshape(-1, self.p, self.n)
+        return x[:, self.p * self.n:], c
+
+    def linear_constraints(self) -> tuple[np.ndarray, np.ndarray]:
+        """A x <= ub for the limits at the dense instants; x = (C row-major, q0)."""
+        bq, bv, ba = self.dense_basis
+        m, p, n = bq.shape[0], self.p, self.n
+        rows, ubs = [], []
+        for i in range(n):
+            cols = np.arange(p) * n + i
+            for basis, upper, lower, with_q0 in ((bq, self.q_hi[i], -self.q_lo[i], True),
+                                                 (bv, self.dq_max[i], self.dq_max[i], False),
+                                                 (ba, self.ddq_max[i], self.ddq_max[i], False)):
+                block = np.zeros((m, p * n + n))
+                block[:, cols] = basis
+                if with_q0:
+                    block[:, p * n + i] = 1.0
+                rows += [block, -block]
+                ubs += [np.full(m, upper), np.full(m, lower)]
+        return np.vstack(rows), np.concatenate(ubs)
+
+    def equality_constraints(self) -> np.ndarray | None:
+        """E x = 0 for zero end velocity and acceleration (None when not asked)."""
+        if not self.settings.zero_ends:
+            return None
+        e = np.vstack([self.template.basis(np.zeros(1), 1), self.template.basis(np.zeros(1), 2)])
+        rows = []
+        for i in range(self.n):
+            for r in e:
+                row = np.zeros(self.p * self.n + self.n)
+                row[np.arange(self.p) * self.n + i] = r
+                rows.append(row)
+        return np.array(rows)
+
+    def trajectory(self, q0: np.ndarray, c: np.ndarray, **metadata) -> PeriodicTrajectory:
+        return self.template.with_coefficients(np.asarray(q0).ravel(), np.asarray(c).reshape(self.p, self.n),
+                                               **metadata)
+
+
+def polish(problem: Problem, q0: np.ndarray, c: np.ndarray, deadline: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """SLSQP from (q0, C) with the explicit linear constraints; returns the best feasible point.
+
+    For ``cond`` the polish works on the epigraph form (the minimum of a max/min ratio is
+    where several extreme singular values coalesce, a kink that stalls plain gradient steps):
+
+        minimize U - L  over (x, L, U)
+        subject to  L <= log sigma_k(x) for the ``EXTREME`` smallest, log sigma_k(x) <= U for
+                    the ``EXTREME`` largest singular values of the column-normalized W,
+
+    which has smooth constraints and a linear objective.
+    """
+    a, ub = problem.linear_constraints()
+    eq = problem.equality_constraints()
+    x0 = problem.pack(q0, c)
+    if problem.settings.criterion == "cond" and not problem.settings.torque_limits:
+        return _polish_cond_epigraph(problem, x0, a, ub, eq, deadline)
+    scale = np.maximum(np.abs(x0), 1e-3)  # relative steps for the finite differences
+    best = {"x": x0, "f": float(problem.values(*problem.unpack(x0))[0])}
+    tol = 1e-9
+
+    def feasible(x):
+        ok = np.all(a @ x <= ub + tol)
+        return ok and (eq is None or np.all(np.abs(eq @ x) <= 1e-9))
+
+    def fun(x):
+        if time.perf_counter() > deadline:
+            raise _Timeout
+        f = float(problem.values(*problem.unpack(x))[0])
+        if f < best["f"] and feasible(x):
+            best["x"], best["f"] = x.copy(), f
+        return f
+
+    def jac(x):  # forward differences, all perturbed trajectories in one batch
+        if time.perf_counter() > deadline:
+            raise _Timeout
+        h = 1e-6 * scale
+        f = problem.values(*problem.unpack(np.vstack([x, x + np.diag(h)])))
+        return (f[1:] - f[0]) / h
+
+    constraints = [{"type": "ineq", "fun": lambda x: ub - a @ x, "jac": lambda x: -a}]
+    if eq is not None:
+        constraints.append({"type": "eq", "fun": lambda x: eq @ x, "jac": lambda x: eq})
+    if problem.settings.torque_limits:
+        def torque_margin(x):
+            return 1.0 - problem.torque_ratios(*problem.samples(*problem.unpack(x)))[0]
+        constraints.append({"type": "ineq", "fun": torque_margin})
+    try:
+        res = scipy.optimize.minimize(fun, x0, jac=jac, method="SLSQP", constraints=constraints,
+                                      options={"maxiter": problem.settings.polish_iterations, "ftol": 1e-7})
+        x = res.x
+        fx = float(problem.values(*problem.unpack(x))[0])
+        torque_ok = not problem.settings.torque_limits or np.all(torque_margin(x) >= -1e-9)
+        if fx < best["f"] and feasible(x) and torque_ok:
+            best["x"], best["f"] = x, fx
+    except _Timeout:
+        pass
+    q0b, cb = problem.unpack(best["x"])
+    return q0b[0], cb[0], best["f"]
+
+
+EXTREME = 10  # singular values on each end of the spectrum held by the epigraph constraints
+
+
+def _polish_cond_epigraph(problem: Problem, x0, a, ub, eq, deadline):
+    nx = x0.size
+    scale = np.maximum(np.abs(x0), 1e-3)
+    cache: dict = {}
+
+    def spectrum_log(xs):
+        lam = batch_normalized_spectrum(problem.model, *problem.samples(*problem.unpack(xs)))
+        return 0.5 * np.log(np.maximum(lam, 1e-300))  # log singular values, ascending
+
+    def spectrum_and_jac(x):
+        key = x.tobytes()
+        if key not in cache:
+            if time.perf_counter() > deadline:
+                raise _Timeout
+            h = 1e-6 * scale
+            ls = spectrum_log(np.vstack([x, x + np.diag(h)]))
+            k = min(EXTREME, ls.shape[1] // 2)
+            ends = np.r_[np.arange(k), np.arange(ls.shape[1] - k, ls.shape[1])]
+            cache.clear()
+            cache[key] = (ls[0, ends], ((ls[1:, ends] - ls[0, ends]) / h[:, None]).T, k)
+        return cache[key]
+
+    best = {"x": x0, "f": float(np.ptp(spectrum_log(x0[None, :])[0]))}
+
+    def feasible(x):
+        return np.all(a @ x <= ub + 1e-9) and (eq is None or np.all(np.abs(eq @ x) <= 1e-9))
+
+    def spectral_margin(y):  # >= 0: [log s_small - L, U - log s_large]
+        x, low, high = y[:nx], y[nx], y[nx + 1]
+        values, _, k = spectrum_and_jac(x)
+        margin = np.r_[values[:k] - low, high - values[k:]]
+        f = float(values[-1] - values[0])
+        if f < best["f"] and feasible(x):
+            best["x"], best["f"] = x.copy(), f
+        return margin
+
+    def spectral_margin_jac(y):
+        _, jac, k = spectrum_and_jac(y[:nx])
+        out = np.zeros((2 * k, nx + 2))
+        out[:k, :nx], out[:k, nx] = jac[:k], -1.0
+        out[k:, :nx], out[k:, nx + 1] = -jac[k:], 1.0
+        return out
+
+    ls0 = spectrum_log(x0[None, :])[0]
+    y0 = np.r_[x0, ls0[0], ls0[-1]]
+    a_y = np.hstack([a, np.zeros((a.shape[0], 2))])
+    constraints = [{"type": "ineq", "fun": lambda y: ub - a_y @ y, "jac": lambda y: -a_y},
+                   {"type": "ineq", "fun": spectral_margin, "jac": spectral_margin_jac}]
+    if eq is not None:
+        eq_y = np.hstack([eq, np.zeros((eq.shape[0], 2))])
+        constraints.append({"type": "eq", "fun": lambda y: eq_y @ y, "jac": lambda y: eq_y})
+    gradient = np.zeros(nx + 2)
+    gradient[nx], gradient[nx + 1] = -1.0, 1.0
+    try:
+        res = scipy.optimize.minimize(lambda y: y[nx + 1] - y[nx], y0, jac=lambda y: gradient,
+                                      method="SLSQP", constraints=constraints,
+                                      options={"maxiter": problem.settings.polish_iterations, "ftol": 1e-9})
+        spectral_margin(res.x)  # records res.x when it is the best feasible point
+    except _Timeout:
+        pass
+    q0b, cb = problem.unpack(best["x"])
+    return q0b[0], cb[0], float(problem.values(q0b, cb)[0])
+
+
+def make_feasible(trajectory: PeriodicTrajectory, limits: KinematicLimits, samples: int = 4000) -> PeriodicTrajectory:
+    """Shrink joints whose guaranteed bounds exceed a limit about their mid position."""
+    c, q0 = trajectory.coefficients.copy(), trajectory.q0.copy()
+    for _ in range(20):
+        traj = trajectory.with_coefficients(q0, c)
+        ratios = periodic_ratio_bounds(traj, limits, samples)
+        worst = np.maximum.reduce([ratios["q"], ratios["dq"], ratios["ddq"]])
+        if np.all(worst <= 1.0):
+            return traj
+        bad = worst > 1.0
+        shrink = np.where(bad, (1.0 - 1e-6) / worst, 1.0)
+        middle = limits.center
+        c *= shrink
+        q0 = np.where(bad, middle + (q0 - middle) * shrink, q0)
+    raise DataError("could not make the optimized trajectory respect the limits")
+
+
+def optimize_excitation(model: ExcitationModel, settings: OptimizeSettings = OptimizeSettings(),
+                        progress=None) -> OptimizeResult:
+    """Multi-start global search + polish within ``settings.budget`` seconds of wall time.
+
+    progress: optional callable(fraction_of_budget_used, best_value, start_index) for a UI.
+    """
+    with single_blas_thread():
+        return _optimize(model, settings, progress)
+
+
+def _optimize(model: ExcitationModel, settings: OptimizeSettings, progress) -> OptimizeResult:
+    start_time = time.perf_counter()
+    deadline = start_time + settings.budget
+    problem = Problem(model, settings)
+    best_value, best_q0, best_c, history = math.inf, None, None, []
+    start = 0
+    max_starts = settings.starts if settings.starts is not None else 10**6
+    planned = settings.starts if settings.starts is not None else 2  # budget split for this many
+    while start < max_starts and time.perf_counter() < deadline - 0.5:
+        seed = settings.seed + start
+        t0 = time.perf_counter()
+        share = (deadline - t0) / max(1, planned - start) if start < planned else deadline - t0
+        de_deadline = t0 + settings.global_share * share
+        polish_deadline = t0 + share
+
+        def report(intermediate_result):
+            if progress is not None:
+                progress((time.perf_counter() - start_time) / settings.budget,
+                         min(best_value, float(intermediate_result.fun)), start)
+            if time.perf_counter() > de_deadline:
+                raise StopIteration
+
+        def func(zt):  # scipy passes (dim, S) when vectorized
+            return problem.values(*problem.project(zt.T))
+
+        de = scipy.optimize.differential_evolution(
+            func, [(-1.0, 1.0)] * problem.dim, vectorized=True, updating="deferred",
+            popsize=settings.popsize, maxiter=100000, tol=0.0, atol=0.0, polish=False,
+            init="sobol", rng=np.random.default_rng(seed), callback=report)
+        q0, c = problem.project(de.x[None, :])
+        global_value = float(problem.values(q0, c)[0])
+        q0p, cp, polished_value = polish(problem, q0[0], c[0], polish_deadline)
+        history.append({"seed": seed, "global": global_value, "polished": polished_value,
+                        "generations": int(de.nit), "seconds": time.perf_counter() - t0})
+        if polished_value < best_value:
+            best_value, best_q0, best_c = polished_value, q0p, cp
+        if progress is not None:
+            progress((time.perf_counter() - start_time) / settings.budget, best_value, start)
+        start += 1
+    trajectory = make_feasible(problem.trajectory(best_q0, best_c), problem.limits)
+    meta = {"criterion": settings.criterion, "seed": settings.seed, "starts": len(history),
+            "budget_s": settings.budget, "zero_ends": settings.zero_ends,
+            "torque_limits": settings.torque_limits, "limit_fraction": settings.limit_fraction}
+    trajectory = trajectory.with_coefficients(trajectory.q0, trajectory.coefficients, optimization=meta)
+    return OptimizeResult(trajectory, best_value, history, time.perf_counter() - start_time)
