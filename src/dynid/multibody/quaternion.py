@@ -59,8 +59,13 @@ class Quaternion:
 
     @staticmethod
     def rotation(lam) -> np.ndarray:
-        """A^(0i) = E R*^T (..., 3, 3) (no sines or cosines)."""
-        return e_matrix(lam) @ np.swapaxes(r_star(lam), -1, -2)
+        """A^(0i) = E R*^T (..., 3, 3), written out entry by entry (no sines or cosines)."""
+        l0, l1, l2, l3 = _parts(lam)
+        return 2.0 * np.stack([
+            np.stack([l0 * l0 + l1 * l1 - 0.5, l1 * l2 - l0 * l3, l1 * l3 + l0 * l2], -1),
+            np.stack([l1 * l2 + l0 * l3, l0 * l0 + l2 * l2 - 0.5, l2 * l3 - l0 * l1], -1),
+            np.stack([l1 * l3 - l0 * l2, l2 * l3 + l0 * l1, l0 * l0 + l3 * l3 - 0.5], -1),
+        ], -2)
 
     @staticmethod
     def angular_map(lam) -> np.ndarray:
