@@ -80,3 +80,23 @@ def test_commands_fail_with_one_line_on_bad_input(tmp_path):
     assert result.exit_code == 2 and "nope.csv" in result.output
     graph = runner.invoke(app, ["multibody", "graph", "kr500-rail"])
     assert graph.exit_code == 0 and "incidence matrix" in graph.output
+
+
+@pytest.mark.parametrize("name", ["kr500", "kr500-rail"])
+def test_multipliers_at_1_5_s_are_the_joint_forces_of_the_file(name):
+    """Seed 000 section 3.2: the multipliers of eq. 111 are the ideal constraint forces and
+    moments; with the drive efforts they give back the joint wrenches recorded in the file."""
+    from dynid.multibody.coordinates import angular_form
+    from dynid.multibody.multipliers import multipliers_at
+
+    robot = dynid.load_robot(name)
+    data = experiment_body_data(robot)
+    for form in ("cardan", "quaternion"):
+        m = multipliers_at(robot, data, angular_form(form), 1.5)
+        assert m.t == pytest.approx(1.5)
+        assert np.max(np.abs(m.force - m.measured_force)) < 1e-9 * np.max(np.abs(m.measured_force))
+        assert np.max(np.abs(m.moment - m.measured_moment)) < 1e-9 * np.max(np.abs(m.measured_moment))
+        revolute = np.array([j.type == "revolute" for j in robot.joints])
+        # rows 1-3 of a revolute joint (eq. 66) carry exactly its force on the outside body
+        np.testing.assert_allclose(m.lam[revolute, :3], m.force[revolute], rtol=0,
+                                   atol=1e-12 * np.max(np.abs(m.force)))
