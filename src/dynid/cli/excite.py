@@ -1,0 +1,154 @@
+"""dynid excite optimize | evaluate | protocol (CONTRACTS.md section 4)."""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+
+import typer
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from dynid.cli.common import console, friendly_errors, robot_option
+from dynid.errors import DataError
+
+excite_app = typer.Typer(help="Excitation trajectories: optimize, evaluate, full test protocol.",
+                         no_args_is_help=True)
+
+
+def _model(robot_spec: str, seed: int = 0):
+    from dynid.excite.criteria import ExcitationModel
+    from dynid.robot import load_robot
+
+    return ExcitationModel.of(load_robot(robot_spec), seed=seed)
+
+
+def _print_evaluation(name: str, report: dict) -> None:
+    table = Table("ratio", *(f"j{j + 1}" for j in range(len(report["joint_ratio"]["q"]))), "max",
+                  title=f"{name}: limit usage (1 = on the limit)")
+    for key in ("q", "dq", "ddq"):
+        table.add_row(key, *(f"{v:.3f}" for v in report["joint_ratio"][key]), f"{report['max_ratio'][key]:.3f}")
+    table.add_row("tau (prior)", *(f"{v:.3f}" for v in report["torque"]["joint_ratio"]),
+                  f"{report['torque']['max_ratio']:.3f}")
+    console.print(table)
+    verdict = "[green]respects[/]" if report["limits_ok"] else "[red]violates[/]"
+    console.print(f"cond = [bold]{report['cond']:.4g}[/] (column-normalized base regressor, "
+                  f"{report['base_parameters']} base parameters, {report['samples']} samples at "
+                  f"{report['rate']:g} Hz over one period); {verdict} the position, velocity and "
+                  "acceleration limits")
+
+
+@excite_app.command("evaluate")
+@friendly_errors
+def evaluate(robot: str = robot_option(),
+             trajectory: str = typer.Option(..., "--trajectory", "-t",
+                                            help="trajectory JSON file or builtin name (thesis-table-4.1)"),
+             json_out: Path = typer.Option(None, "--json", help="write the evaluation as JSON here")) -> None:
+    """Condition number and limit usage of an excitation trajectory over one period."""
+    from dynid.excite.evaluate import evaluate_trajectory
+    from dynid.excite.fileio import load_trajectory, write_json
+
+    model = _model(robot)
+    traj = load_trajectory(trajectory, model.robot.n)
+    report = evaluate_trajectory(model, traj)
+    report = {"robot": model.robot.name, "trajectory": trajectory, **report}
+    _print_evaluation(trajectory, report)
+    if json_out is not None:
+        write_json(json_out, report)
+        console.print(f"wrote {json_out}")
+
+
+@excite_app.command("optimize")
+@friendly_errors
+def optimize(robot: str = robot_option(),
+             out: Path = typer.Option(..., "--out", "-o", help="trajectory JSON to write"),
+             csv: Path = typer.Option(None, "--csv", help="also write t, q, dq, ddq samples (CSV or .parquet)"),
+             rate: float = typer.Option(100.0, "--rate", help="sample rate of --csv [Hz]"),
+             periods: int = typer.Option(1, "--periods", help="periods written to --csv"),
+             family: str = typer.Option("fourier", "--family", help="fourier (eq. 4.19) or harmonic (eq. 4.1)"),
+             harmonics: int = typer.Option(5, "--harmonics", "-N", help="number of harmonics N"),
+             frequency: float = typer.Option(0.1, "--frequency", help="base frequency f, w_f = 2 pi f [Hz]"),
+             criterion: str = typer.Option("cond", "--criterion", help="cond | logdet | weighted"),
+             weight: float = typer.Option(0.5, "--weight", help="weight of log(cond) in 'weighted'"),
+             budget: float = typer.Option(45.0, "--budget", help="wall-time budget of the search [s]"),
+             starts: int = typer.Option(None, "--starts", help="number of starts (default: 2, more if time is left)"),
+             seed: int = typer.Option(0, "--seed", help="seed of the first start"),
+             zero_ends: bool = typer.Option(False, "--zero-ends/--free-ends",
+                                            help="zero velocity and acceleration at both ends"),
+             torque_limits: bool = typer.Option(False, "--torque-limits/--no-torque-limits",
+                                                help="keep prior-model torques within tau_max"),
+             limit_fraction: float = typer.Option(0.99, "--limit-fraction", help="share of each limit to use")) -> None:
+    """Optimize the coefficients of an excitation trajectory (global search + local polish)."""
+    from dynid.excite.evaluate import evaluate_trajectory
+    from dynid.excite.fileio import write_joint_file, write_trajectory
+    from dynid.excite.optimize import OptimizeSettings, optimize_excitation
+
+    wall = time.perf_counter()
+    settings = OptimizeSettings(family=family, n_harmonics=harmonics, w_f=2 * math.pi * frequency,
+                                criterion=criterion, weight=weight, budget=budget, starts=starts, seed=seed,
+                                zero_ends=zero_ends, torque_limits=torque_limits, limit_fraction=limit_fraction)
+    if family not in ("fourier", "harmonic"):
+        raise DataError(f"--family: expected fourier or harmonic, got '{family}'")
+    model = _model(robot)
+    with Progress(TextColumn("[bold]optimizing[/] start {task.fields[start]}"), BarColumn(),
+                  TextColumn("best {task.fields[best]}"), TimeElapsedColumn(), console=console,
+                  transient=False) as bar:
+        task = bar.add_task("search", total=1.0, start=True, start_index=0, best="-", **{"start": 1})
+
+        def progress(fraction, best, start_index):
+            shown = math.exp(best) if criterion == "cond" and math.isfinite(best) else best
+            bar.update(task, completed=min(fraction, 1.0), start=start_index + 1, best=f"{shown:.4g}")
+
+        result = optimize_excitation(model, settings, progress)
+        bar.update(task, completed=1.0)
+    report = evaluate_trajectory(model, result.trajectory)
+    traj = result.trajectory.with_coefficients(
+        result.trajectory.q0, result.trajectory.coefficients,
+        cond=report["cond"], max_ratio=report["max_ratio"], limits_ok=report["limits_ok"],
+        search_seconds=result.seconds, starts_detail=result.history)
+    write_trajectory(out, traj, model.robot.name)
+    _print_evaluation(str(out), report)
+    if csv is not None:
+        t = traj.sample_times(rate, periods)
+        write_joint_file(csv, t, *traj.evaluate(t))
+        console.print(f"wrote {csv} ({t.size} samples at {rate:g} Hz)")
+    console.print(f"wrote {out}  ({len(result.history)} start(s), search {result.seconds:.1f} s, "
+                  f"total {time.perf_counter() - wall:.1f} s)")
+
+
+@excite_app.command("protocol")
+@friendly_errors
+def protocol(robot: str = robot_option(),
+             out: Path = typer.Option(..., "--out", "-o", help="joint data file to write (CSV or .parquet)"),
+             trajectory: str = typer.Option("thesis-table-4.1", "--trajectory", "-t",
+                                            help="excitation: trajectory JSON or builtin name"),
+             cycles: int = typer.Option(1, "--cycles", "-K", help="number of test cycles (24 in the thesis)"),
+             rate: float = typer.Option(100.0, "--rate", help="controller sample rate [Hz]"),
+             excitation_periods: int = typer.Option(1, "--excitation-periods", help="excitation periods per cycle"),
+             cycloid: bool = typer.Option(True, "--cycloid/--no-cycloid", help="additional segment (eq. 4.22-4.24)"),
+             level_duration: float = typer.Option(6.0, "--level-duration", help="duration of each friction speed level [s]"),
+             warming_duration: float = typer.Option(180.0, "--warming-duration", help="warming stage [s]"),
+             seed: int = typer.Option(0, "--seed", help="seed of the vertical-axis pose search")) -> None:
+    """Write the full test cycle (excitation, friction levels, warming) repeated K times."""
+    from dynid.excite.fileio import load_trajectory, write_joint_file
+    from dynid.excite.protocol import ProtocolSettings, sample_protocol
+    from dynid.robot import load_robot
+
+    r = load_robot(robot)
+    excitation = load_trajectory(trajectory, r.n)
+    settings = ProtocolSettings(excitation_periods=excitation_periods, cycloid=cycloid,
+                                level_duration=level_duration, warming_duration=warming_duration, seed=seed)
+    data = sample_protocol(r, excitation, cycles, rate, settings)
+    write_joint_file(out, data["t"], data["q"], data["dq"], data["ddq"], data["cycle"], data["stage"])
+    s = data["summary"]
+    table = Table("stage", "duration per cycle [s]", title=f"test cycle of {r.name} ({cycles} cycle(s))")
+    for stage, duration in s["stage_durations"].items():
+        table.add_row(stage, f"{duration:.2f}")
+    table.add_row("[bold]total[/]", f"{s['cycle_duration']:.2f}")
+    console.print(table)
+    console.print("friction stage: |cos(axis, gravity)| per joint "
+                  + ", ".join(f"{c:.3f}" for c in s["vertical_axis_cos"]))
+    console.print("largest limit ratios over the file: "
+                  + ", ".join(f"{k} {v:.3f}" for k, v in s["max_ratio"].items()))
+    console.print(f"wrote {out} ({data['t'].size} samples at {rate:g} Hz, {data['t'][-1] / 60:.1f} min)")

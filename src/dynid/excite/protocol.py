@@ -1,0 +1,193 @@
+"""The thesis' test cycle (chapter 4): excitation, friction measurement, warming; K cycles.
+
+One cycle, from and back to rest at the home pose (middle of every range):
+
+1. ``excitation``: the periodic excitation trajectory (eq. 4.19) for whole periods,
+   then ``additional``: the cycloid of eq. 4.22-4.24 forward and backward (thesis 4.3);
+2. ``friction``: joint by joint, from a rest pose that keeps its axis vertical where the
+   kinematics allow (``rest_pose``), strokes at 5, 20, 40, 60, 80, 100 % of its maximum
+   speed, the same duration for every level (thesis 4.4);
+3. ``warming``: all joints together between the ends of 80 % of their range at 80 % of
+   their maximum speed (thesis 4.5; about 3 minutes in the thesis).
+
+``transition`` segments (quintic blends, ``timeline``) join the stages with continuous
+position, velocity and acceleration. The thesis runs 24 cycles (about two hours).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from dynid.errors import DataError
+from dynid.excite.limits import KinematicLimits, periodic_ratio_bounds, sample_ratios
+from dynid.excite.motion import Cycloid, Hold, Oscillation, PeriodicSegment
+from dynid.excite.rest_pose import vertical_axis_pose
+from dynid.excite.timeline import Timeline
+
+FRICTION_LEVELS = (0.05, 0.20, 0.40, 0.60, 0.80, 1.00)  # thesis 4.4
+
+
+@dataclass(frozen=True)
+class ProtocolSettings:
+    """excitation_periods: whole periods of the excitation trajectory per cycle;
+    cycloid: add the additional segment (eq. 4.22-4.24); cycloid_fraction: share of range,
+    speed and acceleration it may use; friction_levels: speed shares of dq_max;
+    level_duration [s]: duration of every speed level; stroke_fraction: share of the range
+    a friction stroke may cover; warming_duration [s]; warming_range, warming_speed:
+    shares of range and speed in the warming stage (0.8, 0.8 in the thesis);
+    acceleration_fraction: share of ddq_max for ramps; blend_fraction: share of all limits
+    for blends; seed: random candidates of the vertical-axis search."""
+
+    excitation_periods: int = 1
+    cycloid: bool = True
+    cycloid_fraction: float = 0.9
+    friction_levels: tuple = FRICTION_LEVELS
+    level_duration: float = 6.0
+    stroke_fraction: float = 0.8
+    warming_duration: float = 180.0
+    warming_range: float = 0.8
+    warming_speed: float = 0.8
+    acceleration_fraction: float = 0.8
+    blend_fraction: float = 0.9
+    seed: int = 0
+
+
+def _rest(q):
+    z = np.zeros_like(np.asarray(q, dtype=float))
+    return (np.asarray(q, dtype=float), z, z)
+
+
+def additional_segments(limits: KinematicLimits, fraction: float):
+    """Cycloid forward then backward (eq. 4.22-4.24) for all joints with one duration T.
+
+    T = max_j pi dq_max_j / ddq_max_j lets every joint reach fraction * dq_max at
+    fraction * ddq_max (peak speed 2 D / T, peak acceleration 2 pi D / T^2); the stroke D_j
+    is the largest that respects range, speed and acceleration. Starts at the low end.
+    """
+    t = float(np.max(np.pi * limits.dq_max / limits.ddq_max))
+    width = 2 * fraction * limits.half_range
+    delta = np.minimum.reduce([width, fraction * limits.dq_max * t / 2,
+                               fraction * limits.ddq_max * t**2 / (2 * np.pi)])
+    low = limits.center - delta / 2
+    return [Cycloid(low, delta, t), Cycloid(low + delta, -delta, t)]
+
+
+def friction_level(joint: int, pose: np.ndarray, speed: float, duration: float, stroke_max: float,
+                   accel: float, low: float) -> Oscillation:
+    """One speed level of one joint: an even number m of equal strokes within ``duration``.
+
+    Ramp time 2 speed / accel (peak acceleration = accel). m = 2 floor(duration / (2 t_max))
+    (at least 2), t_max the time of a full-length stroke; stroke = min(stroke_max,
+    speed (duration/m - ramp)); the rest of the level, if any, is spent at rest. The strokes
+    start at ``low`` and return there, so every level lasts ``duration`` exactly.
+    A speed that cannot be reached within the stroke (ramping up and down takes
+    2 speed^2 / accel of travel) is lowered so that a third of the stroke is at constant
+    speed: speed <= sqrt(stroke_max accel / 3). ``.speed[joint]`` tells the speed used.
+    """
+    speed = min(speed, float(np.sqrt(stroke_max * accel / 3.0)))
+    ramp = 2.0 * speed / accel
+    m = 2 * max(1, int(np.floor(duration / (2.0 * (stroke_max / speed + ramp)))))
+    stroke = min(stroke_max, speed * (duration / m - ramp))
+    if stroke < speed * ramp - 1e-12:
+        raise DataError(f"friction level of joint {joint + 1} at {speed:.3g}/s: {duration:g} s per level "
+                        "is too short to ramp up and down twice; use a longer level duration")
+    n = pose.size
+    start = pose.copy()
+    start[joint] = low
+    strokes = np.zeros(n, dtype=int)
+    strokes[joint] = m
+    one = lambda v: np.where(np.arange(n) == joint, v, 0.0)  # noqa: E731
+    return Oscillation(start, one(stroke), np.where(np.arange(n) == joint, speed, 1.0), one(ramp),
+                       strokes, duration)
+
+
+def warming_segment(limits: KinematicLimits, settings: ProtocolSettings) -> Oscillation:
+    """All joints between the ends of ``warming_range`` of their range at ``warming_speed``."""
+    stroke = 2 * settings.warming_range * limits.half_range
+    speed = settings.warming_speed * limits.dq_max
+    ramp = 2.0 * speed / (settings.acceleration_fraction * limits.ddq_max)
+    speed = np.where(stroke < speed * ramp, np.sqrt(stroke * settings.acceleration_fraction * limits.ddq_max / 2), speed)
+    ramp = 2.0 * speed / (settings.acceleration_fraction * limits.ddq_max)
+    stroke_time = stroke / speed + ramp
+    strokes = 2 * np.floor(settings.warming_duration / (2 * stroke_time)).astype(int)
+    if np.any(strokes < 2):
+        raise DataError(f"warming stage of {settings.warming_duration:g} s is shorter than one "
+                        f"round trip ({2 * stroke_time.max():.2f} s)")
+    return Oscillation(limits.center - stroke / 2, stroke, speed, ramp, strokes, settings.warming_duration)
+
+
+def test_cycle(robot, excitation, settings: ProtocolSettings = ProtocolSettings()) -> tuple[Timeline, dict]:
+    """One cycle of the protocol as a ``Timeline``, and a summary (durations, alignments)."""
+    limits = KinematicLimits.of(robot)
+    limits.require_finite(robot.name)
+    if excitation.n != robot.n:
+        raise DataError(f"excitation trajectory has {excitation.n} joints, robot '{robot.name}' has {robot.n}")
+    ratios = periodic_ratio_bounds(excitation, limits)
+    worst = {k: float(v.max()) for k, v in ratios.items()}
+    if max(worst.values()) > 1.0:
+        raise DataError(f"the excitation trajectory exceeds the limits of '{robot.name}' (largest ratios "
+                        f"{ {k: round(v, 3) for k, v in worst.items()} })")
+    blend_limits = limits.scaled(settings.blend_fraction)
+    home = limits.center
+    tl = Timeline()
+    tl.append(Hold(home, 0.5), "transition")
+    exc = PeriodicSegment(excitation, settings.excitation_periods * excitation.period)
+    tl.blend_to(exc.start_state, blend_limits)
+    tl.append(exc, "excitation")
+    if settings.cycloid:
+        forward, backward = additional_segments(limits, settings.cycloid_fraction)
+        tl.blend_to(forward.start_state, blend_limits)
+        tl.append(forward, "additional")
+        tl.append(backward, "additional")
+    stroke_limits = limits.scaled(settings.stroke_fraction)
+    alignment, speeds = [], []
+    for j in range(robot.n):
+        pose, cos = vertical_axis_pose(robot, j, home, stroke_limits.q_min, stroke_limits.q_max, seed=settings.seed)
+        alignment.append(cos)
+        low = stroke_limits.q_min[j]
+        stroke_max = stroke_limits.q_max[j] - low
+        levels = [friction_level(j, pose, share * limits.dq_max[j], settings.level_duration, stroke_max,
+                                 settings.acceleration_fraction * limits.ddq_max[j], low)
+                  for share in settings.friction_levels]
+        speeds.append([float(level.speed[j] / limits.dq_max[j]) for level in levels])
+        tl.blend_to(levels[0].start_state, blend_limits)
+        for level in levels:
+            tl.append(level, "friction")
+    warming = warming_segment(limits, settings)
+    tl.blend_to(warming.start_state, blend_limits)
+    tl.append(warming, "warming")
+    tl.blend_to(_rest(home), blend_limits)
+    tl.append(Hold(home, 0.5), "transition")
+    durations: dict[str, float] = {}
+    for seg, stage in zip(tl.segments, tl.stages):
+        durations[stage] = durations.get(stage, 0.0) + seg.duration
+    summary = {"cycle_duration": tl.duration, "stage_durations": durations,
+               "vertical_axis_cos": alignment, "friction_speed_shares": speeds, "excitation_ratio_bounds": worst}
+    return tl, summary
+
+
+def sample_protocol(robot, excitation, cycles: int, rate: float,
+                    settings: ProtocolSettings = ProtocolSettings()):
+    """Samples of ``cycles`` repetitions at ``rate`` Hz.
+
+    Returns dict with t (M,), q, dq, ddq (M, n), cycle (M,) 1-based, stage (M,) labels, and
+    the summary of ``test_cycle``. Raises if any sample exceeds a limit (it never should).
+    """
+    if cycles < 1 or not rate > 0:
+        raise DataError("need at least one cycle and a positive rate")
+    tl, summary = test_cycle(robot, excitation, settings)
+    per_cycle = int(np.floor(tl.duration * rate + 1e-9))  # samples [0, duration) of each cycle
+    local = np.arange(per_cycle) / rate
+    q, dq, ddq, stage = tl.evaluate(local)
+    t = (np.arange(cycles)[:, None] * tl.duration + local[None, :]).ravel()
+    out = {"t": t, "q": np.tile(q, (cycles, 1)), "dq": np.tile(dq, (cycles, 1)),
+           "ddq": np.tile(ddq, (cycles, 1)), "cycle": np.repeat(np.arange(1, cycles + 1), per_cycle),
+           "stage": np.tile(stage, cycles), "summary": summary}
+    ratios = sample_ratios(q, dq, ddq, KinematicLimits.of(robot))
+    if any(np.any(r > 1.0 + 1e-9) for r in ratios.values()):
+        raise DataError("internal error: protocol samples exceed the limits "
+                        f"{ {k: float(v.max()) for k, v in ratios.items()} }")
+    summary["max_ratio"] = {k: float(v.max()) for k, v in ratios.items()}
+    return out
