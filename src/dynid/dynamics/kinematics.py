@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dynid.dynamics.arrays import joint_arrays
-from dynid.dynamics.spatial import rotate, rotate_t
+from dynid.dynamics.spatial import cross, rotate, rotate_t
 from dynid.robot.transforms import axis_angle
 
 
@@ -38,8 +38,9 @@ def forward_kinematics(robot, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """World poses of all link frames.
 
     q: (N, n). Returns rotation (N, n, 3, 3) (link axes in world coordinates) and origin
-    (N, n, 3) [m] in the world (base) frame.
+    (N, n, 3) [m] in the world (base) frame; a single sample (n,) gives (n, 3, 3), (n, 3).
     """
+    (q,), single = joint_arrays(robot, q=q)
     rel_r, rel_t = joint_transforms(robot, q)
     rotation = np.empty_like(rel_r)
     origin = np.empty_like(rel_t)
@@ -49,7 +50,7 @@ def forward_kinematics(robot, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         else:
             rotation[:, i] = rotation[:, p] @ rel_r[:, i]
             origin[:, i] = origin[:, p] + rotate(rotation[:, p], rel_t[:, i])
-    return rotation, origin
+    return (rotation[0], origin[0]) if single else (rotation, origin)
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,7 @@ class LinkMotion:
     @property
     def classical_acceleration(self) -> np.ndarray:
         """Linear acceleration of each link origin (gravity included as base motion)."""
-        return self.dv + np.cross(self.w, self.v)
+        return self.dv + cross(self.w, self.v)
 
 
 def link_motion(robot, q, dq, ddq, gravity=None) -> LinkMotion:
@@ -97,14 +98,14 @@ def link_motion(robot, q, dq, ddq, gravity=None) -> LinkMotion:
         else:
             wp, vp, dwp, dvp = w[:, p], v[:, p], dw[:, p], dv[:, p]
         wi = rotate_t(r, wp) + s_w * dq[:, i, None]
-        vi = rotate_t(r, vp - np.cross(t, wp)) + s_v * dq[:, i, None]
+        vi = rotate_t(r, vp - cross(t, wp)) + s_v * dq[:, i, None]
         sw_dq, sv_dq = s_w * dq[:, i, None], s_v * dq[:, i, None]
-        dw[:, i] = rotate_t(r, dwp) + s_w * ddq[:, i, None] + np.cross(wi, sw_dq)
+        dw[:, i] = rotate_t(r, dwp) + s_w * ddq[:, i, None] + cross(wi, sw_dq)
         dv[:, i] = (
-            rotate_t(r, dvp - np.cross(t, dwp))
+            rotate_t(r, dvp - cross(t, dwp))
             + s_v * ddq[:, i, None]
-            + np.cross(wi, sv_dq)
-            + np.cross(vi, sw_dq)
+            + cross(wi, sv_dq)
+            + cross(vi, sw_dq)
         )
         w[:, i], v[:, i] = wi, vi
     return LinkMotion(w, v, dw, dv, rel_r, rel_t)

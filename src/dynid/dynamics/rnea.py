@@ -6,7 +6,7 @@ import numpy as np
 
 from dynid.dynamics.arrays import joint_arrays
 from dynid.dynamics.kinematics import LinkMotion, link_motion
-from dynid.dynamics.spatial import inertia_times_motion, rotate
+from dynid.dynamics.spatial import cross, inertia_times_motion, rotate
 
 
 def link_wrenches(robot, motion: LinkMotion) -> tuple[np.ndarray, np.ndarray]:
@@ -22,14 +22,14 @@ def link_wrenches(robot, motion: LinkMotion) -> tuple[np.ndarray, np.ndarray]:
         n_a, f_a = inertia_times_motion(th, motion.dw[:, i], motion.dv[:, i])
         n_v, f_v = inertia_times_motion(th, motion.w[:, i], motion.v[:, i])
         w, v = motion.w[:, i], motion.v[:, i]
-        moment[:, i] = n_a + np.cross(w, n_v) + np.cross(v, f_v)
-        force[:, i] = f_a + np.cross(w, f_v)
+        moment[:, i] = n_a + cross(w, n_v) + cross(v, f_v)
+        force[:, i] = f_a + cross(w, f_v)
     for i in range(robot.n - 1, -1, -1):
         p = robot.parents[i]
         if p >= 0:
             r, t = motion.rotation[:, i], motion.translation[:, i]
             f_parent = rotate(r, force[:, i])
-            moment[:, p] += rotate(r, moment[:, i]) + np.cross(t, f_parent)
+            moment[:, p] += rotate(r, moment[:, i]) + cross(t, f_parent)
             force[:, p] += f_parent
     return moment, force
 
