@@ -14,7 +14,7 @@ from rich.table import Table
 from dynid.cli.common import console, friendly_errors
 from dynid.errors import DataError
 from dynid.multibody.bodies import body_model
-from dynid.multibody.bodydata import read_body_data
+from dynid.multibody.bodydata import _umask, read_body_data
 from dynid.multibody.coordinates import angular_form
 from dynid.multibody.graph import describe, graph
 from dynid.multibody.identification import identify, true_values
@@ -81,6 +81,7 @@ def _write_json(path: Path, payload: dict) -> None:
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent or ".")
     with os.fdopen(fd, "w") as fh:
         json.dump(payload, fh, indent=2)
+    os.chmod(tmp, 0o666 & ~_umask())
     os.replace(tmp, path)
 
 

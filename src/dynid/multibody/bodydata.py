@@ -65,6 +65,12 @@ def body_data_from_states(t, states, force, moment) -> BodyData:
                     states.a, states.w, states.dw, states.joint_point, force, moment)
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def write_body_data(path, data: BodyData, significant_digits: int | None = None) -> Path:
     """Write atomically (temporary file in the same folder, then os.replace).
 
@@ -79,6 +85,7 @@ def write_body_data(path, data: BodyData, significant_digits: int | None = None)
         with os.fdopen(fd, "w", newline="") as fh:
             fh.write(",".join(columns(data.n)) + "\n")
             np.savetxt(fh, table, fmt=fmt, delimiter=",")
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp creates 0600; give the usual file mode
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
