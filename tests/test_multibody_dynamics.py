@@ -75,10 +75,11 @@ def test_constraints_hold_and_jacobian_is_the_derivative(name, form_name):
     fd = (plus - minus) / (2 * h)
     assert np.max(np.abs(fd - np.einsum("nmc,nc->nm", phi_q, qdb.reshape(N, -1)))) < 1e-6
     # zeta = -(Phi_q qd)_q qd (eq. 109): derivative of Phi_q qd along qd
-    vel_p = np.einsum("nmc,nc->nm", constraint_terms(model, form, qb + h * qdb, qdb).phi_q.reshape(N, -1, phi_q.shape[2]),
-                      qdb.reshape(N, -1))
-    vel_m = np.einsum("nmc,nc->nm", constraint_terms(model, form, qb - h * qdb, qdb).phi_q.reshape(N, -1, phi_q.shape[2]),
-                      qdb.reshape(N, -1))
+    def phi_q_times_qd(shift):
+        shifted = constraint_terms(model, form, qb + shift * qdb, qdb).phi_q.reshape(phi_q.shape)
+        return np.einsum("nmc,nc->nm", shifted, qdb.reshape(N, -1))
+
+    vel_p, vel_m = phi_q_times_qd(h), phi_q_times_qd(-h)
     assert np.max(np.abs(-(vel_p - vel_m) / (2 * h) - terms.zeta)) < 1e-5 * np.max(np.abs(terms.zeta))
 
 

@@ -31,7 +31,8 @@ def seed_trajectory(robot) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
     """
     revolute = [k for k, j in enumerate(robot.joints) if j.type == "revolute"]
     if len(revolute) < 2:
-        raise DataError(f"experiment seed-kr500 needs a robot with two revolute joints; '{robot.name}' has {len(revolute)}")
+        raise DataError(f"experiment seed-kr500 needs a robot with two revolute joints; "
+                        f"'{robot.name}' has {len(revolute)}")
     accel = np.zeros(robot.n)
     accel[revolute[:2]] = JOINT_ACCELERATION
     for k, joint in enumerate(robot.joints[:revolute[0]]):
