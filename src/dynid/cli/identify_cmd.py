@@ -65,7 +65,7 @@ def identify(robot: str = robot_option(),
         est = make().fit(y, tau, mask)
         ne = NormalEquations(r.n, base.rank)
         ne.add(y, tau, mask)
-        samples, notes = tau.shape[0], ready.notes
+        samples, notes = int(mask[:, 0].sum()) if mask is not None else tau.shape[0], ready.notes
         if by:
             stats = per_cycle(r, joint_data, options, base, make, by, prep)
             extra["per_" + by] = {"labels": stats["labels"], "failed": stats["failed"],
@@ -143,7 +143,8 @@ def validate(robot: str = robot_option(),
         pred = predict_file(r, result, path, mapping)
         if pred["tau"] is None:
             raise DataError(f"{path}: no torques (tau1..taun) or currents to validate against")
-        report = validation_report(pred["tau"], pred["tau_hat"], pred["dq"], min_velocity)
+        k = pred["interior"]  # filter edge samples are left out, as in training
+        report = validation_report(pred["tau"][k], pred["tau_hat"][k], pred["dq"][k], min_velocity)
         report["kind"] = "self" if Path(path).resolve() == Path(result.get("data", "")).resolve() else "cross"
         reports[str(path)] = report
         table = Table("joint", "RMSD", "relative RMSD", f"RMSD |dq|>={min_velocity:g}", "relative",

@@ -5,9 +5,8 @@ The chain ``prepare`` applies, in order (each step documented below):
 1. resample to a uniform grid when time stamps are irregular (spacing deviating more than
    0.1 % from the median) or a rate is asked for: cubic spline of q (and dq, ddq), linear
    interpolation of tau; cycle/stage take the previous sample's label;
-2. zero-phase Butterworth low-pass (``scipy.signal.sosfiltfilt``, order 4) of q, dq, ddq and
-   tau alike, so that torques and states see the same filter (Gautier's parallel filtering);
-   the default cutoff is min(20 Hz, fs / 10);
+2. zero-phase Butterworth low-pass (``scipy.signal.sosfiltfilt``, order 4) of q, dq, ddq
+   (and tau when ``filter_torque``); the default cutoff is min(20 Hz, fs / 10);
 3. differentiation where dq or ddq are absent: time-aware central differences (second
    order on irregular grids, ``numpy.gradient``) or Savitzky-Golay derivatives.
 
@@ -39,8 +38,10 @@ class Preprocessing:
     resample_hz: resample to this rate (None = only when time stamps are irregular)
     decimate: keep every k-th sample after parallel filtering (1 = off)
     min_velocity: samples of a joint with |dq| below this [rad/s | m/s] are left out of the fit
-    trim: samples dropped at each end (filter and derivative edge effects)
-    filter_torque: low-pass tau too (training); validation compares with the unfiltered torque
+    trim: samples left out of fits and scores at each end of a log (filter and derivative
+      edge effects); None = 3 fs / cutoff when filtering, else 2 (``edge_samples``)
+    filter_torque: low-pass tau with the same filter (off by default: torque noise then stays
+      white, which the Khalil-Gautier standard deviations assume; decimation filters both)
     """
 
     lowpass_hz: float | None = None
@@ -51,8 +52,8 @@ class Preprocessing:
     resample_hz: float | None = None
     decimate: int = 1
     min_velocity: float = 0.0
-    trim: int = 0
-    filter_torque: bool = True
+    trim: int | None = None
+    filter_torque: bool = False
 
     def __post_init__(self):
         if self.derivative not in ("central", "savgol"):
@@ -131,7 +132,9 @@ def savgol_derivative(x: np.ndarray, dt: float, window: int = 11, order: int = 3
 
 
 def prepare(data: JointData, prep: Preprocessing = Preprocessing(), grid_t0: float | None = None) -> JointData:
-    """Resample, filter and differentiate (module docstring); returns q, dq, ddq all filled."""
+    """Resample, filter and differentiate (module docstring); returns q, dq, ddq all filled.
+
+    All samples are kept; ``edge_samples`` says how many at each end fits should skip."""
     if len(data) < 3:
         raise DataError(f"{data.source}: {len(data)} samples; at least 3 are needed")
     if prep.resample_hz or is_irregular(data.t):
@@ -154,10 +157,25 @@ def prepare(data: JointData, prep: Preprocessing = Preprocessing(), grid_t0: flo
         dq = derive(q)
     if ddq is None:
         ddq = derive(dq)
-    out = JointData(data.t, q, dq, ddq, tau, data.cycle, data.stage, data.source, list(data.notes))
-    if prep.trim > 0:
-        out = out.select(slice(prep.trim, len(out) - prep.trim))
-    return out
+    return JointData(data.t, q, dq, ddq, tau, data.cycle, data.stage, data.source, list(data.notes))
+
+
+def edge_samples(prep: Preprocessing, fs: float) -> int:
+    """Samples at each end of a log whose filtered derivatives suffer from edge effects."""
+    if prep.trim is not None:
+        return int(prep.trim)
+    fc = prep.cutoff(fs)
+    return int(np.ceil(3.0 * fs / fc)) if fc > 0 else 2
+
+
+def edge_mask(count: int, trim: int, head: bool = True, tail: bool = True) -> np.ndarray:
+    """(count,) True away from the trimmed ends (``head``/``tail``: whether this block has them)."""
+    keep = np.ones(count, dtype=bool)
+    if head:
+        keep[:trim] = False
+    if tail and trim > 0:
+        keep[max(count - trim, 0):] = False
+    return keep
 
 
 def parallel_decimate(y: np.ndarray, tau: np.ndarray, fs: float, factor: int,

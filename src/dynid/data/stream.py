@@ -107,7 +107,7 @@ def prepared_chunks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapp
         window = raw if window is None else _concat(window, raw)
         if len(window) < 3 * margin:
             continue
-        done = prepare(window, replace(prep, trim=0), grid_t0=t0)
+        done = prepare(window, prep, grid_t0=t0)
         edge = float(window.t[len(window) - margin])
         pick = (done.t > emitted_to) & (done.t < edge)
         if np.any(pick):
@@ -116,7 +116,7 @@ def prepared_chunks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapp
         window = window.select(slice(len(window) - 2 * margin, None))
         window.notes = []
     if window is not None:
-        done = prepare(window, replace(prep, trim=0), grid_t0=t0)
+        done = prepare(window, prep, grid_t0=t0)
         pick = done.t > emitted_to
         last = done.select(pick)
         last.notes.extend(notes)

@@ -7,19 +7,22 @@ non-negative mass distribution exactly when its pseudo-inertia
 
 is positive semidefinite. The estimator solves
 
-    min_theta  ||W (K theta) - tau||^2_S / ||tau||^2_S + lambda ||D (theta - theta_prior)||^2
+    min_theta  ||W (K theta) - tau||^2_S / RSS_ls + lambda ||D (theta - theta_prior)||^2
     s.t.       J(theta_i) >= 0 for every link i          (one LMI per link)
                I_a >= 0, Coulomb and viscous coefficients >= 0
                |theta_k - prior_k| <= bound |prior_k|     (optional, rigid-body parameters)
 
 with S the per-joint weights (1 / sigma_j^2 from an OLS pass, as in WLS, when ``weighted``),
 written through the normal equations: ||W beta - tau||^2 = (beta - beta_ls)^T A (beta - beta_ls)
-+ const. The small regularization (lambda = 1e-6 by default, D = 1 / max(|prior|, scale of
-the group)) only picks the non-identifiable directions of theta (those K maps to zero); it
-is negligible for the identifiable ones. Solved with cvxpy and Clarabel (SCS as fallback).
++ const, and RSS_ls the residual of unconstrained least squares (so the data term is ~1 at
+the noise level). The small regularization (lambda = 1e-6 by default, D = 1 / max(|prior|,
+scale of the group)) only picks the non-identifiable directions of theta (those K maps to
+zero); it is negligible for the identifiable ones. Solved with cvxpy and Clarabel (SCS as fallback).
 """
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
@@ -50,8 +53,9 @@ def least_squares_form(a: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray, np.n
     lam, vec = np.linalg.eigh(a * d[:, None] * d[None, :])
     keep = lam > 1e-14 * lam[-1]
     root = np.sqrt(lam[keep])
-    g = (root[:, None] * vec[:, keep].T) * d[None, :]
-    c = (vec[:, keep].T @ (rhs / np.where(d > 0, d, 1.0))) / root
+    inv_d = np.where(d > 0, 1.0 / np.where(d > 0, d, 1.0), 0.0)
+    g = (root[:, None] * vec[:, keep].T) * inv_d[None, :]  # G = Lambda^1/2 V^T D^-1, G^T G = A
+    c = (vec[:, keep].T @ (d * rhs)) / root  # G^T c = rhs
     return g, c
 
 
@@ -84,12 +88,16 @@ class PhysicallyConsistent(Estimator):
         import cvxpy as cp
 
         var = np.ones(ne.n)
+        beta_ls = pseudo_solve(*ne.totals())
         if self.weighted:
-            var = joint_noise_variances(ne, pseudo_solve(*ne.totals()))
+            var = joint_noise_variances(ne, beta_ls)
         a, rhs = ne.totals(1.0 / var)
         g_beta, c = least_squares_form(a, rhs)
         g = g_beta @ self.base.K  # acts on theta
-        norm = max(float(c @ c), 1e-300)
+        # the data term is measured in units of the least-squares residual (about r - b when
+        # weighted), so the regularization stays far below the noise level of the fit
+        rss_ls = float(np.sum(ne.residual_ss(pseudo_solve(a, rhs)) / var))
+        norm = max(rss_ls, 1e-12 * float(np.sum(ne.C / var)), 1e-300)
         theta = cp.Variable(self.base.K.shape[1])
         scale = self._parameter_scale()
         objective = cp.sum_squares(g @ theta - c) / norm
@@ -120,17 +128,20 @@ class PhysicallyConsistent(Estimator):
         self.sigma2_ = var
         try:
             _, inv, cond = self._solve(a, rhs)
-            warnings = list(self.warnings_)
+            notes = list(self.warnings_)
         except IllConditionedError as exc:  # the constraints still give an estimate
             inv, cond = np.full((ne.b, ne.b), np.nan), float("inf")
-            warnings = [f"unconstrained problem ill-conditioned, no standard deviations: {exc}"]
-        self.warnings_ = warnings + ([f"solver status {status}"] if status != "optimal" else [])
+            notes = [f"unconstrained problem ill-conditioned, no standard deviations: {exc}"]
+        self.warnings_ = notes + ([f"solver status {status}"] if status != "optimal" else [])
         return self._finish(ne, beta, s2 * inv, cond)
 
     def _solve_problem(self, problem, cp) -> str:
         for solver in (self.solver, "SCS"):
             try:
-                problem.solve(solver=solver)
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    problem.solve(solver=solver)
+                self._solver_messages = [str(w.message) for w in caught]
                 return problem.status
             except (cp.error.SolverError, ValueError):
                 continue
@@ -161,3 +172,21 @@ class PhysicallyConsistent(Estimator):
         if self.options.rotor_inertia:
             out.append(theta[sl["rotor_inertia"]] >= 0)
         return out
+
+
+def consistency_gap(robot, options: ModelOptions, base, beta: np.ndarray, solver: str = "CLARABEL") -> float:
+    """How far base parameters beta are from any physical model: min ||D (K theta - beta)|| / ||D beta||
+    over theta with every pseudo-inertia J(theta_i) >= 0 and I_a, Coulomb, viscous >= 0
+    (D = 1 / max(|beta|, 1e-6 max|beta|)). Zero (to solver accuracy) when beta is physical."""
+    import cvxpy as cp
+
+    beta = np.asarray(beta, dtype=float)
+    d = 1.0 / np.maximum(np.abs(beta), 1e-6 * np.abs(beta).max())
+    helper = PhysicallyConsistent(robot, options, base)
+    theta = cp.Variable(base.K.shape[1])
+    basis = pseudo_inertia_basis()
+    constraints = [sum(theta[10 * i + k] * basis[k] for k in range(10)) >> 0 for i in range(robot.n)]
+    constraints += helper._sign_constraints(theta)
+    problem = cp.Problem(cp.Minimize(cp.norm(cp.multiply(d, base.K @ theta - beta))), constraints)
+    helper._solve_problem(problem, cp)
+    return float(problem.value) / float(np.linalg.norm(d * beta))

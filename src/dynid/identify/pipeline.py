@@ -9,7 +9,8 @@ Two paths give the same numbers:
   per-cycle identification need the samples).
 
 Samples of a joint moving slower than ``Preprocessing.min_velocity`` are left out of the fit
-(thesis 5.1.3: friction is least accurate at low velocity).
+(thesis 5.1.3: friction is least accurate at low velocity), and so are ``edge_samples`` at
+both ends of a log, where filtered derivatives are distorted.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from dynid.data.columns import ColumnMapping, JointData
-from dynid.data.preprocess import Preprocessing, parallel_decimate, prepare, sample_rate, segments, velocity_mask
+from dynid.data.preprocess import (
+    Preprocessing, edge_mask, edge_samples, parallel_decimate, prepare, sample_rate, segments, velocity_mask,
+)
 from dynid.data.stream import prepared_chunks
 from dynid.errors import DataError
 from dynid.identify.base import BaseParameters, identifiability_table
@@ -57,9 +60,19 @@ class Accumulated:
     notes: list[str]
 
 
+def row_mask(dq: np.ndarray, keep: np.ndarray | None, prep: Preprocessing) -> np.ndarray | None:
+    """(N, n) rows used in a fit: away from the log's ends and not slower than min_velocity."""
+    mask = None if keep is None else np.repeat(keep[:, None], dq.shape[1], axis=1)
+    if prep.min_velocity > 0:
+        moving = velocity_mask(dq, prep.min_velocity)
+        mask = moving if mask is None else mask & moving
+    return mask
+
+
 def add_samples(robot, data: JointData, options: ModelOptions, prep: Preprocessing,
-                ne: NormalEquations, scratch: dict) -> int:
-    """Add prepared samples to ``ne`` block by block; returns the number of samples used."""
+                ne: NormalEquations, scratch: dict, keep: np.ndarray | None = None) -> int:
+    """Add prepared samples (those with ``keep``, (N,), when given) to ``ne`` block by block;
+    returns the number of samples added."""
     if data.tau is None:
         raise DataError(f"{data.source}: no torques (tau1..taun) or currents (i1..in) to identify from")
     p = parameter_count(robot, options)
@@ -72,13 +85,13 @@ def add_samples(robot, data: JointData, options: ModelOptions, prep: Preprocessi
         if y is None:
             y = scratch[m] = np.zeros((m, robot.n, p))
         identification_regressor(robot, data.q[sl], data.dq[sl], data.ddq[sl], options, out=y)
-        tau, dq = data.tau[sl], data.dq[sl]
+        tau, dq, kb = data.tau[sl], data.dq[sl], None if keep is None else keep[sl]
         if prep.decimate > 1:
             y, tau = parallel_decimate(y, tau, fs, prep.decimate)
-            dq = dq[::prep.decimate]
-        mask = velocity_mask(dq, prep.min_velocity) if prep.min_velocity > 0 else None
+            dq, kb = dq[::prep.decimate], None if kb is None else kb[::prep.decimate]
+        mask = row_mask(dq, kb, prep)
         ne.add(y, tau, mask)
-        count += tau.shape[0]
+        count += tau.shape[0] if kb is None else int(kb.sum())
     return count
 
 
@@ -88,14 +101,26 @@ def accumulate_file(robot, path, options: ModelOptions, base: BaseParameters,
     """Stream ``path`` through preprocessing into per-joint normal equations."""
     ne = normal_equations(robot, options, base)
     scratch: dict = {}
-    samples, notes, fs = 0, [], float("nan")
+    samples, notes, fs, trim, first = 0, [], float("nan"), 0, True
+    pending = None  # one chunk of look-ahead, to know which chunk is the last
+
+    def flush(chunk, last):
+        keep = edge_mask(len(chunk), trim, head=first, tail=last)
+        return add_samples(robot, chunk, options, prep, ne, scratch, keep)
+
     for chunk in prepared_chunks(path, robot, mapping, prep, chunk_rows, nan=nan):
         notes.extend(chunk.notes)
         if len(chunk) == 0:
             continue
         if not np.isfinite(fs) and len(chunk) > 2:
             fs = sample_rate(chunk.t)
-        samples += add_samples(robot, chunk, options, prep, ne, scratch)
+            trim = edge_samples(prep, fs)
+        if pending is not None:
+            samples += flush(pending, last=False)
+            first = False
+        pending = chunk
+    if pending is not None:
+        samples += flush(pending, last=True)
     if samples == 0:
         raise DataError(f"{path}: no samples left after preprocessing")
     return Accumulated(ne, samples, fs, notes)
@@ -103,16 +128,17 @@ def accumulate_file(robot, path, options: ModelOptions, base: BaseParameters,
 
 def regressor_arrays(robot, data: JointData, options: ModelOptions, base: BaseParameters,
                      prep: Preprocessing) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """(Y_b (N, n, b), tau (N, n), mask (N, n) or None) of prepared in-memory data."""
+    """(Y_b (N, n, b), tau (N, n), mask (N, n)) of prepared in-memory data (mask: rows to fit)."""
     if data.tau is None:
         raise DataError(f"{data.source}: no torques (tau1..taun) or currents (i1..in) to identify from")
     y = identification_regressor(robot, data.q, data.dq, data.ddq, options)
     tau, dq = data.tau, data.dq
+    fs = sample_rate(data.t)
+    keep = edge_mask(len(data), edge_samples(prep, fs))
     if prep.decimate > 1:
-        y, tau = parallel_decimate(y, tau, sample_rate(data.t), prep.decimate)
-        dq = dq[::prep.decimate]
-    mask = velocity_mask(dq, prep.min_velocity) if prep.min_velocity > 0 else None
-    return np.ascontiguousarray(y[..., base.independent]), tau, mask
+        y, tau = parallel_decimate(y, tau, fs, prep.decimate)
+        dq, keep = dq[::prep.decimate], keep[::prep.decimate]
+    return np.ascontiguousarray(y[..., base.independent]), tau, row_mask(dq, keep, prep)
 
 
 def fit_data(robot, data: JointData, options: ModelOptions, base: BaseParameters,

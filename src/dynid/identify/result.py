@@ -18,7 +18,7 @@ import numpy as np
 from dynid import __version__
 from dynid.data.columns import ColumnMapping
 from dynid.data.io import atomic_write_text
-from dynid.data.preprocess import Preprocessing
+from dynid.data.preprocess import Preprocessing, edge_mask, edge_samples, sample_rate
 from dynid.data.stream import prepared_chunks
 from dynid.errors import DataError
 from dynid.identify.base import BaseParameters
@@ -101,7 +101,8 @@ def predict_file(robot, result: dict, path, mapping: ColumnMapping | None = None
     """Model torques on a data file, preprocessed as in training (without decimation).
 
     Returns {"t" (N,), "tau_hat" (N, n), "tau" (N, n) or None (measured, unfiltered unless
-    ``filter_torque``), "dq" (N, n), "notes"}.
+    ``filter_torque``), "dq" (N, n), "interior" (N,) False for the ``edge_samples`` at both ends,
+    "notes"}.
     """
     if result["n"] != robot.n:
         raise DataError(f"result has n = {result['n']} joints but robot '{robot.name}' has {robot.n}")
@@ -121,6 +122,8 @@ def predict_file(robot, result: dict, path, mapping: ColumnMapping | None = None
         dqs.append(chunk.dq)
         if chunk.tau is not None:
             taus.append(chunk.tau)
-    return {"t": np.concatenate(ts), "tau_hat": np.concatenate(preds),
+    t = np.concatenate(ts)
+    interior = edge_mask(t.size, edge_samples(prep, sample_rate(t)) if t.size > 2 else 0)
+    return {"t": t, "tau_hat": np.concatenate(preds), "interior": interior,
             "tau": np.concatenate(taus) if taus else None, "dq": np.concatenate(dqs),
             "notes": list(dict.fromkeys(notes))}

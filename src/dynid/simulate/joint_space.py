@@ -30,16 +30,21 @@ class Measurement:
     write_derivatives: bool = True
 
 
-def default_friction(robot, rigid_tau: np.ndarray, dq: np.ndarray, options: ModelOptions) -> np.ndarray:
-    """Plausible friction (n, k): Coulomb 5 % and viscous 5 % of each joint's RMS rigid torque
-    (the viscous one at its RMS velocity); polynomial and asymmetric terms likewise."""
-    rms_tau = np.sqrt(np.mean(rigid_tau**2, axis=0)) + 1e-3
-    rms_dq = np.sqrt(np.mean(dq**2, axis=0)) + 1e-3
-    fc, fv = 0.05 * rms_tau, 0.05 * rms_tau / rms_dq
+def default_friction(robot, options: ModelOptions) -> np.ndarray:
+    """Plausible friction (n, k) that depends on the robot only (so that two simulated logs of
+    one robot share it): Coulomb 5 % of each joint's RMS rigid-body torque over 200 random
+    states (seed 0, dq and ddq ~ N(0, 1)) and viscous 5 % of it per rad/s; polynomial and
+    asymmetric terms likewise."""
+    from dynid.identify.base import random_states
+
+    q, dq, ddq = random_states(robot, 200, seed=0)
+    rigid = model_torques(robot, q, dq, ddq, robot.parameters(), ModelOptions("none", False, False))
+    rms_tau = np.sqrt(np.mean(rigid**2, axis=0)) + 1e-3
+    fc, fv = 0.05 * rms_tau, 0.05 * rms_tau
     if options.friction == "coulomb-viscous":
         return np.column_stack([fc, fv])
     if options.friction == "polynomial":
-        return np.column_stack([fc, fv, 0.01 * rms_tau / rms_dq**2, 0.005 * rms_tau / rms_dq**3])
+        return np.column_stack([fc, fv, 0.01 * rms_tau, 0.005 * rms_tau])
     if options.friction == "asymmetric":
         return np.column_stack([fc, 0.8 * fc, fv, 1.2 * fv])
     return np.zeros((robot.n, 0))
@@ -58,8 +63,7 @@ def simulate_joint_data(robot, t: np.ndarray, q: np.ndarray, dq: np.ndarray, ddq
     rng = np.random.default_rng(seed)
     if theta is None:
         if friction is None and FRICTION_MODELS[options.friction]:
-            rigid = model_torques(robot, q, dq, ddq, robot.parameters(), ModelOptions("none", False, False))
-            friction = default_friction(robot, rigid, dq, options)
+            friction = default_friction(robot, options)
         theta = full_parameters(robot, options, friction, offsets)
     tau_true = model_torques(robot, q, dq, ddq, theta, options)
     sigma = np.broadcast_to(np.asarray(measurement.tau_noise, dtype=float), (robot.n,))
