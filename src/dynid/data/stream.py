@@ -27,21 +27,24 @@ from dynid.errors import DataError
 
 
 def _batches(path: Path, mapping: ColumnMapping, chunk_rows: int, bad: BadRows) -> Iterator[pa.Table]:
+    """Tables of exactly ``chunk_rows`` rows (the last one shorter)."""
     if is_parquet(path):
-        for batch in pq.ParquetFile(path).iter_batches(batch_size=chunk_rows):
-            yield pa.Table.from_batches([batch])
-        return
-    reader = pacsv.open_csv(path, read_options=csv_read_options(mapping, block_size=1 << 22),
-                            parse_options=pacsv.ParseOptions(invalid_row_handler=bad),
-                            convert_options=pacsv.ConvertOptions(strings_can_be_null=True))
+        source = pq.ParquetFile(path).iter_batches(batch_size=chunk_rows)
+    else:
+        block = int(min(max(chunk_rows * 64, 1 << 16), 1 << 24))  # bytes per parsed block
+        source = pacsv.open_csv(path, read_options=csv_read_options(mapping, block_size=block),
+                                parse_options=pacsv.ParseOptions(invalid_row_handler=bad),
+                                convert_options=pacsv.ConvertOptions(strings_can_be_null=True))
     pending, rows = [], 0
-    for batch in reader:
+    for batch in source:
         pending.append(batch)
         rows += batch.num_rows
-        if rows >= chunk_rows:
-            yield pa.Table.from_batches(pending)
-            pending, rows = [], 0
-    if pending:
+        while rows >= chunk_rows:
+            table = pa.Table.from_batches(pending)
+            yield table.slice(0, chunk_rows)
+            rest = table.slice(chunk_rows)
+            pending, rows = rest.to_batches(), rest.num_rows
+    if rows:
         yield pa.Table.from_batches(pending)
 
 
