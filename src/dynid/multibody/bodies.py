@@ -68,6 +68,19 @@ class BodyModel:
         u1, u2 = perpendicular_pair(self.axis_in)
         return np.stack([u1, u2], 1)
 
+    @cached_property
+    def slide_image(self) -> np.ndarray:
+        """(n, 3): u1 of perpendicular_in expressed in e^(k) of the outside body at q_k = 0
+        (used by the no-rotation constraint of prismatic joints; zero for revolute joints)."""
+        out = np.zeros((self.n, 3))
+        for k in np.flatnonzero(self.prismatic):
+            joint = self.robot.joints[k]
+            i = int(self.inside[k])
+            rel = joint.placement_rotation @ joint.offset_rotation  # link-k axes in inside-link axes
+            inside_principal = self.principal[i] if i >= 0 else np.eye(3)
+            out[k] = self.principal[k].T @ rel.T @ inside_principal @ self.perpendicular_in[k, 0]
+        return out
+
     @property
     def names(self) -> list[str]:
         return [link.name for link in self.robot.links]

@@ -80,61 +80,75 @@ def _dot_rows(a, b, wi, wj):
     return np.sum(a * b, -1), axb, -axb, gamma
 
 
+def _with_ground(x: np.ndarray, ground) -> np.ndarray:
+    """Append the ground B_0 as body index n: (N, n, ...) -> (N, n + 1, ...)."""
+    g = np.broadcast_to(ground, x.shape[:1] + (1,) + x.shape[2:])
+    return np.concatenate([x, g], 1)
+
+
+def _apply(A: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    """A (N, K, 3, 3) times constant vectors (K, 3) -> (N, K, 3)."""
+    return np.einsum("nkab,kb->nka", A, vectors)
+
+
 def constraint_terms(model: BodyModel, form, q: np.ndarray, qd: np.ndarray) -> ConstraintTerms:
-    """All constraint rows and their analytic derivatives; q, qd: (N, n, 3 + form.size)."""
+    """All constraint rows and their analytic derivatives; q, qd: (N, n, 3 + form.size).
+
+    Vectorized over samples and joints: the ground is appended as body n (r = 0, A = E)."""
     kin = kinematics(form, q, qd)
     N, n = q.shape[0], model.n
     d = 3 + form.size
     m_joint = ROWS_PER_JOINT * n
     m = m_joint + (n if form.size == 4 else 0)
+    inside = np.where(model.inside < 0, n, model.inside)  # inside body index, ground = n
+    r, v, w = (_with_ground(x, np.zeros(3)) for x in (kin.r, kin.v, kin.w))
+    A = _with_ground(kin.A, np.eye(3))
+    r_i, v_i, w_i, A_i = r[:, inside], v[:, inside], w[:, inside], A[:, inside]  # (N, n, ...)
+    r_j, v_j, w_j, A_j = kin.r, kin.v, kin.w, kin.A
+    a_i, a_j = _apply(A_i, model.s_in), _apply(A_j, model.s_out)
+    u1, u2 = _apply(A_i, model.perpendicular_in[:, 0]), _apply(A_i, model.perpendicular_in[:, 1])
+    p_j = _apply(A_j, model.axis_out)
+    eye = np.broadcast_to(np.eye(3), (N, n, 3, 3))
+    val, gam = np.zeros((N, n, 5)), np.zeros((N, n, 5))
+    g_ri, g_wi, g_rj, g_wj = (np.zeros((N, n, 5, 3)) for _ in range(4))
+    # revolute, seed 000 eq. 66: r_i + A_i c_ik - r_j - A_j c_jk = 0 (rows 0-2)
+    val[..., :3] = r_i + a_i - r_j - a_j
+    g_ri[..., :3, :], g_wi[..., :3, :] = eye, -skew(a_i)
+    g_rj[..., :3, :], g_wj[..., :3, :] = -eye, skew(a_j)
+    gam[..., :3] = -(cross(w_i, cross(w_i, a_i)) - cross(w_j, cross(w_j, a_j)))
+    # revolute rows 3-4: eq. 70 projected on u_1, u_2; prismatic rows 2-4: no relative rotation
+    rev = ~model.prismatic
+    pri = model.prismatic
+    dot_rev = [(3, u1, p_j), (4, u2, p_j)]
+    for row, a, b in dot_rev:
+        val[:, rev, row], g_wi[:, rev, row], g_wj[:, rev, row], gam[:, rev, row] = \
+            (x[:, rev] for x in _dot_rows(a, b, w_i, w_j))
+    if np.any(pri):
+        for x in (val, gam, g_ri, g_wi, g_rj, g_wj):
+            x[:, pri] = 0.0  # prismatic joints have their own five rows
+        u1_j = _apply(A_j, model.slide_image)
+        for row, a, b in ((2, u1, p_j), (3, u2, p_j), (4, u2, u1_j)):
+            val[:, pri, row], g_wi[:, pri, row], g_wj[:, pri, row], gam[:, pri, row] = \
+                (x[:, pri] for x in _dot_rows(a, b, w_i, w_j))
+        # prismatic rows 0-1: O_k of B_j stays on the axis line of B_i, (A_i u_a) . d = 0
+        dist = (r_j + a_j) - (r_i + a_i)
+        ddist = (v_j + cross(w_j, a_j)) - (v_i + cross(w_i, a_i))
+        centripetal = cross(w_j, cross(w_j, a_j)) - cross(w_i, cross(w_i, a_i))
+        for row, u in enumerate((u1, u2)):
+            g_ri[:, pri, row], g_rj[:, pri, row] = -u[:, pri], u[:, pri]
+            g_wi[:, pri, row] = cross(u, dist + a_i)[:, pri]
+            g_wj[:, pri, row] = cross(a_j, u)[:, pri]
+            val[:, pri, row] = np.sum(u * dist, -1)[:, pri]
+            gam[:, pri, row] = -(np.sum(cross(w_i, cross(w_i, u)) * dist, -1)
+                                 + 2.0 * np.sum(cross(w_i, u) * ddist, -1)
+                                 + np.sum(u * centripetal, -1))[:, pri]
     phi, zeta = np.zeros((N, m)), np.zeros((N, m))
-    G = np.zeros((N, m, n, 6))
-    eye = np.broadcast_to(np.eye(3), (N, 3, 3))
-    zero3 = np.zeros((N, 3))
-    for k in range(n):
-        i, j = int(model.inside[k]), k
-        if i >= 0:
-            r_i, A_i, v_i, w_i = kin.r[:, i], kin.A[:, i], kin.v[:, i], kin.w[:, i]
-        else:
-            r_i, A_i, v_i, w_i = zero3, eye, zero3, zero3
-        r_j, A_j, v_j, w_j = kin.r[:, j], kin.A[:, j], kin.v[:, j], kin.w[:, j]
-        a_i = np.einsum("nab,b->na", A_i, model.s_in[k])
-        a_j = np.einsum("nab,b->na", A_j, model.s_out[k])
-        u1_b, u2_b = model.perpendicular_in[k]
-        u1, u2 = (np.einsum("nab,b->na", A_i, u) for u in (u1_b, u2_b))
-        p_j = np.einsum("nab,b->na", A_j, model.axis_out[k])
-        rows = slice(5 * k, 5 * k + 5)
-        g_ri, g_wi, g_rj, g_wj = (np.zeros((N, 5, 3)) for _ in range(4))
-        val, gam = np.zeros((N, 5)), np.zeros((N, 5))
-        if not model.prismatic[k]:
-            # seed 000, eq. 66: r_i + A_i c_ik - r_j - A_j c_jk = 0
-            val[:, :3] = r_i + a_i - r_j - a_j
-            g_ri[:, :3], g_wi[:, :3] = eye, -skew(a_i)
-            g_rj[:, :3], g_wj[:, :3] = -eye, skew(a_j)
-            gam[:, :3] = -(cross(w_i, cross(w_i, a_i)) - cross(w_j, cross(w_j, a_j)))
-            dots = [(u1, p_j), (u2, p_j)]  # eq. 70 projected on u_1, u_2
-            first = 3
-        else:
-            dist = (r_j + a_j) - (r_i + a_i)
-            ddist = (v_j + cross(w_j, a_j)) - (v_i + cross(w_i, a_i))
-            for row, u in enumerate((u1, u2)):
-                val[:, row] = np.sum(u * dist, -1)
-                g_ri[:, row], g_rj[:, row] = -u, u
-                g_wi[:, row] = cross(u, dist + a_i)
-                g_wj[:, row] = cross(a_j, u)
-                centripetal = cross(w_j, cross(w_j, a_j)) - cross(w_i, cross(w_i, a_i))
-                gam[:, row] = -(np.sum(cross(w_i, cross(w_i, u)) * dist, -1)
-                                + 2.0 * np.sum(cross(w_i, u) * ddist, -1)
-                                + np.sum(u * centripetal, -1))
-            u1_j = np.einsum("nab,b->na", A_j, _image_in_outside(model, k, u1_b))
-            dots = [(u1, p_j), (u2, p_j), (u2, u1_j)]
-            first = 2
-        for row, (a, b) in enumerate(dots, start=first):
-            val[:, row], g_wi[:, row], g_wj[:, row], gam[:, row] = _dot_rows(a, b, w_i, w_j)
-        phi[:, rows], zeta[:, rows] = val, gam
-        if i >= 0:
-            G[:, rows, i, :3], G[:, rows, i, 3:] = g_ri, g_wi
-        G[:, rows, j, :3], G[:, rows, j, 3:] = g_rj, g_wj
+    phi[:, :m_joint], zeta[:, :m_joint] = val.reshape(N, -1), gam.reshape(N, -1)
+    G = np.zeros((N, m, n + 1, 6))
+    rows = np.arange(m_joint).reshape(n, 5)
+    G[:, rows, inside[:, None], :3], G[:, rows, inside[:, None], 3:] = g_ri, g_wi
+    G[:, rows, np.arange(n)[:, None], :3], G[:, rows, np.arange(n)[:, None], 3:] = g_rj, g_wj
+    G = G[:, :, :n]  # the ground has no coordinates
     # Phi_q = G T, T = diag(E, A H) per body (seed 000, eq. 107)
     a_h = kin.A @ kin.H  # (N, n, 3, size)
     phi_q = np.zeros((N, m, n, d))
@@ -145,20 +159,8 @@ def constraint_terms(model: BodyModel, form, q: np.ndarray, qd: np.ndarray) -> C
     zeta[:, :m_joint] -= np.einsum("nmbk,nbk->nm", G[:, :m_joint, :, 3:], h_rate_world)
     if form.size == 4:
         lam, dlam = q[..., 3:], qd[..., 3:]
-        for b in range(n):
-            row = m_joint + b
-            phi[:, row] = np.sum(lam[:, b] ** 2, -1) - 1.0  # seed 001, eq. 10
-            phi_q[:, row, b, 3:] = 2.0 * lam[:, b]
-            zeta[:, row] = -2.0 * np.sum(dlam[:, b] ** 2, -1)  # seed 001, eq. 11
+        bodies = np.arange(n)
+        phi[:, m_joint:] = np.sum(lam ** 2, -1) - 1.0  # seed 001, eq. 10
+        phi_q[:, m_joint + bodies, bodies, 3:] = 2.0 * lam
+        zeta[:, m_joint:] = -2.0 * np.sum(dlam ** 2, -1)  # seed 001, eq. 11
     return ConstraintTerms(phi, G, phi_q, zeta)
-
-
-def _image_in_outside(model: BodyModel, k: int, u_in: np.ndarray) -> np.ndarray:
-    """Vector u given in e^(i) of the inside body, expressed in e^(k) at q_k = 0 (prismatic)."""
-    robot = model.robot
-    joint = robot.joints[k]
-    i = int(model.inside[k])
-    # link-k axes in the inside link's axes are rp re (translation does not rotate)
-    rel = joint.placement_rotation @ joint.offset_rotation
-    inside_principal = model.principal[i] if i >= 0 else np.eye(3)
-    return model.principal[k].T @ rel.T @ inside_principal @ u_in
