@@ -71,7 +71,7 @@ def optimize(robot: str = robot_option(),
              frequency: float = typer.Option(0.1, "--frequency", help="base frequency f, w_f = 2 pi f [Hz]"),
              criterion: str = typer.Option("cond", "--criterion", help="cond | logdet | weighted"),
              weight: float = typer.Option(0.5, "--weight", help="weight of log(cond) in 'weighted'"),
-             budget: float = typer.Option(45.0, "--budget", help="wall-time budget of the search [s]"),
+             budget: float = typer.Option(40.0, "--budget", help="wall-time budget of the search [s]"),
              starts: int = typer.Option(None, "--starts", help="number of starts (default: 2, more if time is left)"),
              seed: int = typer.Option(0, "--seed", help="seed of the first start"),
              zero_ends: bool = typer.Option(False, "--zero-ends/--free-ends",
@@ -91,14 +91,14 @@ def optimize(robot: str = robot_option(),
     if family not in ("fourier", "harmonic"):
         raise DataError(f"--family: expected fourier or harmonic, got '{family}'")
     model = _model(robot)
-    with Progress(TextColumn("[bold]optimizing[/] start {task.fields[start]}"), BarColumn(),
+    with Progress(TextColumn("[bold]optimizing[/] start {task.fields[start_no]}"), BarColumn(),
                   TextColumn("best {task.fields[best]}"), TimeElapsedColumn(), console=console,
                   transient=False) as bar:
-        task = bar.add_task("search", total=1.0, start=True, start_index=0, best="-", **{"start": 1})
+        task = bar.add_task("search", total=1.0, start_no=1, best="-")
 
         def progress(fraction, best, start_index):
             shown = math.exp(best) if criterion == "cond" and math.isfinite(best) else best
-            bar.update(task, completed=min(fraction, 1.0), start=start_index + 1, best=f"{shown:.4g}")
+            bar.update(task, completed=min(fraction, 1.0), start_no=start_index + 1, best=f"{shown:.4g}")
 
         result = optimize_excitation(model, settings, progress)
         bar.update(task, completed=1.0)

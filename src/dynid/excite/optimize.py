@@ -45,8 +45,8 @@ class OptimizeSettings:
     samples during the search (the reported cond uses 100 Hz); constraint_samples: instants
     per period where the limits are imposed; zero_ends: dq = ddq = 0 at t = 0 and t = period;
     torque_limits: also keep |tau| <= torque_fraction tau_max with the prior model;
-    budget [s]: wall-time budget, split evenly between ``starts`` starts (None: 2 starts, then
-    more while time is left); global_share: part of each start's time for the global search,
+    budget [s]: wall-time budget, split evenly between ``starts`` starts (None: one start, then
+    more while time is left after a polish converges); global_share: part of each start's time for the global search,
     the rest polishes; popsize: differential-evolution population per variable; seed: first
     random seed."""
 
@@ -61,11 +61,12 @@ class OptimizeSettings:
     zero_ends: bool = False
     torque_limits: bool = False
     torque_fraction: float = 1.0
-    budget: float = 45.0
+    budget: float = 40.0
     starts: int | None = None
     popsize: int = 2
     polish_iterations: int = 200
-    global_share: float = 0.3
+    global_share: float = 0.25
+    polish_rate: float = 20.0
     seed: int = 0
 
     def __post_init__(self):
@@ -107,6 +108,9 @@ class Problem:
             period / max(8, int(round(period * settings.search_rate))))
         self.t_dense = np.arange(settings.constraint_samples) * (period / settings.constraint_samples)
         self.search_basis = [self.template.basis(self.t_search, k) for k in range(3)]
+        m_polish = max(8, int(round(period * settings.polish_rate)))
+        self.t_polish = np.arange(m_polish) * (period / m_polish)
+        self.polish_basis = [self.template.basis(self.t_polish, k) for k in range(3)]
         self.dense_basis = [self.template.basis(self.t_dense, k) for k in range(3)]
         # end conditions dq(0) = ddq(0) = 0 (periodic: also at t = period) as E c = 0
         if settings.zero_ends:
@@ -151,9 +155,9 @@ class Problem:
         q0 = middle - 0.5 * (hi + lo) + u * slack
         return q0, c
 
-    def samples(self, q0: np.ndarray, c: np.ndarray):
-        """(S, M, n) q, dq, ddq at the search instants."""
-        bq, bv, ba = self.search_basis
+    def samples(self, q0: np.ndarray, c: np.ndarray, polish: bool = False):
+        """(S, M, n) q, dq, ddq at the search (or polish) instants."""
+        bq, bv, ba = self.polish_basis if polish else self.search_basis
         q = np.einsum("mp,spn->smn", bq, c) + q0[:, None, :]
         return q, np.einsum("mp,spn->smn", bv, c), np.einsum("mp,spn->smn", ba, c)
 
@@ -289,7 +293,7 @@ def _polish_cond_epigraph(problem: Problem, x0, a, ub, eq, deadline):
     cache: dict = {}
 
     def spectrum_log(xs):
-        lam = batch_normalized_spectrum(problem.model, *problem.samples(*problem.unpack(xs)))
+        lam = batch_normalized_spectrum(problem.model, *problem.samples(*problem.unpack(xs), polish=True))
         return 0.5 * np.log(np.maximum(lam, 1e-300))  # log singular values, ascending
 
     def spectrum_and_jac(x):
@@ -381,7 +385,7 @@ def _optimize(model: ExcitationModel, settings: OptimizeSettings, progress) -> O
     best_value, best_q0, best_c, history = math.inf, None, None, []
     start = 0
     max_starts = settings.starts if settings.starts is not None else 10**6
-    planned = settings.starts if settings.starts is not None else 2  # budget split for this many
+    planned = settings.starts if settings.starts is not None else 1  # budget split for this many
     while start < max_starts and time.perf_counter() < deadline - 0.5:
         seed = settings.seed + start
         t0 = time.perf_counter()

@@ -37,7 +37,8 @@ class ProtocolSettings:
     level_duration [s]: duration of every speed level; stroke_fraction: share of the range
     a friction stroke may cover; warming_duration [s]; warming_range, warming_speed:
     shares of range and speed in the warming stage (0.8, 0.8 in the thesis);
-    acceleration_fraction: share of ddq_max for ramps; blend_fraction: share of all limits
+    acceleration_fraction: share of ddq_max for ramps; min_ramp [s]: shortest speed ramp
+    (bounds the jerk); blend_fraction: share of all limits
     for blends; seed: random candidates of the vertical-axis search."""
 
     excitation_periods: int = 1
@@ -50,6 +51,7 @@ class ProtocolSettings:
     warming_range: float = 0.8
     warming_speed: float = 0.8
     acceleration_fraction: float = 0.8
+    min_ramp: float = 0.3
     blend_fraction: float = 0.9
     seed: int = 0
 
@@ -75,10 +77,11 @@ def additional_segments(limits: KinematicLimits, fraction: float):
 
 
 def friction_level(joint: int, pose: np.ndarray, speed: float, duration: float, stroke_max: float,
-                   accel: float, low: float) -> Oscillation:
+                   accel: float, low: float, min_ramp: float = 0.3) -> Oscillation:
     """One speed level of one joint: an even number m of equal strokes within ``duration``.
 
-    Ramp time 2 speed / accel (peak acceleration = accel). m = 2 floor(duration / (2 t_max))
+    Ramp time max(2 speed / accel, min_ramp) (peak acceleration <= accel; the floor bounds
+    the jerk 2 pi speed / ramp^2 of slow levels). m = 2 floor(duration / (2 t_max))
     (at least 2), t_max the time of a full-length stroke; stroke = min(stroke_max,
     speed (duration/m - ramp)); the rest of the level, if any, is spent at rest. The strokes
     start at ``low`` and return there, so every level lasts ``duration`` exactly.
@@ -87,7 +90,7 @@ def friction_level(joint: int, pose: np.ndarray, speed: float, duration: float, 
     speed: speed <= sqrt(stroke_max accel / 3). ``.speed[joint]`` tells the speed used.
     """
     speed = min(speed, float(np.sqrt(stroke_max * accel / 3.0)))
-    ramp = 2.0 * speed / accel
+    ramp = max(2.0 * speed / accel, min_ramp)
     m = 2 * max(1, int(np.floor(duration / (2.0 * (stroke_max / speed + ramp)))))
     stroke = min(stroke_max, speed * (duration / m - ramp))
     if stroke < speed * ramp - 1e-12:
@@ -107,9 +110,10 @@ def warming_segment(limits: KinematicLimits, settings: ProtocolSettings) -> Osci
     """All joints between the ends of ``warming_range`` of their range at ``warming_speed``."""
     stroke = 2 * settings.warming_range * limits.half_range
     speed = settings.warming_speed * limits.dq_max
-    ramp = 2.0 * speed / (settings.acceleration_fraction * limits.ddq_max)
-    speed = np.where(stroke < speed * ramp, np.sqrt(stroke * settings.acceleration_fraction * limits.ddq_max / 2), speed)
-    ramp = 2.0 * speed / (settings.acceleration_fraction * limits.ddq_max)
+    accel = settings.acceleration_fraction * limits.ddq_max
+    speed = np.minimum(speed, np.sqrt(stroke * accel / 2))  # ramping up and down covers 2 v^2 / a
+    ramp = np.maximum(2.0 * speed / accel, settings.min_ramp)
+    speed = np.minimum(speed, stroke / ramp)
     stroke_time = stroke / speed + ramp
     strokes = 2 * np.floor(settings.warming_duration / (2 * stroke_time)).astype(int)
     if np.any(strokes < 2):
@@ -118,8 +122,12 @@ def warming_segment(limits: KinematicLimits, settings: ProtocolSettings) -> Osci
     return Oscillation(limits.center - stroke / 2, stroke, speed, ramp, strokes, settings.warming_duration)
 
 
-def test_cycle(robot, excitation, settings: ProtocolSettings = ProtocolSettings()) -> tuple[Timeline, dict]:
-    """One cycle of the protocol as a ``Timeline``, and a summary (durations, alignments)."""
+def cycle_timeline(robot, excitation, settings: ProtocolSettings = ProtocolSettings(),
+                   rate: float | None = None) -> tuple[Timeline, dict]:
+    """One cycle of the protocol as a ``Timeline``, and a summary (durations, alignments).
+
+    With ``rate`` [Hz], the final rest is lengthened so that the cycle lasts a whole number
+    of sample periods (repeated cycles then keep a uniform time grid)."""
     limits = KinematicLimits.of(robot)
     limits.require_finite(robot.name)
     if excitation.n != robot.n:
@@ -149,7 +157,7 @@ def test_cycle(robot, excitation, settings: ProtocolSettings = ProtocolSettings(
         low = stroke_limits.q_min[j]
         stroke_max = stroke_limits.q_max[j] - low
         levels = [friction_level(j, pose, share * limits.dq_max[j], settings.level_duration, stroke_max,
-                                 settings.acceleration_fraction * limits.ddq_max[j], low)
+                                 settings.acceleration_fraction * limits.ddq_max[j], low, settings.min_ramp)
                   for share in settings.friction_levels]
         speeds.append([float(level.speed[j] / limits.dq_max[j]) for level in levels])
         tl.blend_to(levels[0].start_state, blend_limits)
@@ -159,7 +167,10 @@ def test_cycle(robot, excitation, settings: ProtocolSettings = ProtocolSettings(
     tl.blend_to(warming.start_state, blend_limits)
     tl.append(warming, "warming")
     tl.blend_to(_rest(home), blend_limits)
-    tl.append(Hold(home, 0.5), "transition")
+    rest = 0.5
+    if rate is not None:
+        rest += np.ceil((tl.duration + rest) * rate - 1e-9) / rate - (tl.duration + rest)
+    tl.append(Hold(home, rest), "transition")
     durations: dict[str, float] = {}
     for seg, stage in zip(tl.segments, tl.stages):
         durations[stage] = durations.get(stage, 0.0) + seg.duration
@@ -173,15 +184,15 @@ def sample_protocol(robot, excitation, cycles: int, rate: float,
     """Samples of ``cycles`` repetitions at ``rate`` Hz.
 
     Returns dict with t (M,), q, dq, ddq (M, n), cycle (M,) 1-based, stage (M,) labels, and
-    the summary of ``test_cycle``. Raises if any sample exceeds a limit (it never should).
+    the summary of ``cycle_timeline``. Raises if any sample exceeds a limit (it never should).
     """
     if cycles < 1 or not rate > 0:
         raise DataError("need at least one cycle and a positive rate")
-    tl, summary = test_cycle(robot, excitation, settings)
-    per_cycle = int(np.floor(tl.duration * rate + 1e-9))  # samples [0, duration) of each cycle
+    tl, summary = cycle_timeline(robot, excitation, settings, rate)
+    per_cycle = int(round(tl.duration * rate))  # samples [0, duration) of each cycle
     local = np.arange(per_cycle) / rate
     q, dq, ddq, stage = tl.evaluate(local)
-    t = (np.arange(cycles)[:, None] * tl.duration + local[None, :]).ravel()
+    t = np.arange(cycles * per_cycle) / rate
     out = {"t": t, "q": np.tile(q, (cycles, 1)), "dq": np.tile(dq, (cycles, 1)),
            "ddq": np.tile(ddq, (cycles, 1)), "cycle": np.repeat(np.arange(1, cycles + 1), per_cycle),
            "stage": np.tile(stage, cycles), "summary": summary}

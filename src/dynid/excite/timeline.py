@@ -15,7 +15,7 @@ from dynid.errors import DataError
 from dynid.excite.limits import KinematicLimits, sample_ratios
 from dynid.excite.motion import Hold, Quintic
 
-BLEND_DURATIONS = 0.25 * 1.15 ** np.arange(40)  # 0.25 s .. ~60 s
+BLEND_DURATIONS = 0.5 * 1.15 ** np.arange(36)  # 0.5 s .. ~66 s
 
 
 def within_limits(segment, limits: KinematicLimits, samples: int = 400) -> bool:
