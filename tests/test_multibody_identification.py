@@ -115,3 +115,21 @@ def test_rounded_data_seed_001_experiment_is_as_accurate_as_the_seed(rounded, fo
     assert five_wls <= SEED_001_MAX
     assert _max_abs("kr500", data, form_name) < five_ols
     assert _max_abs("kr500", data, form_name, digits=7) < five_wls
+
+
+@pytest.mark.parametrize("form_name", ["cardan", "quaternion"])
+def test_rich_motion_determines_every_body_of_a_branched_robot(form_name):
+    """Every joint moving (sines of different frequencies) excites every direction of every body,
+    also when the principal axes are not the link axes and a prismatic joint sits mid-tree."""
+    from multibody_robots import branched_robot
+
+    robot = branched_robot()
+    model = body_model(robot)
+    t = np.linspace(0.0, 2.0, 201)
+    w = 0.7 * np.arange(1, robot.n + 1)
+    q, dq, ddq = 0.8 * np.sin(w * t[:, None]), 0.8 * w * np.cos(w * t[:, None]), -0.8 * w ** 2 * np.sin(w * t[:, None])
+    force, moment = joint_reactions(model, q, dq, ddq)
+    data = body_data_from_states(t, body_states(model, q, dq, ddq), force, moment)
+    errors, nulls = _errors(robot, identify(robot, data, angular_form(form_name)))
+    assert nulls == set()
+    assert np.max(errors[:, 1]) < 1e-8
