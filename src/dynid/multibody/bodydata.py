@@ -26,7 +26,7 @@ def columns(n: int) -> list[str]:
 def round_significant(values: np.ndarray, digits: int) -> np.ndarray:
     """Round every entry to ``digits`` significant digits (ADAMS exports 7); zeros stay 0."""
     values = np.asarray(values, dtype=float)
-    return np.array([float(f"{v:.{digits - 1}e}") for v in values.ravel()]).reshape(values.shape)
+    return np.char.mod(f"%.{digits - 1}e", values).astype(float)
 
 
 @dataclass(frozen=True)

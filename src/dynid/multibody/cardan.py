@@ -68,9 +68,10 @@ class Cardan:
         cb = np.cos(np.asarray(theta, dtype=float)[..., 1])
         bad = np.abs(cb) < SINGULAR_COS
         if np.any(bad):
-            idx = np.argwhere(bad)[0]
+            idx = [int(i) for i in np.argwhere(bad)[0]]
+            where = f"sample {idx[0]}, body B{idx[1] + 1}" if len(idx) == 2 else f"index {tuple(idx)}"
             raise CardanSingularityError(
-                f"{what}: Cardan angle beta = +-pi/2 at sample/body index {tuple(int(i) for i in idx)}; "
+                f"{what}: Cardan angle beta = +-pi/2 at {where}; "
                 "D of seed 000 eq. 33 is singular there (gimbal lock). "
                 "Use the quaternion form (--coordinates quaternion)."
             )
