@@ -57,3 +57,14 @@ def test_single_sample_shapes(pair):
     assert dynid.inverse_dynamics(robot, q[0], dq[0], ddq[0]).shape == (robot.n,)
     assert dynid.regressor(robot, q[0], dq[0], ddq[0]).shape == (robot.n, 10 * robot.n)
     assert dynid.mass_matrix(robot, q[0]).shape == (robot.n, robot.n)
+
+
+def test_numpy_link_wrenches_project_to_the_same_torques(pair):
+    """The NumPy recursion (link_motion + link_wrenches) agrees with the compiled kernel."""
+    from dynid.dynamics import link_motion, link_wrenches
+
+    robot, model, q, dq, ddq = pair
+    moment, force = link_wrenches(robot, link_motion(robot, q, dq, ddq))
+    s = robot.screw_axes
+    tau = np.einsum("nij,ij->ni", moment, s[:, :3]) + np.einsum("nij,ij->ni", force, s[:, 3:])
+    _close(tau, pin_rnea(model, q, dq, ddq))

@@ -11,8 +11,9 @@ from rich.console import Console
 
 from dynid.errors import DynidError
 
-console = Console()
-err_console = Console(stderr=True)
+# Piped output (logs, CI) gets a wide console instead of rich's default of 80 columns.
+console = Console(width=None if sys.stdout.isatty() else 140)
+err_console = Console(stderr=True, width=None if sys.stderr.isatty() else 140)
 
 
 def debug_enabled() -> bool:

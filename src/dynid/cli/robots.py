@@ -25,8 +25,12 @@ def robots() -> None:
     console.print(table)
 
 
-def _fmt(x: float, scale: float = 1.0) -> str:
-    return "-" if not math.isfinite(x) else f"{x * scale:.4g}"
+def _fmt(x: float) -> str:
+    return "-" if not math.isfinite(x) else f"{x:.4g}"
+
+
+def _vec(v) -> str:
+    return " ".join(f"{x:.4g}" for x in np.where(np.abs(v) < 1e-12, 0.0, v))
 
 
 @robot_app.command("show")
@@ -35,12 +39,13 @@ def show(robot: str = typer.Argument(..., help="builtin name, .urdf or .yaml fil
     """Joint table, inertial parameters, limits and drives of ROBOT (numbered as data columns)."""
     r = load_robot(robot)
     console.print(f"[bold]{r.name}[/]  n = {r.n}  gravity = {np.round(r.gravity, 5).tolist()}  ({r.description})")
-    joints = Table("#", "joint", "type", "parent", "axis", "position xyz [m]", "q range", "dq max",
-                   "ddq max", "tau max", "gear", "Ia [kg m2]", title="joints (depth-first order)")
+    joints = Table("#", "joint", "type", "parent", "axis", "xyz in parent [m]", "q range", "dq max",
+                   "ddq max", "tau max", "gear", "Ia [kg m2]",
+                   title="joints (depth-first order = data columns; SI units)")
     for i, j in enumerate(r.joints):
         lim = j.limits
-        joints.add_row(str(i + 1), j.name, j.type, "base" if j.parent < 0 else str(j.parent + 1),
-                       str(np.round(j.axis, 4).tolist()), str(np.round(j.placement_translation, 4).tolist()),
+        joints.add_row(str(i + 1), j.name, j.type[:3], "base" if j.parent < 0 else str(j.parent + 1),
+                       _vec(j.axis), _vec(j.placement_translation),
                        f"[{_fmt(lim.q_min)}, {_fmt(lim.q_max)}]", _fmt(lim.dq_max), _fmt(lim.ddq_max),
                        _fmt(lim.tau_max), _fmt(j.drive.gear_ratio), _fmt(j.drive.joint_rotor_inertia))
     console.print(joints)
@@ -48,6 +53,6 @@ def show(robot: str = typer.Argument(..., help="builtin name, .urdf or .yaml fil
                   title="inertials (inertia about the COM, link axes) [kg m2]")
     for i, link in enumerate(r.links):
         m, com, ic = to_mass_com_inertia(link.inertial)
-        links.add_row(str(i + 1), link.name, f"{m:.6g}", str(np.round(com, 5).tolist()),
+        links.add_row(str(i + 1), link.name, f"{m:.6g}", _vec(com),
                       *(f"{v:.5g}" for v in (ic[0, 0], ic[0, 1], ic[0, 2], ic[1, 1], ic[1, 2], ic[2, 2])))
     console.print(links)

@@ -1,35 +1,24 @@
-"""Joint-space mass matrix by the composite-rigid-body algorithm (Featherstone 2008, sec. 6.2)."""
+"""Joint-space mass matrix from the compiled inverse dynamics, one unit acceleration per column."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from dynid.dynamics.arrays import joint_arrays
-from dynid.dynamics.kinematics import joint_transforms
-from dynid.dynamics.spatial import motion_transform, spatial_inertia
+from dynid.dynamics.rnea import inverse_dynamics
 
 
 def mass_matrix(robot, q) -> np.ndarray:
     """M(q): (N, n, n) symmetric positive definite joint-space inertia [kg m^2 | kg].
 
-    q: (N, n) joint positions. A single sample (n,) gives (n, n).
+    Column j is M(q) e_j = ID(q, 0, e_j) without gravity (Walker & Orin's method 1): all N n
+    columns go through the compiled RNEA kernel in one call, which beats the composite-rigid-body
+    algorithm written in NumPy at every batch size here. q: (N, n); a single (n,) gives (n, n).
     """
     (q,), single = joint_arrays(robot, q=q)
-    rel_r, rel_t = joint_transforms(robot, q)
-    x = motion_transform(rel_r, rel_t)  # (N, n, 6, 6) X_{i<-p}
-    composite = np.broadcast_to(spatial_inertia(robot.parameters().reshape(-1, 10)), x.shape).copy()
-    for i in range(robot.n - 1, -1, -1):  # I^c_p += X^T I^c_i X
-        p = robot.parents[i]
-        if p >= 0:
-            composite[:, p] += np.swapaxes(x[:, i], -1, -2) @ composite[:, i] @ x[:, i]
-    s = robot.screw_axes
-    m = np.zeros((q.shape[0], robot.n, robot.n))
-    for i in range(robot.n):
-        f = composite[:, i] @ s[i]  # (N, 6) force of a unit acceleration of joint i
-        m[:, i, i] = f @ s[i]
-        j = i
-        while robot.parents[j] >= 0:
-            f = np.einsum("nji,nj->ni", x[:, j], f)  # X*_{p<-j} f = X_{j<-p}^T f
-            j = robot.parents[j]
-            m[:, i, j] = m[:, j, i] = f @ s[j]
+    count, n = q.shape
+    q_rep = np.repeat(q, n, axis=0)
+    unit = np.tile(np.eye(n), (count, 1))
+    columns = inverse_dynamics(robot, q_rep, np.zeros_like(q_rep), unit, gravity=np.zeros(3))
+    m = np.swapaxes(columns.reshape(count, n, n), 1, 2)  # [k, :, j] = M(q_k) e_j
     return m[0] if single else m

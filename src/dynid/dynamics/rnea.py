@@ -1,11 +1,16 @@
-"""Recursive Newton-Euler inverse dynamics, batched over samples (Featherstone 2008, sec. 5.3)."""
+"""Recursive Newton-Euler inverse dynamics, batched over samples (Featherstone 2008, sec. 5.3).
+
+``inverse_dynamics`` runs the compiled kernel (dynid.dynamics.kernels); ``link_wrenches`` is the
+NumPy form that also returns every joint's transmitted wrench (used by the multibody module).
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 from dynid.dynamics.arrays import joint_arrays
-from dynid.dynamics.kinematics import LinkMotion, link_motion
+from dynid.dynamics.kernels import rnea_kernel, robot_arrays
+from dynid.dynamics.kinematics import LinkMotion
 from dynid.dynamics.spatial import cross, inertia_times_motion, rotate
 
 
@@ -42,10 +47,12 @@ def inverse_dynamics(robot, q, dq, ddq, gravity=None) -> np.ndarray:
     Returns tau: (N, n) [N m | N]. A single sample (n,) gives (n,).
     """
     (q, dq, ddq), single = joint_arrays(robot, q=q, dq=dq, ddq=ddq)
-    motion = link_motion(robot, q, dq, ddq, gravity)
-    moment, force = link_wrenches(robot, motion)
-    s = robot.screw_axes
-    tau = np.einsum("nij,ij->ni", moment, s[:, :3]) + np.einsum("nij,ij->ni", force, s[:, 3:])
+    arrays = list(robot_arrays(robot))
+    if gravity is not None:
+        arrays[-1] = np.ascontiguousarray(gravity, dtype=float).reshape(3)
+    tau = np.empty_like(q)
+    rnea_kernel(np.ascontiguousarray(q), np.ascontiguousarray(dq), np.ascontiguousarray(ddq), *arrays,
+                np.ascontiguousarray(robot.parameters().reshape(-1, 10)), tau)
     return tau[0] if single else tau
 
 

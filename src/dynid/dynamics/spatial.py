@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 
 from dynid.robot.inertia import inertia_matrix
-from dynid.robot.transforms import skew
 
 
 def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -27,32 +26,6 @@ def rotate(r: np.ndarray, v: np.ndarray) -> np.ndarray:
 def rotate_t(r: np.ndarray, v: np.ndarray) -> np.ndarray:
     """R^T v for (..., 3, 3) and (..., 3)."""
     return np.einsum("...ji,...j->...i", r, v)
-
-
-def motion_transform(rotation: np.ndarray, translation: np.ndarray) -> np.ndarray:
-    """X_{i<-p} (..., 6, 6) for child frame i given by rotation/translation in parent p.
-
-    ``rotation`` maps child coordinates to parent coordinates, ``translation`` is the child
-    origin in parent coordinates. X = [[E, 0], [-E [r]x, E]] with E = rotation^T.
-    """
-    e = np.swapaxes(rotation, -1, -2)
-    x = np.zeros(rotation.shape[:-2] + (6, 6))
-    x[..., :3, :3] = e
-    x[..., 3:, 3:] = e
-    x[..., 3:, :3] = -e @ skew(translation)
-    return x
-
-
-def spatial_inertia(theta: np.ndarray) -> np.ndarray:
-    """Standard parameters (..., 10) -> spatial inertia about the frame origin (..., 6, 6)."""
-    theta = np.asarray(theta, dtype=float)
-    out = np.zeros(theta.shape[:-1] + (6, 6))
-    h = skew(theta[..., 1:4])
-    out[..., :3, :3] = inertia_matrix(theta[..., 4:10])
-    out[..., :3, 3:] = h
-    out[..., 3:, :3] = np.swapaxes(h, -1, -2)
-    out[..., 3:, 3:] = theta[..., 0, None, None] * np.eye(3)
-    return out
 
 
 def inertia_times_motion(theta: np.ndarray, w: np.ndarray, v: np.ndarray):
