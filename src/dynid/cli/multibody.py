@@ -137,7 +137,7 @@ def identify_command(
     console.print(f"maximum absolute error against the model: {worst:.3g}{seeds}")
     for res in results:
         for note in res.notes:
-            console.print(f"  B{res.body}: {note}", highlight=False)
+            console.print(f"  {_label(res)}: {note}", highlight=False)
     payload = {"robot": r.name, "coordinates": coordinates, "rounding_digits": rounding_digits,
                "samples": int(len(selected.t)),
                "times": [float(x) for x in selected.t], "bodies": [res.as_json() for res in results]}
@@ -153,19 +153,20 @@ def identify_command(
 
 
 def _print_multipliers(r, mult) -> None:
-    t = Table("joint", "lambda_1..3 [N]", "lambda_4,5 [N m]", "force, frame 0 [N]",
-              "moment about O_k, frame 0 [N m]",
-              "moment in e^(k) [N m]", "drive tau", "|data - eq.111| / |data|",
+    t = Table("joint", "lambda_k1..k5", "force, frame 0 [N]", "moment about O_k, frame 0 [N m]",
+              "force in e^(k) [N]", "moment in e^(k) [N m]", "drive tau", "|data - eq.111| / |data|",
               title=f"Lagrange multipliers of eq. 111 at t = {mult.t:g} s, read as the joint's force and moment "
                     "on its outside body")
     for k, joint in enumerate(r.joints):
         scale = max(np.linalg.norm(mult.measured_force[k]) + np.linalg.norm(mult.measured_moment[k]), 1e-300)
         dev = (np.linalg.norm(mult.force[k] - mult.measured_force[k])
                + np.linalg.norm(mult.moment[k] - mult.measured_moment[k])) / scale
-        t.add_row(f"O{k + 1} {joint.name} ({joint.type})", _vec(mult.lam[k, :3]), _vec(mult.lam[k, 3:]),
-                  _vec(mult.force[k]), _vec(mult.moment[k]), _vec(mult.moment_local[k]),
+        t.add_row(f"O{k + 1} {joint.name} ({joint.type})", _vec(mult.lam[k]), _vec(mult.force[k]),
+                  _vec(mult.moment[k]), _vec(mult.force_local[k]), _vec(mult.moment_local[k]),
                   f"{mult.tau[k]:.6g}", f"{dev:.1e}")
     console.print(t)
-    console.print("lambda_k1..3 is the constraint force of joint k on its outside body (frame 0); lambda_k4,5 are the "
-                  "constraint moments about the two axes perpendicular to the joint axis (revolute) - the drive "
-                  "moment along the axis is tau.", highlight=False)
+    console.print("revolute joint: lambda_k1..3 is its constraint force on the outside body (N, frame 0), "
+                  "lambda_k4,5 the constraint moments (N m) about the two axes perpendicular to the joint axis; "
+                  "prismatic joint: lambda_k1,2 are forces (N) perpendicular to the slide, lambda_k3..5 moments "
+                  "(N m). The drive adds tau along the axis. e^(k) are the body axes of the outside body.",
+                  highlight=False)
