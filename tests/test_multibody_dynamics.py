@@ -131,3 +131,29 @@ def test_cardan_singularity_is_detected_and_quaternions_pass_through():
     form = angular_form("quaternion")
     sol = inverse(model, form, *body_coordinates(form, states))
     assert _rel(sol.tau, dynid.inverse_dynamics(robot, q, dq, ddq)) < 1e-9
+
+
+@pytest.mark.parametrize("form_name", FORMS)
+def test_angular_maps_give_the_body_angular_velocity(form_name):
+    """A_dot = A omega~ with omega^(i) = D theta_dot (seed 000 eq. 33) or 2 R* Lambda_dot
+    (seed 001 eq. 8), and omega_dot^(i) = H theta_ddot + H_dot theta_dot (central differences)."""
+    from dynid.multibody.quaternion import e_matrix, r_star
+    from dynid.robot.transforms import skew
+
+    form = angular_form(form_name)
+    rng = np.random.default_rng(5)
+    rotation = dynid.robot.transforms.rpy_matrix(*rng.uniform(-1.2, 1.2, 3))
+    theta = form.from_rotation(rotation[None])[0]
+    omega, domega = rng.normal(size=3), rng.normal(size=3)
+    dtheta = form.rates(theta, omega)
+    ddtheta = form.second_rates(theta, dtheta, domega)
+    h = 1e-6
+    a_dot = (form.rotation(theta + h * dtheta) - form.rotation(theta - h * dtheta)) / (2 * h)
+    np.testing.assert_allclose(a_dot, form.rotation(theta) @ skew(omega), atol=1e-8)
+
+    def omega_at(shift):
+        return form.angular_map(theta + shift * dtheta) @ (dtheta + shift * ddtheta)
+
+    np.testing.assert_allclose((omega_at(h) - omega_at(-h)) / (2 * h), domega, atol=1e-7)
+    if form_name == "quaternion":
+        np.testing.assert_allclose(e_matrix(theta) @ r_star(theta).T, form.rotation(theta), atol=1e-15)

@@ -121,7 +121,3 @@ class Quaternion:
         omega = 2.0 * np.einsum("...ij,...j->...i", r_star(lam), dlam)
         return 0.5 * (product(dlam, _pure(omega)) + product(lam, _pure(domega_body)))
 
-
-def normalize(lam) -> np.ndarray:
-    lam = np.asarray(lam, dtype=float)
-    return lam / np.linalg.norm(lam, axis=-1, keepdims=True)
