@@ -45,8 +45,20 @@ def graph_command(robot: str = typer.Argument(..., help="builtin name, .urdf or 
     for key, title in (("S", "incidence matrix S (eq. 9)"), ("S_e", "force-element path matrix S^e (eq. 13)")):
         t = Table("", *cols, title=title)
         for i in range(n):
-            t.add_row(f"B{i + 1} {info['bodies'][i]}", *(str(x) for x in info[key][i]))
+            name = info["bodies"][i]
+            t.add_row(f"B{i + 1}" if name == f"B{i + 1}" else f"B{i + 1} {name}", *(str(x) for x in info[key][i]))
         console.print(t)
+    t = Table("body", "F^(e hat)_i = -sum_k S^e_ik F^e_k (eq. 16)", "M_i about O_ci (eqs. 25-27)",
+              title="resultant joint forces and moments on each body")
+    for i in range(n):
+        f_terms, m_terms = [], []
+        for k in range(n):
+            sign = info["S_e"][i][k]
+            if sign:
+                f_terms.append(f"{'+' if sign < 0 else '-'} F{k + 1}")
+                m_terms.append(f"- C^e_{i + 1},{k + 1} x F{k + 1} {'+' if sign < 0 else '-'} M{k + 1}")
+        t.add_row(f"B{i + 1}", " ".join(f_terms).lstrip("+ "), " ".join(m_terms))
+    console.print(t)
     for key, title in (("C", "body-joint vector matrix C (eq. 11), in e^(i) [m]"),
                        ("C_e", "force-element vector matrix C^e (eq. 18), in e^(i) [m]")):
         t = Table("", *cols, title=title)
