@@ -93,7 +93,7 @@ def test_friction_levels_one_joint_at_a_time():
     moving = np.abs(dq[fr]) > 1e-9
     assert np.all(moving.sum(axis=1) <= 1)  # one joint at a time
     dq_max = robot.limit_array("dq_max")
-    assert summary["stage_durations"]["friction"] == pytest.approx(6 * len(FRICTION_LEVELS) * 6.0)
+    assert summary["stage_durations"]["friction"] == pytest.approx(6 * len(FRICTION_LEVELS) * settings.level_duration)
     for j in range(6):
         speeds = np.abs(dq[fr][:, j])
         shares = np.asarray(summary["friction_speed_shares"][j])
@@ -127,3 +127,29 @@ def test_warming_uses_80_percent_of_range_and_speed():
     np.testing.assert_allclose(speed[reachable], target[reachable], rtol=1e-9)
     assert np.all(speed[~reachable] < target[~reachable])
     assert reachable.sum() >= 5
+
+
+def test_protocol_with_an_excitation_at_the_limits():
+    """An excitation that uses 99 % of the limits (as optimized ones do) still gets blends
+    within the limits; every sample of the result is checked on the raw arrays."""
+    from dynid.excite.criteria import ExcitationModel
+    from dynid.excite.optimize import OptimizeSettings, Problem
+    from dynid.excite.protocol import sample_protocol
+
+    robot = dynid.load_robot("er3a")
+    problem = Problem(ExcitationModel.of(robot), OptimizeSettings(limit_fraction=0.99))
+    q0, c = problem.project(np.random.default_rng(11).uniform(-1, 1, (1, problem.dim)))
+    traj = problem.trajectory(q0[0], c[0])
+    data = sample_protocol(robot, traj, 1, 200.0, ProtocolSettings(warming_duration=10.0))
+    q, dq, ddq = data["q"], data["dq"], data["ddq"]
+    assert np.all(q >= robot.limit_array("q_min")) and np.all(q <= robot.limit_array("q_max"))
+    assert np.all(np.abs(dq) <= robot.limit_array("dq_max"))
+    assert np.all(np.abs(ddq) <= robot.limit_array("ddq_max"))
+    # and the excitation really runs at the edge: every joint reaches 98 % of some limit
+    exc = data["stage"] == "excitation"
+    mid = (robot.limit_array("q_min") + robot.limit_array("q_max")) / 2
+    half = (robot.limit_array("q_max") - robot.limit_array("q_min")) / 2
+    usage = np.maximum.reduce([np.abs(q[exc] - mid).max(axis=0) / half,
+                               np.abs(dq[exc]).max(axis=0) / robot.limit_array("dq_max"),
+                               np.abs(ddq[exc]).max(axis=0) / robot.limit_array("ddq_max")])
+    assert np.all(usage > 0.98)

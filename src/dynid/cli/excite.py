@@ -11,7 +11,6 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from dynid.cli.common import console, friendly_errors, robot_option
-from dynid.errors import DataError
 
 excite_app = typer.Typer(help="Excitation trajectories: optimize, evaluate, full test protocol.",
                          no_args_is_help=True)
@@ -50,7 +49,10 @@ def evaluate(robot: str = robot_option(),
     from dynid.excite.fileio import load_trajectory, write_json
 
     model = _model(robot)
-    traj = load_trajectory(trajectory, model.robot.n)
+    traj = load_trajectory(trajectory, model.robot.n, model.robot.name)
+    made_for = traj.metadata.get("robot")
+    if made_for and made_for != model.robot.name:
+        console.print(f"[yellow]note:[/] {trajectory} was made for '{made_for}', evaluated on '{model.robot.name}'")
     report = evaluate_trajectory(model, traj)
     report = {"robot": model.robot.name, "trajectory": trajectory, **report}
     _print_evaluation(trajectory, report)
@@ -88,8 +90,6 @@ def optimize(robot: str = robot_option(),
     settings = OptimizeSettings(family=family, n_harmonics=harmonics, w_f=2 * math.pi * frequency,
                                 criterion=criterion, weight=weight, budget=budget, starts=starts, seed=seed,
                                 zero_ends=zero_ends, torque_limits=torque_limits, limit_fraction=limit_fraction)
-    if family not in ("fourier", "harmonic"):
-        raise DataError(f"--family: expected fourier or harmonic, got '{family}'")
     model = _model(robot)
     with Progress(TextColumn("[bold]optimizing[/] start {task.fields[start_no]}"), BarColumn(),
                   TextColumn("best {task.fields[best]}"), TimeElapsedColumn(), console=console,
@@ -127,7 +127,7 @@ def protocol(robot: str = robot_option(),
              rate: float = typer.Option(100.0, "--rate", help="controller sample rate [Hz]"),
              excitation_periods: int = typer.Option(1, "--excitation-periods", help="excitation periods per cycle"),
              cycloid: bool = typer.Option(True, "--cycloid/--no-cycloid", help="additional segment (eq. 4.22-4.24)"),
-             level_duration: float = typer.Option(6.0, "--level-duration", help="duration of each friction speed level [s]"),
+             level_duration: float = typer.Option(4.0, "--level-duration", help="duration of each friction speed level [s]"),
              warming_duration: float = typer.Option(180.0, "--warming-duration", help="warming stage [s]"),
              seed: int = typer.Option(0, "--seed", help="seed of the vertical-axis pose search")) -> None:
     """Write the full test cycle (excitation, friction levels, warming) repeated K times."""
@@ -136,7 +136,7 @@ def protocol(robot: str = robot_option(),
     from dynid.robot import load_robot
 
     r = load_robot(robot)
-    excitation = load_trajectory(trajectory, r.n)
+    excitation = load_trajectory(trajectory, r.n, r.name)
     settings = ProtocolSettings(excitation_periods=excitation_periods, cycloid=cycloid,
                                 level_duration=level_duration, warming_duration=warming_duration, seed=seed)
     data = sample_protocol(r, excitation, cycles, rate, settings)

@@ -82,9 +82,15 @@ def write_trajectory(path: str | Path, trajectory: PeriodicTrajectory, robot_nam
     write_json(path, trajectory_to_dict(trajectory, robot_name))
 
 
-def load_trajectory(spec: str, n: int | None = None) -> PeriodicTrajectory:
-    """A builtin trajectory name (``thesis-table-4.1``) or a trajectory JSON file."""
+def load_trajectory(spec: str, n: int | None = None, robot_name: str | None = None) -> PeriodicTrajectory:
+    """A builtin trajectory name (``thesis-table-4.1``) or a trajectory JSON file.
+
+    Builtins belong to one robot: asking for one with another ``robot_name`` is an error."""
     if spec in BUILTIN_TRAJECTORIES:
+        made_for = BUILTIN_TRAJECTORIES[spec][1]
+        if robot_name is not None and robot_name != made_for:
+            raise DataError(f"builtin trajectory '{spec}' is for '{made_for}', not '{robot_name}'; "
+                            "pass a trajectory file (dynid excite optimize --out ...)")
         return builtin_trajectory(spec, n)
     path = Path(spec)
     if not path.exists():
@@ -95,6 +101,7 @@ def load_trajectory(spec: str, n: int | None = None) -> PeriodicTrajectory:
     except json.JSONDecodeError as exc:
         raise DataError(f"{spec}: not valid JSON ({exc})") from exc
     traj = trajectory_from_dict(d, spec)
+    traj = traj.with_coefficients(traj.q0, traj.coefficients, robot=d.get("robot"))
     if n is not None and traj.n != n:
         raise DataError(f"{spec}: trajectory has {traj.n} joints, the robot has {n}")
     return traj

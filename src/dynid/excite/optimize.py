@@ -35,7 +35,7 @@ from dynid.errors import DataError
 from dynid.excite.criteria import (CRITERIA, ExcitationModel, batch_normalized_spectrum, batch_values,
                                    criterion_value)
 from dynid.excite.limits import KinematicLimits, periodic_ratio_bounds, torque_ratio
-from dynid.excite.periodic import PeriodicTrajectory, periodic_from_family
+from dynid.excite.periodic import FAMILIES, PeriodicTrajectory, periodic_from_family
 from dynid.excite.threads import single_blas_thread
 
 
@@ -71,6 +71,8 @@ class OptimizeSettings:
     seed: int = 0
 
     def __post_init__(self):
+        if self.family not in FAMILIES:
+            raise DataError(f"unknown trajectory family '{self.family}', expected one of {sorted(FAMILIES)}")
         if self.criterion not in CRITERIA:
             raise DataError(f"unknown criterion '{self.criterion}', expected one of {CRITERIA}")
         if not 0 < self.limit_fraction <= 1:
@@ -91,6 +93,11 @@ class _Timeout(Exception):
     pass
 
 
+def _instants(period: float, count: int) -> np.ndarray:
+    """``count`` equally spaced instants over one period, [0, period)."""
+    return np.arange(count) * (period / count)
+
+
 class Problem:
     """Precomputed bases, limits and the feasible parametrization of one optimization."""
 
@@ -105,12 +112,10 @@ class Problem:
         self.template = periodic_from_family(settings.family, settings.w_f, settings.n_harmonics, self.n)
         self.p = self.template.coefficients.shape[0]
         period = self.template.period
-        self.t_search = np.arange(max(8, int(round(period * settings.search_rate)))) * (
-            period / max(8, int(round(period * settings.search_rate))))
-        self.t_dense = np.arange(settings.constraint_samples) * (period / settings.constraint_samples)
+        self.t_search = _instants(period, max(8, int(round(period * settings.search_rate))))
+        self.t_polish = _instants(period, max(8, int(round(period * settings.polish_rate))))
+        self.t_dense = _instants(period, settings.constraint_samples)
         self.search_basis = [self.template.basis(self.t_search, k) for k in range(3)]
-        m_polish = max(8, int(round(period * settings.polish_rate)))
-        self.t_polish = np.arange(m_polish) * (period / m_polish)
         self.polish_basis = [self.template.basis(self.t_polish, k) for k in range(3)]
         self.dense_basis = [self.template.basis(self.t_dense, k) for k in range(3)]
         # end conditions dq(0) = ddq(0) = 0 (periodic: also at t = period) as E c = 0
@@ -130,7 +135,6 @@ class Problem:
         self.q_hi = self.limits.center + f * self.limits.half_range
         self.dq_max = f * self.limits.dq_max
         self.ddq_max = f * self.limits.ddq_max
-        self.prior_theta = None
         if settings.torque_limits:
             self.tau_max = settings.torque_fraction * self.limits.tau_max
 

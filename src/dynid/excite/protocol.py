@@ -2,8 +2,8 @@
 
 One cycle, from and back to rest at the home pose (middle of every range):
 
-1. ``excitation``: the periodic excitation trajectory (eq. 4.19) for whole periods,
-   then ``additional``: the cycloid of eq. 4.22-4.24 forward and backward (thesis 4.3);
+1. ``excitation``: the periodic excitation trajectory (eq. 4.19) for whole periods, entered
+   at its calmest phase (``calm_phase``), then ``additional``: the cycloid of eq. 4.22-4.24 forward and backward (thesis 4.3);
 2. ``friction``: joint by joint, from a rest pose that keeps its axis vertical where the
    kinematics allow (``rest_pose``), strokes at 5, 20, 40, 60, 80, 100 % of its maximum
    speed, the same duration for every level (thesis 4.4);
@@ -45,7 +45,7 @@ class ProtocolSettings:
     cycloid: bool = True
     cycloid_fraction: float = 0.9
     friction_levels: tuple = FRICTION_LEVELS
-    level_duration: float = 6.0
+    level_duration: float = 4.0
     stroke_fraction: float = 0.8
     warming_duration: float = 180.0
     warming_range: float = 0.8
@@ -59,6 +59,16 @@ class ProtocolSettings:
 def _rest(q):
     z = np.zeros_like(np.asarray(q, dtype=float))
     return (np.asarray(q, dtype=float), z, z)
+
+
+def calm_phase(excitation, limits: KinematicLimits, samples: int = 1000) -> float:
+    """Start time in [0, period) where the excitation is calmest: least
+    sum_j (dq_j/dq_max_j)^2 + (ddq_j/ddq_max_j)^2, so the blend from rest into it is short.
+    Whole periods from any phase contain the same motion."""
+    t = np.arange(samples) * (excitation.period / samples)
+    _, dq, ddq = excitation.evaluate(t)
+    effort = np.sum((dq / limits.dq_max) ** 2 + (ddq / limits.ddq_max) ** 2, axis=1)
+    return float(t[int(np.argmin(effort))])
 
 
 def additional_segments(limits: KinematicLimits, fraction: float):
@@ -141,12 +151,13 @@ def cycle_timeline(robot, excitation, settings: ProtocolSettings = ProtocolSetti
     home = limits.center
     tl = Timeline()
     tl.append(Hold(home, 0.5), "transition")
-    exc = PeriodicSegment(excitation, settings.excitation_periods * excitation.period)
-    tl.blend_to(exc.start_state, blend_limits)
+    exc = PeriodicSegment(excitation, settings.excitation_periods * excitation.period,
+                          calm_phase(excitation, limits))
+    tl.blend_to(exc.start_state, blend_limits, fallback=limits)
     tl.append(exc, "excitation")
     if settings.cycloid:
         forward, backward = additional_segments(limits, settings.cycloid_fraction)
-        tl.blend_to(forward.start_state, blend_limits)
+        tl.blend_to(forward.start_state, blend_limits, fallback=limits)
         tl.append(forward, "additional")
         tl.append(backward, "additional")
     stroke_limits = limits.scaled(settings.stroke_fraction)
@@ -160,13 +171,13 @@ def cycle_timeline(robot, excitation, settings: ProtocolSettings = ProtocolSetti
                                  settings.acceleration_fraction * limits.ddq_max[j], low, settings.min_ramp)
                   for share in settings.friction_levels]
         speeds.append([float(level.speed[j] / limits.dq_max[j]) for level in levels])
-        tl.blend_to(levels[0].start_state, blend_limits)
+        tl.blend_to(levels[0].start_state, blend_limits, fallback=limits)
         for level in levels:
             tl.append(level, "friction")
     warming = warming_segment(limits, settings)
-    tl.blend_to(warming.start_state, blend_limits)
+    tl.blend_to(warming.start_state, blend_limits, fallback=limits)
     tl.append(warming, "warming")
-    tl.blend_to(_rest(home), blend_limits)
+    tl.blend_to(_rest(home), blend_limits, fallback=limits)
     rest = 0.5
     if rate is not None:
         rest += np.ceil((tl.duration + rest) * rate - 1e-9) / rate - (tl.duration + rest)

@@ -25,12 +25,18 @@ def within_limits(segment, limits: KinematicLimits, samples: int = 400) -> bool:
     return all(np.all(r <= 1.0) for r in ratios.values())
 
 
-def quintic_blend(start, end, limits: KinematicLimits, samples: int = 400) -> Quintic:
-    """Shortest quintic on ``BLEND_DURATIONS`` from state ``start`` to ``end`` within ``limits``."""
-    for duration in BLEND_DURATIONS:
-        blend = Quintic(start, end, float(duration))
-        if within_limits(blend, limits, samples):
-            return blend
+def quintic_blend(start, end, limits: KinematicLimits, samples: int = 400,
+                  fallback: KinematicLimits | None = None) -> Quintic:
+    """Shortest quintic on ``BLEND_DURATIONS`` from state ``start`` to ``end`` within ``limits``
+    (or, when no duration fits them, e.g. because an end state uses more than that share of
+    a limit, within ``fallback``)."""
+    for bounds in (limits, fallback):
+        if bounds is None:
+            continue
+        for duration in BLEND_DURATIONS:
+            blend = Quintic(start, end, float(duration))
+            if within_limits(blend, bounds, samples):
+                return blend
     raise DataError("no blend between two segments stays within the limits (checked up to "
                     f"{BLEND_DURATIONS[-1]:.0f} s); start or end state violates them")
 
@@ -60,12 +66,13 @@ class Timeline:
         self.segments.append(segment)
         self.stages.append(stage)
 
-    def blend_to(self, state, limits: KinematicLimits, stage: str = "transition") -> None:
+    def blend_to(self, state, limits: KinematicLimits, stage: str = "transition",
+                 fallback: KinematicLimits | None = None) -> None:
         """Append a quintic from the current end state to ``state`` (q, dq, ddq), if they differ."""
         start = self.end_state
         if all(np.allclose(a, b, atol=1e-12, rtol=0) for a, b in zip(start, state)):
             return
-        self.append(quintic_blend(start, state, limits), stage)
+        self.append(quintic_blend(start, state, limits, fallback=fallback), stage)
 
     def hold(self, duration: float, stage: str = "transition") -> None:
         self.append(Hold(self.end_state[0], duration), stage)
