@@ -8,7 +8,11 @@ Modules, one job each:
     builtin    the thesis' Table 4.1 trajectory for er3a
     limits     limit arrays and limit-usage ratios (guaranteed bounds for periodic families)
     criteria   cond / logdet / weighted criteria on the base regressor
-    optimize   differential evolution + SLSQP polish, multi-start within a time budget
+    optimize   the feasible parametrization, differential evolution, multi-start within a time budget
+    polish     SLSQP with explicit linear limit constraints; final guaranteed-bound check
+    evaluate   cond and limit usage of a trajectory (the contract's JSON)
+    prior      prior-model torques for optional torque limits
+    threads    one BLAS thread while many small products run (loaded machines)
     motion     rest-to-rest primitives: cycloid (eq. 4.22-4.24), ramped constant-speed moves, quintic blends
     timeline   piecewise trajectories with stage labels, sampled at a controller rate
     rest_pose  configurations that keep a joint axis vertical (friction stage, thesis 4.4)

@@ -10,8 +10,9 @@ and zero velocity and acceleration at both ends (t = 0 and t = period) are linea
    z gives a shape (in the null space of the end conditions when they are asked for), each
    joint's shape is scaled to touch its tightest limit (range, speed or acceleration, at
    the dense instants) and the offset slides the motion inside the remaining range.
-2. Local polish (SLSQP) of (C, q0) with the linear constraints written explicitly, gradients
-   of the objective by batched forward differences.
+2. Local polish (SLSQP, ``excite.polish``) of (C, q0) with the linear constraints written
+   explicitly, gradients by batched forward differences; for ``cond`` on the epigraph form
+   over the extreme singular values.
 3. Multi-start with seeds seed, seed + 1, ... until the time budget is spent; the best
    result is checked with guaranteed bounds (``limits.periodic_ratio_bounds``) and shrunk
    towards the middle of the range if the dense-sample constraints let it slightly overshoot.
@@ -32,10 +33,10 @@ import scipy.linalg
 import scipy.optimize
 
 from dynid.errors import DataError
-from dynid.excite.criteria import (CRITERIA, ExcitationModel, batch_normalized_spectrum, batch_values,
-                                   criterion_value)
-from dynid.excite.limits import KinematicLimits, periodic_ratio_bounds, torque_ratio
+from dynid.excite.criteria import CRITERIA, ExcitationModel, batch_values
+from dynid.excite.limits import KinematicLimits
 from dynid.excite.periodic import FAMILIES, PeriodicTrajectory, periodic_from_family
+from dynid.excite.polish import make_feasible, polish
 from dynid.excite.threads import single_blas_thread
 
 
@@ -87,10 +88,6 @@ class OptimizeResult:
     value: float  # criterion at search_rate samples (log cond for cond)
     history: list = field(default_factory=list)  # per start: dict(seed, global, polished, seconds)
     seconds: float = 0.0
-
-
-class _Timeout(Exception):
-    pass
 
 
 def _instants(period: float, count: int) -> np.ndarray:
@@ -228,154 +225,6 @@ class Problem:
                                                **metadata)
 
 
-def polish(problem: Problem, q0: np.ndarray, c: np.ndarray, deadline: float) -> tuple[np.ndarray, np.ndarray, float]:
-    """SLSQP from (q0, C) with the explicit linear constraints; returns the best feasible point.
-
-    For ``cond`` the polish works on the epigraph form (the minimum of a max/min ratio is
-    where several extreme singular values coalesce, a kink that stalls plain gradient steps):
-
-        minimize U - L  over (x, L, U)
-        subject to  L <= log sigma_k(x) for the ``EXTREME`` smallest, log sigma_k(x) <= U for
-                    the ``EXTREME`` largest singular values of the column-normalized W,
-
-    which has smooth constraints and a linear objective.
-    """
-    a, ub = problem.linear_constraints()
-    eq = problem.equality_constraints()
-    x0 = problem.pack(q0, c)
-    if problem.settings.criterion == "cond" and not problem.settings.torque_limits:
-        return _polish_cond_epigraph(problem, x0, a, ub, eq, deadline)
-    scale = np.maximum(np.abs(x0), 1e-3)  # relative steps for the finite differences
-    tol = 1e-9
-
-    def torque_margin(x):  # prior-model torques at the polish instants
-        return 1.0 - problem.torque_ratios(*problem.samples(*problem.unpack(x), polish=True))[0]
-
-    def feasible(x):
-        ok = np.all(a @ x <= ub + tol) and (eq is None or np.all(np.abs(eq @ x) <= 1e-9))
-        return ok and (not problem.settings.torque_limits or np.all(torque_margin(x) >= 0.0))
-
-    f0 = float(problem.values(*problem.unpack(x0))[0])
-    best = {"x": x0, "f": f0 if feasible(x0) else math.inf}
-
-    def fun(x):
-        if time.perf_counter() > deadline:
-            raise _Timeout
-        f = float(problem.values(*problem.unpack(x))[0])
-        if f < best["f"] and feasible(x):
-            best["x"], best["f"] = x.copy(), f
-        return f
-
-    def jac(x):  # forward differences, all perturbed trajectories in one batch
-        if time.perf_counter() > deadline:
-            raise _Timeout
-        h = 1e-6 * scale
-        f = problem.values(*problem.unpack(np.vstack([x, x + np.diag(h)])))
-        return (f[1:] - f[0]) / h
-
-    constraints = [{"type": "ineq", "fun": lambda x: ub - a @ x, "jac": lambda x: -a}]
-    if eq is not None:
-        constraints.append({"type": "eq", "fun": lambda x: eq @ x, "jac": lambda x: eq})
-    if problem.settings.torque_limits:
-        constraints.append({"type": "ineq", "fun": torque_margin})
-    try:
-        res = scipy.optimize.minimize(fun, x0, jac=jac, method="SLSQP", constraints=constraints,
-                                      options={"maxiter": problem.settings.polish_iterations, "ftol": 1e-7})
-        x = res.x
-        fx = float(problem.values(*problem.unpack(x))[0])
-        if fx < best["f"] and feasible(x):
-            best["x"], best["f"] = x, fx
-    except _Timeout:
-        pass
-    q0b, cb = problem.unpack(best["x"])
-    # a start that never met the torque limits keeps its penalized value (ranked last)
-    return q0b[0], cb[0], best["f"] if math.isfinite(best["f"]) else f0 + 1e6
-
-
-EXTREME = 10  # singular values on each end of the spectrum held by the epigraph constraints
-
-
-def _polish_cond_epigraph(problem: Problem, x0, a, ub, eq, deadline):
-    nx = x0.size
-    scale = np.maximum(np.abs(x0), 1e-3)
-    cache: dict = {}
-
-    def spectrum_log(xs):
-        lam = batch_normalized_spectrum(problem.model, *problem.samples(*problem.unpack(xs), polish=True))
-        return 0.5 * np.log(np.maximum(lam, 1e-300))  # log singular values, ascending
-
-    def spectrum_and_jac(x):
-        key = x.tobytes()
-        if key not in cache:
-            if time.perf_counter() > deadline:
-                raise _Timeout
-            h = 1e-6 * scale
-            ls = spectrum_log(np.vstack([x, x + np.diag(h)]))
-            k = min(EXTREME, ls.shape[1] // 2)
-            ends = np.r_[np.arange(k), np.arange(ls.shape[1] - k, ls.shape[1])]
-            cache.clear()
-            cache[key] = (ls[0, ends], ((ls[1:, ends] - ls[0, ends]) / h[:, None]).T, k)
-        return cache[key]
-
-    best = {"x": x0, "f": float(np.ptp(spectrum_log(x0[None, :])[0]))}
-
-    def feasible(x):
-        return np.all(a @ x <= ub + 1e-9) and (eq is None or np.all(np.abs(eq @ x) <= 1e-9))
-
-    def spectral_margin(y):  # >= 0: [log s_small - L, U - log s_large]
-        x, low, high = y[:nx], y[nx], y[nx + 1]
-        values, _, k = spectrum_and_jac(x)
-        margin = np.r_[values[:k] - low, high - values[k:]]
-        f = float(values[-1] - values[0])
-        if f < best["f"] and feasible(x):
-            best["x"], best["f"] = x.copy(), f
-        return margin
-
-    def spectral_margin_jac(y):
-        _, jac, k = spectrum_and_jac(y[:nx])
-        out = np.zeros((2 * k, nx + 2))
-        out[:k, :nx], out[:k, nx] = jac[:k], -1.0
-        out[k:, :nx], out[k:, nx + 1] = -jac[k:], 1.0
-        return out
-
-    ls0 = spectrum_log(x0[None, :])[0]
-    y0 = np.r_[x0, ls0[0], ls0[-1]]
-    a_y = np.hstack([a, np.zeros((a.shape[0], 2))])
-    constraints = [{"type": "ineq", "fun": lambda y: ub - a_y @ y, "jac": lambda y: -a_y},
-                   {"type": "ineq", "fun": spectral_margin, "jac": spectral_margin_jac}]
-    if eq is not None:
-        eq_y = np.hstack([eq, np.zeros((eq.shape[0], 2))])
-        constraints.append({"type": "eq", "fun": lambda y: eq_y @ y, "jac": lambda y: eq_y})
-    gradient = np.zeros(nx + 2)
-    gradient[nx], gradient[nx + 1] = -1.0, 1.0
-    try:
-        res = scipy.optimize.minimize(lambda y: y[nx + 1] - y[nx], y0, jac=lambda y: gradient,
-                                      method="SLSQP", constraints=constraints,
-                                      options={"maxiter": problem.settings.polish_iterations, "ftol": 1e-9})
-        spectral_margin(res.x)  # records res.x when it is the best feasible point
-    except _Timeout:
-        pass
-    q0b, cb = problem.unpack(best["x"])
-    return q0b[0], cb[0], float(problem.values(q0b, cb)[0])
-
-
-def make_feasible(trajectory: PeriodicTrajectory, limits: KinematicLimits, samples: int = 4000) -> PeriodicTrajectory:
-    """Shrink joints whose guaranteed bounds exceed a limit about their mid position."""
-    c, q0 = trajectory.coefficients.copy(), trajectory.q0.copy()
-    for _ in range(20):
-        traj = trajectory.with_coefficients(q0, c)
-        ratios = periodic_ratio_bounds(traj, limits, samples)
-        worst = np.maximum.reduce([ratios["q"], ratios["dq"], ratios["ddq"]])
-        if np.all(worst <= 1.0):
-            return traj
-        bad = worst > 1.0
-        shrink = np.where(bad, (1.0 - 1e-6) / worst, 1.0)
-        middle = limits.center
-        c *= shrink
-        q0 = np.where(bad, middle + (q0 - middle) * shrink, q0)
-    raise DataError("could not make the optimized trajectory respect the limits")
-
-
 def optimize_excitation(model: ExcitationModel, settings: OptimizeSettings = OptimizeSettings(),
                         progress=None) -> OptimizeResult:
     """Multi-start global search + polish within ``settings.budget`` seconds of wall time.
@@ -394,7 +243,7 @@ def _optimize(model: ExcitationModel, settings: OptimizeSettings, progress) -> O
     start = 0
     max_starts = settings.starts if settings.starts is not None else 10**6
     planned = settings.starts if settings.starts is not None else 1  # budget split for this many
-    while start < max_starts and time.perf_counter() < deadline - 0.5:
+    while start == 0 or (start < max_starts and time.perf_counter() < deadline - 0.5):
         seed = settings.seed + start
         t0 = time.perf_counter()
         share = (deadline - t0) / max(1, planned - start) if start < planned else deadline - t0
