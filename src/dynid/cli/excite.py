@@ -11,6 +11,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from dynid.cli.common import console, friendly_errors, robot_option
+from dynid.errors import DataError
 
 excite_app = typer.Typer(help="Excitation trajectories: optimize, evaluate, full test protocol.",
                          no_args_is_help=True)
@@ -21,6 +22,16 @@ def _model(robot_spec: str, seed: int = 0):
     from dynid.robot import load_robot
 
     return ExcitationModel.of(load_robot(robot_spec), seed=seed)
+
+
+def _integers(text: str, option: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(v) for v in text.replace(";", ",").split(",") if v.strip())
+    except ValueError as exc:
+        raise DataError(f"{option}: expected comma-separated integers, got '{text}'") from exc
+    if not values or min(values) < 1:
+        raise DataError(f"{option}: expected positive integers, got '{text}'")
+    return values
 
 
 def _print_evaluation(name: str, report: dict) -> None:
@@ -70,6 +81,8 @@ def optimize(robot: str = robot_option(),
              periods: int = typer.Option(1, "--periods", help="periods written to --csv"),
              family: str = typer.Option("fourier", "--family", help="fourier (eq. 4.19) or harmonic (eq. 4.1)"),
              harmonics: int = typer.Option(5, "--harmonics", "-N", help="number of harmonics N"),
+             multipliers: str = typer.Option(None, "--multipliers",
+                                             help="integer harmonics instead of 1..N, e.g. 1,2,4 (eq. 4.13)"),
              frequency: float = typer.Option(0.1, "--frequency", help="base frequency f, w_f = 2 pi f [Hz]"),
              criterion: str = typer.Option("cond", "--criterion", help="cond | logdet | weighted"),
              weight: float = typer.Option(0.5, "--weight", help="weight of log(cond) in 'weighted'"),
@@ -87,7 +100,8 @@ def optimize(robot: str = robot_option(),
     from dynid.excite.optimize import OptimizeSettings, optimize_excitation
 
     wall = time.perf_counter()
-    settings = OptimizeSettings(family=family, n_harmonics=harmonics, w_f=2 * math.pi * frequency,
+    mult = _integers(multipliers, "--multipliers") if multipliers else None
+    settings = OptimizeSettings(family=family, n_harmonics=harmonics, multipliers=mult, w_f=2 * math.pi * frequency,
                                 criterion=criterion, weight=weight, budget=budget, starts=starts, seed=seed,
                                 zero_ends=zero_ends, torque_limits=torque_limits, limit_fraction=limit_fraction)
     model = _model(robot)

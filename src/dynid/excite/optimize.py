@@ -42,7 +42,8 @@ from dynid.excite.threads import single_blas_thread
 
 @dataclass(frozen=True)
 class OptimizeSettings:
-    """family, n_harmonics, w_f [rad/s]: the trajectory; criterion: cond | logdet | weighted;
+    """family, n_harmonics, w_f [rad/s]: the trajectory (multipliers: integer harmonics other
+    than 1..N, e.g. (1, 2, 4) of eq. 4.13); criterion: cond | logdet | weighted;
     limit_fraction: share of each limit the search may use; search_rate [Hz]: criterion
     samples during the search (the reported cond uses 100 Hz); constraint_samples: instants
     per period where the limits are imposed; zero_ends: dq = ddq = 0 at t = 0 and t = period;
@@ -54,6 +55,7 @@ class OptimizeSettings:
 
     family: str = "fourier"
     n_harmonics: int = 5
+    multipliers: tuple | None = None
     w_f: float = 2.0 * math.pi * 0.1
     criterion: str = "cond"
     weight: float = 0.5
@@ -106,7 +108,8 @@ class Problem:
         self.limits.require_finite(robot.name)
         if settings.torque_limits:
             self.limits.require_finite(robot.name, ("tau_max",))
-        self.template = periodic_from_family(settings.family, settings.w_f, settings.n_harmonics, self.n)
+        self.template = periodic_from_family(settings.family, settings.w_f, settings.n_harmonics, self.n,
+                                             settings.multipliers)
         self.p = self.template.coefficients.shape[0]
         period = self.template.period
         self.t_search = _instants(period, max(8, int(round(period * settings.search_rate))))

@@ -109,9 +109,11 @@ class PeriodicTrajectory:
                                   {**self.metadata, **metadata})
 
 
-def periodic_from_family(family: str, w_f: float, n_harmonics: int, n: int) -> PeriodicTrajectory:
-    """A zero trajectory of ``family`` with harmonics 1..n_harmonics (used as a template)."""
+def periodic_from_family(family: str, w_f: float, n_harmonics: int, n: int,
+                         multipliers: tuple[int, ...] | None = None) -> PeriodicTrajectory:
+    """A zero trajectory of ``family`` (used as a template) with harmonics 1..n_harmonics, or
+    the given integer ``multipliers`` (e.g. (1, 2, 4) for thesis eq. 4.13)."""
     module = FAMILIES[family]
-    harmonics = tuple(range(1, n_harmonics + 1))
+    harmonics = tuple(multipliers) if multipliers else tuple(range(1, n_harmonics + 1))
     return PeriodicTrajectory(family, w_f, harmonics, np.zeros(n),
-                              np.zeros((module.n_coefficients(n_harmonics), n)))
+                              np.zeros((module.n_coefficients(len(harmonics)), n)))
