@@ -16,6 +16,7 @@ from dynid.data.io import load_joint_data, write_columns
 from dynid.data.preprocess import prepare
 from dynid.errors import DataError
 from dynid.identify.base import base_parameters
+from dynid.identify.model import joint_columns
 from dynid.identify.normal_equations import NormalEquations
 from dynid.identify.pipeline import accumulate_file, make_estimator, per_cycle, regressor_arrays
 from dynid.identify.result import build_result, load_result, predict_file, write_result
@@ -43,7 +44,7 @@ def identify(robot: str = robot_option(),
              by: str = typer.Option(None, "--per", help="also identify each 'cycle' or 'stage' and report the spread"),
              max_condition: float = typer.Option(1e7, "--max-condition", help="refuse fits above this condition number"),
              tol: float = typer.Option(None, "--tol", help="relative QR tolerance of the base parameters (default 1e-8)"),
-             chunk_rows: int = typer.Option(200_000, "--chunk-rows", help="rows read at a time (bounded memory)")) -> None:
+             chunk_rows: int = typer.Option(50_000, "--chunk-rows", help="rows read at a time (bounded memory)")) -> None:
     """Identify the base parameters of ROBOT from a joint data log; writes result.json."""
     r = dynid.load_robot(robot)
     options = O.model_from(friction, rotor_inertia, offset, smooth_sign)
@@ -60,7 +61,7 @@ def identify(robot: str = robot_option(),
     extra = {}
     if estimator == "irls" or by:
         joint_data = load_joint_data(data, r, mapping, nan)
-        ready = prepare(joint_data, prep)
+        ready = prepare(joint_data, prep, joint_columns=lambda dq, ddq: joint_columns(dq, ddq, options))
         y, tau, mask = regressor_arrays(r, ready, options, base, prep)
         est = make().fit(y, tau, mask)
         ne = NormalEquations(r.n, base.rank)

@@ -23,7 +23,9 @@ class JointData:
     """Time-major joint data; arrays (N, n) unless noted, SI units, joint side.
 
     t (N,) [s]; q [rad | m]; dq, ddq: None when not measured; tau [N m | N]: None when absent;
-    cycle (N,) ints and stage (N,) strings: None when absent; notes: what cleaning did.
+    cycle (N,) ints and stage (N,) strings: None when absent; notes: what cleaning did;
+    own: (N, n, e) regressor columns of each joint's own terms (friction...) when
+    preprocessing computed them before decimation, else None.
     """
 
     t: np.ndarray
@@ -35,6 +37,7 @@ class JointData:
     stage: np.ndarray | None = None
     source: str = "<memory>"
     notes: list[str] = field(default_factory=list)
+    own: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -47,7 +50,7 @@ class JointData:
         """The samples at ``index`` (boolean mask, slice or integer array)."""
         pick = lambda a: None if a is None else a[index]  # noqa: E731
         return JointData(self.t[index], self.q[index], pick(self.dq), pick(self.ddq), pick(self.tau),
-                         pick(self.cycle), pick(self.stage), self.source, list(self.notes))
+                         pick(self.cycle), pick(self.stage), self.source, list(self.notes), pick(self.own))
 
 
 def _parse_list(text: str | None, n: int, what: str) -> np.ndarray | None:

@@ -10,8 +10,15 @@ The chain ``prepare`` applies, in order (each step documented below):
 3. differentiation where dq or ddq are absent: time-aware central differences (second
    order on irregular grids, ``numpy.gradient``) or Savitzky-Golay derivatives.
 
-Decimation (``parallel_decimate``) filters the regressor and the torques with the same
-low-pass (cutoff 0.8 x the new Nyquist frequency) before keeping every k-th sample.
+4. decimation by k (``Preprocessing.decimate``): q, dq, ddq and tau all pass the same
+   zero-phase low-pass with cutoff 0.8 x the new Nyquist frequency fs / (2 k), then every
+   k-th sample of the global grid is kept. This is Gautier's parallel filtering applied to
+   the signals the regressor is built from: it equals filtering the regressor W itself
+   (``parallel_decimate``, which needs W at every sample) for the terms linear in the
+   signals, and up to the filter's effect on the products of signals otherwise, which is
+   negligible when the motion's bandwidth is far below the cutoff (as after step 2). Columns
+   that are not smooth in the signals (the sign of Coulomb friction) are computed at the full
+   rate and filtered exactly when ``prepare`` is given ``joint_columns``.
 """
 
 from __future__ import annotations
@@ -36,7 +43,7 @@ class Preprocessing:
     derivative: "central" | "savgol"
     savgol_window: samples (odd) of the Savitzky-Golay window; savgol_order: its polynomial
     resample_hz: resample to this rate (None = only when time stamps are irregular)
-    decimate: keep every k-th sample after parallel filtering (1 = off)
+    decimate: keep every k-th sample after parallel filtering (step 4; 1 = off)
     min_velocity: samples of a joint with |dq| below this [rad/s | m/s] are left out of the fit
     trim: samples left out of fits and scores at each end of a log (filter and derivative
       edge effects); None = 3 fs / cutoff when filtering, else 2 (``edge_samples``)
@@ -131,10 +138,12 @@ def savgol_derivative(x: np.ndarray, dt: float, window: int = 11, order: int = 3
     return scipy.signal.savgol_filter(x, window, order, deriv=1, delta=dt, axis=0)
 
 
-def prepare(data: JointData, prep: Preprocessing = Preprocessing(), grid_t0: float | None = None) -> JointData:
+def prepare(data: JointData, prep: Preprocessing = Preprocessing(), grid_t0: float | None = None,
+            joint_columns=None) -> JointData:
     """Resample, filter and differentiate (module docstring); returns q, dq, ddq all filled.
 
-    All samples are kept; ``edge_samples`` says how many at each end fits should skip."""
+    All samples are kept; ``edge_samples`` says how many at each end fits should skip.
+    joint_columns(dq, ddq) -> (N, n, e): with decimation, columns filtered exactly (``own``)."""
     if len(data) < 3:
         raise DataError(f"{data.source}: {len(data)} samples; at least 3 are needed")
     if prep.resample_hz or is_irregular(data.t):
@@ -157,15 +166,34 @@ def prepare(data: JointData, prep: Preprocessing = Preprocessing(), grid_t0: flo
         dq = derive(q)
     if ddq is None:
         ddq = derive(dq)
-    return JointData(data.t, q, dq, ddq, tau, data.cycle, data.stage, data.source, list(data.notes))
+    out = JointData(data.t, q, dq, ddq, tau, data.cycle, data.stage, data.source, list(data.notes))
+    if prep.decimate > 1:
+        if joint_columns is not None:
+            out.own = joint_columns(dq, ddq)
+        out = decimate(out, prep.decimate, fs, prep.filter_order, data.t[0] if grid_t0 is None else grid_t0)
+    return out
+
+
+def decimate(data: JointData, factor: int, fs: float, order: int = 4, t0: float = 0.0) -> JointData:
+    """Step 4 of ``prepare``: the same low-pass on every signal, then the samples whose index
+    on the grid t0 + k / fs is a multiple of ``factor`` (so chunks of one log agree)."""
+    fc = 0.8 * fs / (2.0 * factor)
+    filt = lambda a: None if a is None else lowpass(a, fs, fc, order)  # noqa: E731
+    index = np.rint((data.t - t0) * fs).astype(np.int64)
+    keep = index % factor == 0
+    out = JointData(data.t, filt(data.q), filt(data.dq), filt(data.ddq), filt(data.tau), data.cycle, data.stage,
+                    data.source, list(data.notes), filt(data.own))
+    return out.select(keep)
 
 
 def edge_samples(prep: Preprocessing, fs: float) -> int:
-    """Samples at each end of a log whose filtered derivatives suffer from edge effects."""
+    """Samples (at the output rate fs, after decimation) at each end of a log whose filtered
+    derivatives suffer from edge effects: 3 fs_in / cutoff input samples, at least 2."""
     if prep.trim is not None:
         return int(prep.trim)
-    fc = prep.cutoff(fs)
-    return int(np.ceil(3.0 * fs / fc)) if fc > 0 else 2
+    fs_in = fs * prep.decimate
+    fc = prep.cutoff(fs_in)
+    return int(np.ceil(max(3.0 * fs_in / fc if fc > 0 else 2.0, 2.0) / prep.decimate)) + 1
 
 
 def edge_mask(count: int, trim: int, head: bool = True, tail: bool = True) -> np.ndarray:

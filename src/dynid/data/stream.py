@@ -29,7 +29,8 @@ from dynid.errors import DataError
 def _batches(path: Path, mapping: ColumnMapping, chunk_rows: int, bad: BadRows) -> Iterator[pa.Table]:
     """Tables of exactly ``chunk_rows`` rows (the last one shorter)."""
     if is_parquet(path):
-        source = pq.ParquetFile(path).iter_batches(batch_size=chunk_rows)
+        # pre_buffer=False: the default keeps every column chunk read so far (memory grows with the file)
+        source = pq.ParquetFile(path, pre_buffer=False).iter_batches(batch_size=chunk_rows)
     else:
         block = int(min(max(chunk_rows * 64, 1 << 16), 1 << 24))  # bytes per parsed block
         source = pacsv.open_csv(path, read_options=csv_read_options(mapping, block_size=block),
@@ -49,12 +50,12 @@ def _batches(path: Path, mapping: ColumnMapping, chunk_rows: int, bad: BadRows) 
 
 
 def _concat(a: JointData, b: JointData) -> JointData:
-    cat = lambda x, y: None if x is None else np.concatenate([x, y])  # noqa: E731
+    cat = lambda x, y: None if x is None or y is None else np.concatenate([x, y])  # noqa: E731
     return JointData(cat(a.t, b.t), cat(a.q, b.q), cat(a.dq, b.dq), cat(a.ddq, b.ddq), cat(a.tau, b.tau),
                      cat(a.cycle, b.cycle), cat(a.stage, b.stage), a.source, a.notes + b.notes)
 
 
-def raw_chunks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapping(), chunk_rows: int = 200_000,
+def raw_chunks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapping(), chunk_rows: int = 50_000,
                nan: str = "drop") -> Iterator[JointData]:
     """Mapped, cleaned chunks of a joint data file (rows named by their place in the file).
 
@@ -86,13 +87,16 @@ def raw_chunks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapping()
 
 
 def default_margin(fs: float, prep: Preprocessing) -> int:
-    fc = prep.cutoff(fs)
-    return int(max(200, 20 * fs / fc)) if fc > 0 else 200
+    """Context rows on each side of a window: 20 fs / (lowest cutoff in use), at least 200,
+    rounded up to a multiple of the decimation factor."""
+    cutoffs = [c for c in (prep.cutoff(fs), 0.8 * fs / (2.0 * prep.decimate) if prep.decimate > 1 else 0.0) if c > 0]
+    rows = int(max(200, 20 * fs / min(cutoffs))) if cutoffs else 200
+    return -(-rows // prep.decimate) * prep.decimate
 
 
 def prepared_chunks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapping(),
-                    prep: Preprocessing = Preprocessing(), chunk_rows: int = 200_000,
-                    margin: int | None = None, nan: str = "drop") -> Iterator[JointData]:
+                    prep: Preprocessing = Preprocessing(), chunk_rows: int = 50_000,
+                    margin: int | None = None, nan: str = "drop", joint_columns=None) -> Iterator[JointData]:
     """Preprocessed chunks whose concatenation equals ``prepare`` of the whole file (up to
     the filter transient over ``margin`` rows, which decays below rounding for the default)."""
     window, emitted_to, t0 = None, -np.inf, None
@@ -110,7 +114,7 @@ def prepared_chunks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapp
         window = raw if window is None else _concat(window, raw)
         if len(window) < 3 * margin:
             continue
-        done = prepare(window, prep, grid_t0=t0)
+        done = prepare(window, prep, grid_t0=t0, joint_columns=joint_columns)
         edge = float(window.t[len(window) - margin])
         pick = (done.t > emitted_to) & (done.t < edge)
         if np.any(pick):
@@ -119,7 +123,7 @@ def prepared_chunks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapp
         window = window.select(slice(len(window) - 2 * margin, None))
         window.notes = []
     if window is not None:
-        done = prepare(window, prep, grid_t0=t0)
+        done = prepare(window, prep, grid_t0=t0, joint_columns=joint_columns)
         pick = done.t > emitted_to
         last = done.select(pick)
         last.notes.extend(notes)

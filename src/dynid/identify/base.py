@@ -28,6 +28,7 @@ import numpy as np
 import scipy.linalg
 
 from dynid.errors import IllConditionedError
+from dynid.excite.threads import single_blas_thread
 from dynid.identify.model import ModelOptions, identification_regressor, parameter_names
 
 DEFAULT_TOL = 1e-8
@@ -124,6 +125,12 @@ def base_parameters(robot, options: ModelOptions = ModelOptions(), seed: int = 0
     samples = samples or max(200, 4 * p // robot.n)
     q, dq, ddq = random_states(robot, samples, seed)
     w = identification_regressor(robot, q, dq, ddq, options).reshape(-1, p)
+    with single_blas_thread():  # small factorizations: threads only contend with Numba's
+        return _base_from_regressor(robot, w, names, tol, options)
+
+
+def _base_from_regressor(robot, w: np.ndarray, names: list[str], tol: float, options) -> BaseParameters:
+    p = len(names)
     norms = np.linalg.norm(w, axis=0)
     zero = norms <= 1e-10 * norms.max()  # columns that are rounding noise (parameter never acts)
     w = np.where(zero, 0.0, w)

@@ -127,6 +127,30 @@ def friction_columns(dq: np.ndarray, options: ModelOptions) -> np.ndarray:
     return np.stack([sp, -sn, dq * sp, dq * sn], axis=-1)
 
 
+def joint_columns(dq: np.ndarray, ddq: np.ndarray, options: ModelOptions) -> np.ndarray:
+    """(N, n, e) the columns that act on one joint only: friction (k, thesis eq. 3.11), rotor
+    inertia ddq (thesis eq. 3.12), offset 1. Joint i's row of the full regressor has them at
+    ``joint_column_indices(robot, options)[i]``."""
+    parts = [friction_columns(dq, options)]
+    if options.rotor_inertia:
+        parts.append(ddq[..., None])
+    if options.offset:
+        parts.append(np.ones(dq.shape + (1,)))
+    return np.concatenate(parts, axis=-1)
+
+
+def joint_column_indices(robot, options: ModelOptions) -> np.ndarray:
+    """(n, e) full-parameter index of each of joint i's own columns (``joint_columns``)."""
+    n, k = robot.n, friction_size(options)
+    sl = parameter_slices(robot, options)
+    cols = [sl["friction"].start + np.arange(n)[:, None] * k + np.arange(k)[None, :]]
+    if options.rotor_inertia:
+        cols.append(sl["rotor_inertia"].start + np.arange(n)[:, None])
+    if options.offset:
+        cols.append(sl["offset"].start + np.arange(n)[:, None])
+    return np.concatenate(cols, axis=1).astype(np.int64)
+
+
 def identification_regressor(robot, q, dq, ddq, options: ModelOptions = ModelOptions(),
                              out: np.ndarray | None = None) -> np.ndarray:
     """Full regressor Y (N, n, p) with tau = Y @ theta (thesis eq. 3.17).
@@ -135,7 +159,7 @@ def identification_regressor(robot, q, dq, ddq, options: ModelOptions = ModelOpt
     ``out`` may be a preallocated (N, n, p) float64 array; it is zeroed and filled.
     """
     (q, dq, ddq), single = joint_arrays(robot, q=q, dq=dq, ddq=ddq)
-    n, count, k = robot.n, q.shape[0], friction_size(options)
+    n, count = robot.n, q.shape[0]
     p = parameter_count(robot, options)
     if out is None:
         out = np.zeros((count, n, p))
@@ -149,16 +173,12 @@ def identification_regressor(robot, q, dq, ddq, options: ModelOptions = ModelOpt
         rigid = np.zeros((count, n, 10 * n))
         rigid_body_regressor(robot, q, dq, ddq, out=rigid)
         out[:, :, : 10 * n] = rigid
-    sl = parameter_slices(robot, options)
-    joints = np.arange(n)
-    if k:
-        fc = friction_columns(dq, options)  # (N, n, k)
-        for c in range(k):  # loop over the k columns of one joint's friction block, not samples
-            out[:, joints, sl["friction"].start + joints * k + c] = fc[:, :, c]
-    if options.rotor_inertia:
-        out[:, joints, sl["rotor_inertia"].start + joints] = ddq  # thesis eq. 3.12
-    if options.offset:
-        out[:, joints, sl["offset"].start + joints] = 1.0
+    extra = joint_columns(dq, ddq, options)  # (N, n, e): each joint's own columns
+    e = extra.shape[2]
+    if e:
+        joints = np.arange(n)
+        for c, index in enumerate(joint_column_indices(robot, options).T):  # loop over e columns
+            out[:, joints, index] = extra[:, :, c]
     return out[0] if single else out
 
 

@@ -8,8 +8,8 @@ for each joint j (thesis eq. 2.9 written with sums). They add up chunk by chunk,
 1 kHz data need O(n b^2) memory. Keeping them per joint gives, for any beta, the residual sum
 of squares of each joint, RSS_j = C_j - 2 B_j^T beta + beta^T A_j beta, which the weighted
 (per-joint variance) and physically consistent estimators use. Row j of the regressor of a
-serial chain has zeros in the columns of the links before j: only the ``columns`` a joint
-can excite are multiplied, which roughly halves the work.
+serial chain has zeros in the columns of the links before j (``RegressorGram`` in
+gram.py uses that to accumulate long logs fast).
 """
 
 from __future__ import annotations
@@ -35,17 +35,6 @@ class NormalEquations:
         self.C = np.zeros(n)
         self.rows = np.zeros(n, dtype=np.int64)
         self.tau_sum = np.zeros(n)
-
-    @classmethod
-    def for_base(cls, base, table: np.ndarray) -> "NormalEquations":
-        """Per-joint column sets of the base regressor from an (n, p) identifiability table,
-        for regressors given as the full (N, n, p) identification regressor."""
-        cols, pos = [], []
-        for j in range(table.shape[0]):
-            active = table[j, base.independent]
-            pos.append(np.flatnonzero(active))
-            cols.append(base.independent[active])
-        return cls(table.shape[0], base.rank, cols, pos)
 
     def add(self, y: np.ndarray, tau: np.ndarray, mask: np.ndarray | None = None) -> None:
         """Add samples: y (N, n, p_in) regressor, tau (N, n) torques, mask (N, n) rows to keep."""
@@ -82,7 +71,8 @@ class NormalEquations:
 
     def active_counts(self) -> np.ndarray:
         """(n,) number of unknowns that enter each joint's rows."""
-        return np.array([int(np.sum(np.diag(a) > 0)) for a in self.A])
+        # columns that are rounding noise (|w| ~ 1e-16 |largest|) have squared norms ~1e-32
+        return np.array([int(np.sum(np.diag(a) > 1e-20 * max(float(np.diag(a).max()), 1e-300))) for a in self.A])
 
     def tau_variance(self) -> np.ndarray:
         """(n,) variance of the measured torque of each joint."""

@@ -21,17 +21,20 @@ import numpy as np
 
 from dynid.data.columns import ColumnMapping, JointData
 from dynid.data.preprocess import (
-    Preprocessing, edge_mask, edge_samples, parallel_decimate, prepare, sample_rate, segments, velocity_mask,
+    Preprocessing, edge_mask, edge_samples, prepare, sample_rate, segments, velocity_mask,
 )
 from dynid.data.stream import prepared_chunks
+from dynid.dynamics import regressor as rigid_body_regressor
 from dynid.errors import DataError
+from dynid.excite.threads import single_blas_thread
 from dynid.identify.base import BaseParameters, identifiability_table
 from dynid.identify.estimators import ESTIMATORS, Estimator
-from dynid.identify.model import ModelOptions, identification_regressor, parameter_count
+from dynid.identify.gram import RegressorGram
+from dynid.identify.model import ModelOptions, identification_regressor, joint_column_indices, joint_columns
 from dynid.identify.normal_equations import NormalEquations
 
 ESTIMATOR_NAMES = ("ols", "wls", "irls", "pc")
-BLOCK = 8192  # samples per regressor evaluation (bounded scratch: BLOCK x n x p doubles)
+BLOCK = 2048  # samples per regressor evaluation: its scratch (BLOCK x n x 10 n) stays in cache for the Gram
 
 
 def make_estimator(name: str, robot, options: ModelOptions, base: BaseParameters, **kw) -> Estimator:
@@ -43,11 +46,6 @@ def make_estimator(name: str, robot, options: ModelOptions, base: BaseParameters
         raise DataError(f"estimator '{name}' unknown, expected one of {list(ESTIMATOR_NAMES)}")
     kw.pop("prior", None), kw.pop("bound", None)
     return ESTIMATORS[name](names=base.names, **kw)
-
-
-def normal_equations(robot, options: ModelOptions, base: BaseParameters) -> NormalEquations:
-    """Empty per-joint normal equations over the base parameters, fed with full regressors."""
-    return NormalEquations.for_base(base, identifiability_table(robot, options))
 
 
 @dataclass
@@ -70,60 +68,59 @@ def row_mask(dq: np.ndarray, keep: np.ndarray | None, prep: Preprocessing) -> np
 
 
 def add_samples(robot, data: JointData, options: ModelOptions, prep: Preprocessing,
-                ne: NormalEquations, scratch: dict, keep: np.ndarray | None = None) -> int:
-    """Add prepared samples (those with ``keep``, (N,), when given) to ``ne`` block by block;
-    returns the number of samples added."""
+                gram: RegressorGram, scratch: dict, keep: np.ndarray | None = None) -> int:
+    """Add prepared samples (those with ``keep``, (N,), when given) to ``gram`` block by block;
+    returns the number of samples added. The rigid-body regressor is written into a reused
+    buffer (its zero blocks stay zero)."""
     if data.tau is None:
         raise DataError(f"{data.source}: no torques (tau1..taun) or currents (i1..in) to identify from")
-    p = parameter_count(robot, options)
-    fs = sample_rate(data.t) if len(data) > 2 else 1.0
     count = 0
     for s in range(0, len(data), BLOCK):
         sl = slice(s, s + BLOCK)
         m = len(data.t[sl])
-        y = scratch.get(m)
-        if y is None:
-            y = scratch[m] = np.zeros((m, robot.n, p))
-        identification_regressor(robot, data.q[sl], data.dq[sl], data.ddq[sl], options, out=y)
+        if "rigid" not in scratch:
+            scratch["rigid"] = np.zeros((BLOCK, robot.n, 10 * robot.n))
+        rigid = scratch["rigid"][:m]  # one reused buffer (a leading slice stays C-contiguous)
+        rigid_body_regressor(robot, data.q[sl], data.dq[sl], data.ddq[sl], out=rigid)
+        own = data.own[sl] if data.own is not None else joint_columns(data.dq[sl], data.ddq[sl], options)
         tau, dq, kb = data.tau[sl], data.dq[sl], None if keep is None else keep[sl]
-        if prep.decimate > 1:
-            y, tau = parallel_decimate(y, tau, fs, prep.decimate)
-            dq, kb = dq[::prep.decimate], None if kb is None else kb[::prep.decimate]
-        mask = row_mask(dq, kb, prep)
-        ne.add(y, tau, mask)
+        gram.add(rigid, own, tau, row_mask(dq, kb, prep))
         count += tau.shape[0] if kb is None else int(kb.sum())
     return count
 
 
 def accumulate_file(robot, path, options: ModelOptions, base: BaseParameters,
                     mapping: ColumnMapping = ColumnMapping(), prep: Preprocessing = Preprocessing(),
-                    chunk_rows: int = 200_000, nan: str = "drop") -> Accumulated:
+                    chunk_rows: int = 50_000, nan: str = "drop") -> Accumulated:
     """Stream ``path`` through preprocessing into per-joint normal equations."""
-    ne = normal_equations(robot, options, base)
+    gram = RegressorGram(robot, options, base, identifiability_table(robot, options))
     scratch: dict = {}
     samples, notes, fs, trim, first = 0, [], float("nan"), 0, True
     pending = None  # one chunk of look-ahead, to know which chunk is the last
 
     def flush(chunk, last):
         keep = edge_mask(len(chunk), trim, head=first, tail=last)
-        return add_samples(robot, chunk, options, prep, ne, scratch, keep)
+        return add_samples(robot, chunk, options, prep, gram, scratch, keep)
 
-    for chunk in prepared_chunks(path, robot, mapping, prep, chunk_rows, nan=nan):
-        notes.extend(chunk.notes)
-        if len(chunk) == 0:
-            continue
-        if not np.isfinite(fs) and len(chunk) > 2:
-            fs = sample_rate(chunk.t)
-            trim = edge_samples(prep, fs)
+    # OpenBLAS threads spinning beside the regressor's Numba threads cost 30x on few cores
+    with single_blas_thread():
+        columns = lambda dq, ddq: joint_columns(dq, ddq, options)  # noqa: E731
+        for chunk in prepared_chunks(path, robot, mapping, prep, chunk_rows, nan=nan, joint_columns=columns):
+            notes.extend(chunk.notes)
+            if len(chunk) == 0:
+                continue
+            if not np.isfinite(fs) and len(chunk) > 2:
+                fs = sample_rate(chunk.t)
+                trim = edge_samples(prep, fs)
+            if pending is not None:
+                samples += flush(pending, last=False)
+                first = False
+            pending = chunk
         if pending is not None:
-            samples += flush(pending, last=False)
-            first = False
-        pending = chunk
-    if pending is not None:
-        samples += flush(pending, last=True)
+            samples += flush(pending, last=True)
     if samples == 0:
         raise DataError(f"{path}: no samples left after preprocessing")
-    return Accumulated(ne, samples, fs, notes)
+    return Accumulated(gram.to_normal_equations(base), samples, fs, notes)
 
 
 def regressor_arrays(robot, data: JointData, options: ModelOptions, base: BaseParameters,
@@ -132,19 +129,17 @@ def regressor_arrays(robot, data: JointData, options: ModelOptions, base: BasePa
     if data.tau is None:
         raise DataError(f"{data.source}: no torques (tau1..taun) or currents (i1..in) to identify from")
     y = identification_regressor(robot, data.q, data.dq, data.ddq, options)
+    if data.own is not None:  # exactly filtered before decimation
+        y[:, np.arange(robot.n)[:, None], joint_column_indices(robot, options)] = data.own
     tau, dq = data.tau, data.dq
-    fs = sample_rate(data.t)
-    keep = edge_mask(len(data), edge_samples(prep, fs))
-    if prep.decimate > 1:
-        y, tau = parallel_decimate(y, tau, fs, prep.decimate)
-        dq, keep = dq[::prep.decimate], keep[::prep.decimate]
+    keep = edge_mask(len(data), edge_samples(prep, sample_rate(data.t)))
     return np.ascontiguousarray(y[..., base.independent]), tau, row_mask(dq, keep, prep)
 
 
 def fit_data(robot, data: JointData, options: ModelOptions, base: BaseParameters,
              estimator: Estimator, prep: Preprocessing = Preprocessing(), prepared: bool = False) -> Estimator:
     """Prepare (unless ``prepared``) in-memory data and fit ``estimator`` to it."""
-    ready = data if prepared else prepare(data, prep)
+    ready = data if prepared else prepare(data, prep, joint_columns=lambda dq, ddq: joint_columns(dq, ddq, options))
     y, tau, mask = regressor_arrays(robot, ready, options, base, prep)
     return estimator.fit(y, tau, mask)
 
@@ -156,7 +151,7 @@ def per_cycle(robot, data: JointData, options: ModelOptions, base: BaseParameter
     make(): a fresh estimator. Returns {"labels", "values" (cycles, b), "mean", "std",
     "relative_spread" (100 std / |mean|), "failed": {label: reason}}.
     """
-    ready = prepare(data, prep)
+    ready = prepare(data, prep, joint_columns=lambda dq, ddq: joint_columns(dq, ddq, options))
     values, labels, failed = [], [], {}
     for label, idx in segments(ready, by):
         try:

@@ -21,6 +21,7 @@ from dynid.data.io import atomic_write_text
 from dynid.data.preprocess import Preprocessing, edge_mask, edge_samples, sample_rate
 from dynid.data.stream import prepared_chunks
 from dynid.errors import DataError
+from dynid.excite.threads import single_blas_thread
 from dynid.identify.base import BaseParameters
 from dynid.identify.estimators import Estimator
 from dynid.identify.model import ModelOptions, identification_regressor
@@ -96,7 +97,7 @@ def result_model(result: dict) -> tuple[ModelOptions, BaseParameters, np.ndarray
     return options, base, beta, Preprocessing.from_dict(result["preprocessing"])
 
 
-def predict_file(robot, result: dict, path, mapping: ColumnMapping | None = None, chunk_rows: int = 200_000,
+def predict_file(robot, result: dict, path, mapping: ColumnMapping | None = None, chunk_rows: int = 50_000,
                  filter_torque: bool = False) -> dict:
     """Model torques on a data file, preprocessed as in training (without decimation).
 
@@ -110,18 +111,19 @@ def predict_file(robot, result: dict, path, mapping: ColumnMapping | None = None
     prep = replace(prep, decimate=1, min_velocity=0.0, filter_torque=filter_torque)
     mapping = mapping or ColumnMapping.from_dict(result.get("column_mapping"))
     ts, preds, taus, dqs, notes = [], [], [], [], []
-    for chunk in prepared_chunks(path, robot, mapping, prep, chunk_rows):
-        notes.extend(chunk.notes)
-        if len(chunk) == 0:
-            continue
-        for s in range(0, len(chunk), 8192):
-            sl = slice(s, s + 8192)
-            y = identification_regressor(robot, chunk.q[sl], chunk.dq[sl], chunk.ddq[sl], options)
-            preds.append(y[..., base.independent] @ beta)
-        ts.append(chunk.t)
-        dqs.append(chunk.dq)
-        if chunk.tau is not None:
-            taus.append(chunk.tau)
+    with single_blas_thread():  # see pipeline.accumulate_file
+        for chunk in prepared_chunks(path, robot, mapping, prep, chunk_rows):
+            notes.extend(chunk.notes)
+            if len(chunk) == 0:
+                continue
+            for s in range(0, len(chunk), 8192):
+                sl = slice(s, s + 8192)
+                y = identification_regressor(robot, chunk.q[sl], chunk.dq[sl], chunk.ddq[sl], options)
+                preds.append(y[..., base.independent] @ beta)
+            ts.append(chunk.t)
+            dqs.append(chunk.dq)
+            if chunk.tau is not None:
+                taus.append(chunk.tau)
     t = np.concatenate(ts)
     interior = edge_mask(t.size, edge_samples(prep, sample_rate(t)) if t.size > 2 else 0)
     return {"t": t, "tau_hat": np.concatenate(preds), "interior": interior,
