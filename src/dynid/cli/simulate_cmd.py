@@ -30,10 +30,16 @@ def _per_joint(text: str | None, n: int, what: str) -> np.ndarray | None:
 
 
 def _trajectory(robot, trajectory: str, duration: float, rate: float, seed: int):
-    """(t, sample) with sample(t) -> (q, dq, ddq): 'multisine' (exact) or a joint data file
-    with t, q (dq, ddq optional; missing ones from a cubic spline)."""
+    """(t, sample) with sample(t) -> (q, dq, ddq): 'multisine' (exact), an excitation
+    trajectory (JSON from 'dynid excite optimize' or a builtin such as thesis-table-4.1,
+    exact) or a joint data file with t, q (dq, ddq optional; missing ones from a cubic spline)."""
     if trajectory == "multisine":
         return np.arange(0.0, duration, 1.0 / rate), random_multisine(robot, seed=seed).sample
+    if not trajectory.lower().endswith((".csv", ".parquet", ".pq")):  # an excitation trajectory
+        from dynid.excite.fileio import load_trajectory
+
+        periodic = load_trajectory(trajectory, robot.n, robot.name)
+        return np.arange(0.0, duration, 1.0 / rate), periodic.evaluate
     data = load_joint_data(trajectory, robot, ColumnMapping())
     q_spline = scipy.interpolate.CubicSpline(data.t, data.q, axis=0)
     dq_spline = scipy.interpolate.CubicSpline(data.t, data.dq, axis=0) if data.dq is not None else None
@@ -54,9 +60,10 @@ def simulate(robot: str = robot_option(),
              experiment: str = typer.Option(None, "--experiment", help="a seed experiment, e.g. seed-kr500"),
              body_data: Path = typer.Option(None, "--body-data", help="body data CSV of --experiment to write"),
              trajectory: str = typer.Option("multisine", "--trajectory",
-                                            help="'multisine' (random, within limits) or a joint data file with t, q"),
-             duration: float = typer.Option(20.0, "--duration", help="multisine: seconds"),
-             rate: float = typer.Option(100.0, "--rate", help="multisine: sample rate [Hz]"),
+                                            help="'multisine' (random, within limits), an excitation trajectory "
+                                                 "(JSON or builtin name) or a joint data file with t, q"),
+             duration: float = typer.Option(20.0, "--duration", help="seconds (multisine or excitation trajectory)"),
+             rate: float = typer.Option(100.0, "--rate", help="sample rate [Hz] (multisine or excitation trajectory)"),
              seed: int = typer.Option(0, "--seed", help="seed of the trajectory, noise and jitter"),
              friction: str = O.FRICTION, rotor_inertia: bool = O.ROTOR,
              coulomb: str = typer.Option(None, "--coulomb", help="Coulomb coefficients per joint (default 5% of RMS torque)"),
