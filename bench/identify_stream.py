@@ -3,7 +3,8 @@
 1. Writes the log (Parquet, columns t, q1..q6, tau1..tau6 as a controller records them: a
    2^16-count motor encoder quantizes q, torque noise 0.1 N m; rigid body + Coulomb/viscous
    friction + rotor inertia) into a temporary directory, in row groups (not timed).
-2. In a child process (so its peak memory is its own): ``accumulate_file`` streams the file
+2. In a child process (so its peak memory is its own; the parent stays small because Linux
+   keeps ru_maxrss across fork + exec): ``accumulate_file`` streams the file
    in chunks (read, 20 Hz zero-phase low-pass, central differences for dq and ddq, the
    compiled rigid-body regressor, per-joint Gram matrices) and ordinary least squares solves
    for the 52 base parameters. Reports seconds, us/sample and peak RSS (getrusage maxrss).
@@ -73,8 +74,10 @@ def identify_child(path: str, chunk_rows: int, decimate: int = 1) -> dict:
     est = OrdinaryLeastSquares(names=base.names).fit_normal_equations(acc.ne)
     t1 = time.perf_counter()
     usage = resource.getrusage(resource.RUSAGE_SELF)
+    hwm = next((float(line.split()[1]) / 1024.0 for line in open("/proc/self/status") if line.startswith("VmHWM")),
+               float("nan"))
     return {"samples": acc.samples, "seconds": t1 - t0, "startup_seconds": t0 - t_import,
-            "peak_rss_mb": usage.ru_maxrss / 1024.0,
+            "peak_rss_mb": usage.ru_maxrss / 1024.0, "vm_hwm_mb": hwm,
             "cpu_seconds": usage.ru_utime + usage.ru_stime,
             "base_parameters": base.rank, "condition_number": est.cond_,
             "rmsd": np.sqrt(est.rss_ / est.rows_).tolist(), "sigma": np.sqrt(est.sigma2_[0])}
@@ -137,14 +140,21 @@ def main() -> None:
     parser.add_argument("--decimate", type=int, nargs="*", default=[1, 5],
                         help="decimation factors to run (1 = full rate); Gautier's parallel filtering")
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--write", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(identify_child(args.child, args.chunk_rows, args.decimate[0])))
         return
+    if args.write:
+        write_log(Path(args.write), args.samples, args.rate, args.seed)
+        return
+    # every heavy step runs in a child process: Linux keeps ru_maxrss across fork + exec, so a
+    # child forked from a large parent would report the parent's size as its own peak
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "log.parquet"
         t0 = time.perf_counter()
-        write_log(path, args.samples, args.rate, args.seed)
+        subprocess.run([sys.executable, __file__, "--write", str(path), "--samples", str(args.samples),
+                        "--rate", str(args.rate), "--seed", str(args.seed)], check=True)
         size = path.stat().st_size / 1e6
         print(f"wrote {args.samples} samples ({args.samples / args.rate / 3600:.2f} h at {args.rate:g} Hz) "
               f"of er3a to {path.name}: {size:.0f} MB Parquet in {time.perf_counter() - t0:.1f} s")
@@ -162,7 +172,8 @@ def main() -> None:
         print(f"  samples read       {args.samples} (fitted {r['samples']}: filter edges left out)")
         print(f"  time               {r['seconds']:.1f} s  = {r['seconds'] / args.samples * 1e6:.2f} us per sample read "
               f"(CPU {r['cpu_seconds']:.1f} s; process wall {wall:.1f} s incl. {r['startup_seconds']:.1f} s start-up)")
-        print(f"  peak memory        {r['peak_rss_mb']:.0f} MB (maxrss of the identifying process)")
+        print(f"  peak memory        {r['peak_rss_mb']:.0f} MB (getrusage maxrss of the identifying process; "
+              f"VmHWM {r['vm_hwm_mb']:.0f} MB)")
         print(f"  fit                RMSD per joint {np.round(r['rmsd'], 4).tolist()} N m (noise 0.1 N m), "
               f"cond {r['condition_number']:.1f}")
     print(f"Pinocchio computeJointTorqueRegressor + NumPy normal-equation update, per sample in Python")

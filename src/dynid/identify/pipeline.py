@@ -25,7 +25,7 @@ from dynid.data.preprocess import (
 )
 from dynid.data.stream import prepared_chunks
 from dynid.dynamics import regressor as rigid_body_regressor
-from dynid.errors import DataError
+from dynid.errors import DataError, DynidError
 from dynid.excite.threads import single_blas_thread
 from dynid.identify.base import BaseParameters, identifiability_table
 from dynid.identify.estimators import ESTIMATORS, Estimator
@@ -44,7 +44,8 @@ def make_estimator(name: str, robot, options: ModelOptions, base: BaseParameters
         return PhysicallyConsistent(robot, options, base, **kw)
     if name not in ESTIMATORS:
         raise DataError(f"estimator '{name}' unknown, expected one of {list(ESTIMATOR_NAMES)}")
-    kw.pop("prior", None), kw.pop("bound", None)
+    for pc_only in ("prior", "bound"):
+        kw.pop(pc_only, None)
     return ESTIMATORS[name](names=base.names, **kw)
 
 
@@ -156,7 +157,7 @@ def per_cycle(robot, data: JointData, options: ModelOptions, base: BaseParameter
     for label, idx in segments(ready, by):
         try:
             est = fit_data(robot, ready.select(idx), options, base, make(), prep, prepared=True)
-        except Exception as exc:  # a short or static cycle: reported, not fatal
+        except (DynidError, np.linalg.LinAlgError) as exc:  # a short or static cycle: reported, not fatal
             failed[label] = str(exc)
             continue
         values.append(est.coef_)
