@@ -22,7 +22,7 @@ LOWPASS = typer.Option(None, "--lowpass", help="zero-phase Butterworth cutoff [H
 DERIVATIVE = typer.Option("central", "--derivative", help="central (time-aware differences) or savgol")
 RESAMPLE = typer.Option(None, "--resample", help="resample to this rate [Hz] (irregular logs are always resampled)")
 DECIMATE = typer.Option(1, "--decimate", help="parallel filtering and decimation factor (Gautier)")
-MIN_VELOCITY = typer.Option(0.0, "--min-velocity", help="leave out samples of joints slower than this [rad/s]")
+MIN_VELOCITY = typer.Option(0.0, "--min-velocity", help="leave out samples of joints slower than this (rad/s)")
 
 FRICTION = typer.Option("coulomb-viscous", "--friction", help="none | coulomb-viscous | polynomial | asymmetric")
 OFFSET = typer.Option(False, "--offset/--no-offset", help="per-joint torque offset")

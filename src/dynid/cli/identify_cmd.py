@@ -130,7 +130,7 @@ def validate(robot: str = robot_option(),
              params: Path = typer.Option(..., "--params", "-p", help="result.json from 'dynid identify'"),
              data: list[Path] = typer.Option(..., "--data", "-d", help="joint data file(s) with torques; repeatable"),
              min_velocity: float = typer.Option(0.05, "--min-velocity",
-                                                help="also report figures without samples slower than this [rad/s]"),
+                                                help="also report figures without samples slower than this (rad/s)"),
              json_out: Path = typer.Option(None, "--json", help="write the figures to this JSON file"),
              rename: str = O.RENAME, columns: str = O.COLUMNS, time_unit: str = O.TIME_UNIT,
              degrees: bool = O.DEGREES, motor_side: bool = O.MOTOR_SIDE, current_gain: str = O.CURRENT_GAIN) -> None:

@@ -116,15 +116,14 @@ def prepared_chunks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapp
             continue
         done = prepare(window, prep, grid_t0=t0, joint_columns=joint_columns)
         edge = float(window.t[len(window) - margin])
-        pick = (done.t > emitted_to) & (done.t < edge)
-        if np.any(pick):
-            yield done.select(pick)
-            emitted_to = float(done.t[pick][-1])
+        lo, hi = np.searchsorted(done.t, emitted_to, "right"), np.searchsorted(done.t, edge, "left")
+        if hi > lo:  # a slice: views, no copies
+            yield done.select(slice(lo, hi))
+            emitted_to = float(done.t[hi - 1])
         window = window.select(slice(len(window) - 2 * margin, None))
         window.notes = []
     if window is not None:
         done = prepare(window, prep, grid_t0=t0, joint_columns=joint_columns)
-        pick = done.t > emitted_to
-        last = done.select(pick)
+        last = done.select(slice(np.searchsorted(done.t, emitted_to, "right"), None))
         last.notes.extend(notes)
         yield last
