@@ -81,6 +81,11 @@ def identify(robot: str = robot_option(),
     result = build_result(robot, r, options, base, est, ne, prep, mapping, samples, notes, str(data), extra)
     write_result(out, result)
     _print_result(result)
+    if by:
+        per = extra["per_" + by]
+        spread = [v for v in per["relative_spread"] if v is not None]
+        console.print(f"per {by}: {len(per['labels'])} identified ({len(per['failed'])} failed); "
+                      f"median cross-{by} spread {np.median(spread) if spread else float('nan'):.2f} % of the mean")
     console.print(f"wrote [bold]{out}[/]")
 
 
