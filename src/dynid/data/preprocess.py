@@ -124,7 +124,13 @@ def lowpass(x: np.ndarray, fs: float, cutoff: float, order: int = 4) -> np.ndarr
 
 
 def central_derivative(t: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """dx/dt (N, ...) by second-order central differences on the (possibly irregular) grid t."""
+    """dx/dt (N, ...) by second-order central differences on the (possibly irregular) grid t.
+
+    A grid uniform to 1e-9 relative uses the scalar step (the same numbers to 1e-9, faster)."""
+    dt = np.diff(t)
+    step = float(dt.mean())
+    if np.max(np.abs(dt - step)) <= 1e-9 * step:
+        return np.gradient(x, step, axis=0, edge_order=2)
     return np.gradient(x, t, axis=0, edge_order=2)
 
 
