@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +22,14 @@ from dynid.identify.normal_equations import NormalEquations
 from dynid.identify.pipeline import accumulate_file, make_estimator, per_cycle, regressor_arrays
 from dynid.identify.result import build_result, load_result, predict_file, write_result
 from dynid.identify.validation import validation_report
+
+
+def passive_openmp_workers() -> None:
+    """Let Numba's OpenMP workers sleep rather than spin between regressor calls (unless the
+    user set OMP_WAIT_POLICY): spinning workers take the core the Gram and the filters need;
+    on the loaded 2-core machine this cut a 2-million-sample identification from 17 s to 12 s.
+    Takes effect when it runs before the first parallel kernel of the process."""
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 def _fmt(x, spec=".4g") -> str:
@@ -46,6 +55,7 @@ def identify(robot: str = robot_option(),
              tol: float = typer.Option(None, "--tol", help="relative QR tolerance of the base parameters (default 1e-8)"),
              chunk_rows: int = typer.Option(50_000, "--chunk-rows", help="rows read at a time (bounded memory)")) -> None:
     """Identify the base parameters of ROBOT from a joint data log; writes result.json."""
+    passive_openmp_workers()
     r = dynid.load_robot(robot)
     options = O.model_from(friction, rotor_inertia, offset, smooth_sign)
     prep = O.preprocessing_from(lowpass, derivative, resample, decimate, min_velocity)
@@ -120,6 +130,7 @@ def predict(robot: str = robot_option(),
     """Torques of an identified model on another log, preprocessed as in training.
 
     The data layout options default to those used by 'identify' (stored in result.json)."""
+    passive_openmp_workers()
     r = dynid.load_robot(robot)
     result = load_result(params)
     mapping = _mapping_override(result, rename, columns, time_unit, degrees, motor_side, current_gain)
@@ -141,6 +152,7 @@ def validate(robot: str = robot_option(),
              degrees: bool = O.DEGREES, motor_side: bool = O.MOTOR_SIDE, current_gain: str = O.CURRENT_GAIN) -> None:
     """RMSD and relative RMSD per joint (thesis eq. 5.1) of a model on one or more logs
     (self-validation on the training log, cross-validation on others)."""
+    passive_openmp_workers()
     r = dynid.load_robot(robot)
     result = load_result(params)
     mapping = _mapping_override(result, rename, columns, time_unit, degrees, motor_side, current_gain)
