@@ -87,3 +87,16 @@ def test_parquet_and_csv_hold_the_same_numbers_and_chunks_reassemble_the_file(tm
         chunks = list(raw_chunks(tmp_path / name, ROBOT, chunk_rows=128))
         assert len(chunks) >= 2
         np.testing.assert_array_equal(np.concatenate([c.t for c in chunks]), t)
+
+
+def test_streaming_reader_reports_the_same_defects(tmp_path):
+    rows = [f"{k * 0.01},{k},{k},1,2" for k in range(400)]
+    rows[150] = "1.5,0.1"  # a short line in the middle
+    path = _csv(tmp_path, HEADER + "\n".join(rows) + "\n")
+    with pytest.raises(DataError, match="row 151"):
+        list(raw_chunks(path, ROBOT, chunk_rows=100))
+    rows[150] = f"{150 * 0.01},150,150,1,2"
+    path = _csv(tmp_path, HEADER + "\n".join(rows) + "\n3.99,1", "tail.csv")
+    chunks = list(raw_chunks(path, ROBOT, chunk_rows=100))
+    assert sum(len(c) for c in chunks) == 400
+    assert any("truncated" in n for c in chunks for n in c.notes)
