@@ -30,7 +30,7 @@ def friendly_errors(fn):
         except (DynidError, FileNotFoundError, PermissionError, IsADirectoryError) as exc:
             if debug_enabled():
                 raise
-            err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+            err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
             sys.exit(2)
 
     return wrapper
