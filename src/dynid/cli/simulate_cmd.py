@@ -51,6 +51,7 @@ def _trajectory(robot, trajectory: str, duration: float, rate: float, seed: int)
             ddq = data.ddq
         return q_spline(t), dq, ddq
 
+    sample.labels = (data.cycle, data.stage)  # cycle/stage of the file, carried to the output
     return data.t, sample
 
 
@@ -75,7 +76,13 @@ def simulate(robot: str = robot_option(),
              derivatives: bool = typer.Option(True, "--derivatives/--no-derivatives", help="write dq, ddq columns"),
              jitter: float = typer.Option(0.0, "--jitter", help="random time-stamp jitter, fraction of the step"),
              currents: bool = typer.Option(False, "--currents", help="write motor currents i = tau / (N k_t) instead of tau"),
-             cycles: int = typer.Option(0, "--cycles", help="number the samples by cycle of this many equal parts")) -> None:
+             cycles: int = typer.Option(0, "--cycles", help="number the samples by cycle of this many equal parts"),
+             friction_drift: str = typer.Option(None, "--friction-drift",
+                                                help="R1,T1,R2,T2: friction coefficients decay from (1+R1+R2) x warm "
+                                                     "to warm with time constants T1, T2 [s] (thesis eq. 5.4)"),
+             temperature: str = typer.Option(None, "--temperature",
+                                             help="AMBIENT,RISE,TAU: write temp1..tempn = AMBIENT + RISE (1 - e^(-t/TAU)) "
+                                                  "[deg C, s]")) -> None:
     """Simulate a joint data log of ROBOT (or, with --experiment, write seed body data)."""
     r = dynid.load_robot(robot)
     if experiment is not None or body_data is not None:
@@ -100,11 +107,16 @@ def simulate(robot: str = robot_option(),
         coefficients = np.column_stack([_per_joint(coulomb or "0", r.n, "--coulomb"),
                                         _per_joint(viscous or "0", r.n, "--viscous")])
     measurement = Measurement(tuple(_per_joint(tau_noise, r.n, "--tau-noise")), encoder_counts, derivatives)
+    from dynid.simulate.drift import drift_options
+    drift, warmup = drift_options(friction_drift, temperature)
     data, _, _ = simulate_joint_data(r, t, q, dq, ddq, options, coefficients,
-                                         _per_joint(offsets, r.n, "--offsets"), measurement, seed)
+                                         _per_joint(offsets, r.n, "--offsets"), measurement, seed, drift=drift)
+    data.cycle, data.stage = getattr(sample, "labels", (None, None))
     if cycles > 0:
         data.cycle = np.minimum((np.arange(len(data)) * cycles) // len(data), cycles - 1) + 1
     cols = joint_data_columns(data)
+    if warmup is not None:
+        cols.update({f"temp{j + 1}": v for j, v in enumerate(warmup.temperatures(t - t[0], r.n).T)})
     if currents:
         kt = np.array([j.drive.torque_constant for j in r.joints])
         if not np.all(np.isfinite(kt)):

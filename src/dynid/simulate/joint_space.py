@@ -53,11 +53,14 @@ def default_friction(robot, options: ModelOptions) -> np.ndarray:
 def simulate_joint_data(robot, t: np.ndarray, q: np.ndarray, dq: np.ndarray, ddq: np.ndarray,
                         options: ModelOptions = ModelOptions(), friction=None, offsets=None,
                         measurement: Measurement = Measurement(), seed: int = 0,
-                        theta: np.ndarray | None = None) -> tuple[JointData, np.ndarray, np.ndarray]:
+                        theta: np.ndarray | None = None,
+                        drift=None) -> tuple[JointData, np.ndarray, np.ndarray]:
     """Simulate a measurement along (t, q, dq, ddq) (N,), (N, n) x 3.
 
     friction: (n, k) coefficients for ``options.friction`` (default ``default_friction``);
-    theta: full parameters (overrides robot + friction + offsets when given).
+    theta: full parameters (overrides robot + friction + offsets when given);
+    drift: a ``simulate.drift.FrictionDrift``: the friction coefficients of theta are the warm
+    ones and decay to them from cold over the operating time t - t[0] (theta stays the warm model).
     Returns (measured JointData, true torques (N, n), full parameters theta (p,)).
     """
     rng = np.random.default_rng(seed)
@@ -66,6 +69,14 @@ def simulate_joint_data(robot, t: np.ndarray, q: np.ndarray, dq: np.ndarray, ddq
             friction = default_friction(robot, options)
         theta = full_parameters(robot, options, friction, offsets)
     tau_true = model_torques(robot, q, dq, ddq, theta, options)
+    if drift is not None and FRICTION_MODELS[options.friction]:
+        from dynid.identify.model import parameter_slices
+        from dynid.simulate.drift import friction_torque
+
+        warm = theta[parameter_slices(robot, options)["friction"]]
+        elapsed = np.asarray(t, dtype=float) - float(t[0])
+        tau_true = tau_true + (friction_torque(elapsed, dq, warm, options, drift)
+                               - friction_torque(elapsed, dq, warm, options))
     sigma = np.broadcast_to(np.asarray(measurement.tau_noise, dtype=float), (robot.n,))
     tau = tau_true + rng.normal(size=tau_true.shape) * sigma
     q_meas = q

@@ -1,0 +1,119 @@
+"""Constant-velocity plateaus of the friction stage (thesis 4.4, 5.2.1).
+
+In the protocol's ``friction`` stage one joint moves at a time, in strokes at 5 .. 100 % of
+its maximum speed, while the others rest. A sample belongs to a plateau of joint j when
+
+- its stage is ``friction`` and joint j is the one moving (largest |dq| relative to each
+  joint's largest |dq| in the stage), the others slower than ``still`` x that share;
+- joint j is at constant velocity: |ddq_j| <= ``accel_tol`` x max |ddq_j| of the stage;
+- it is not within ``margin`` samples of either end of its run (filter transients).
+
+Plateau speeds are grouped into levels per joint across all cycles: sorted log |dq| values
+split where consecutive values differ by more than ``level_gap`` (relative; the protocol's
+levels differ by 25 % or more). Everything is vectorized over samples.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from dynid.errors import DataError
+
+
+@dataclass(frozen=True)
+class PlateauSettings:
+    """Thresholds of the plateau detection (module docstring)."""
+
+    still: float = 0.05
+    accel_tol: float = 0.02
+    margin: int = 1
+    min_samples: int = 3
+    level_gap: float = 0.08
+
+
+@dataclass
+class Plateaus:
+    """Labels per sample (N,): joint (0-based, -1 outside plateaus), level (0-based, ascending
+    speed), direction (+1 / -1) and cycle; ``speeds[j]`` the median |dq| of each level of joint j."""
+
+    joint: np.ndarray
+    level: np.ndarray
+    direction: np.ndarray
+    cycle: np.ndarray
+    speeds: list
+
+    @property
+    def mask(self) -> np.ndarray:
+        return self.joint >= 0
+
+
+def moving_joint(dq: np.ndarray, in_stage: np.ndarray, still: float) -> np.ndarray:
+    """(N,) index of the single moving joint of each sample of the stage, -1 elsewhere."""
+    scale = np.abs(dq[in_stage]).max(axis=0) if in_stage.any() else np.ones(dq.shape[1])
+    share = np.abs(dq) / np.where(scale > 0, scale, 1.0)
+    owner = np.argmax(share, axis=1)
+    top = share[np.arange(len(owner)), owner]
+    others = np.where(np.arange(dq.shape[1])[None, :] == owner[:, None], 0.0, share).max(axis=1)
+    alone = in_stage & (top > 0) & (others <= still * top)
+    return np.where(alone, owner, -1)
+
+
+def _runs(label: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start and stop (exclusive) indices of the runs of equal values of ``label`` (N,)."""
+    change = np.flatnonzero(np.diff(label) != 0) + 1
+    starts = np.concatenate([[0], change])
+    stops = np.concatenate([change, [label.size]])
+    return starts, stops
+
+
+def _trim_runs(candidate: np.ndarray, key: np.ndarray, margin: int, min_samples: int) -> np.ndarray:
+    """Keep the candidates of runs of equal ``key`` at least min_samples long, minus ``margin`` at each end."""
+    label = np.where(candidate, key, -1)
+    starts, stops = _runs(label)
+    length = stops - starts
+    good = (label[starts] >= 0) & (length - 2 * margin >= min_samples)
+    index = np.arange(candidate.size)
+    run = np.searchsorted(starts, index, side="right") - 1
+    return good[run] & (index >= starts[run] + margin) & (index < stops[run] - margin)
+
+
+def find_plateaus(dq: np.ndarray, ddq: np.ndarray, stage: np.ndarray | None, cycle: np.ndarray | None,
+                  settings: PlateauSettings = PlateauSettings(), source: str = "<data>") -> Plateaus:
+    """Plateaus of the friction stage; dq, ddq (N, n); stage (N,) labels; cycle (N,) or None (one cycle)."""
+    if stage is None:
+        raise DataError(f"{source}: no 'stage' column; friction analysis needs the protocol's stage labels "
+                        "(dynid excite protocol writes them, dynid simulate --trajectory keeps them)")
+    in_stage = np.asarray(stage).astype(str) == "friction"
+    if not in_stage.any():
+        raise DataError(f"{source}: column 'stage' has no 'friction' samples (labels: "
+                        f"{sorted(set(np.asarray(stage).astype(str).tolist()))[:10]})")
+    n = dq.shape[1]
+    cycle = np.ones(dq.shape[0], dtype=np.int64) if cycle is None else np.asarray(cycle, dtype=np.int64)
+    owner = moving_joint(dq, in_stage, settings.still)
+    rows = np.arange(dq.shape[0])
+    safe = np.maximum(owner, 0)
+    v, a = dq[rows, safe], ddq[rows, safe]
+    a_max = np.zeros(n)
+    np.maximum.at(a_max, safe[owner >= 0], np.abs(a[owner >= 0]))
+    direction = np.sign(v).astype(np.int64)
+    steady = (owner >= 0) & (np.abs(a) <= settings.accel_tol * a_max[safe]) & (direction != 0)
+    key = np.where(steady, (owner * 2 + (direction > 0)) * 1_000_000 + cycle, -1)
+    keep = _trim_runs(steady, key, settings.margin, settings.min_samples)
+    joint = np.where(keep, owner, -1)
+    level = np.full(dq.shape[0], -1, dtype=np.int64)
+    speeds = []
+    for j in range(n):  # loop over joints; samples are vectorized
+        idx = np.flatnonzero(joint == j)
+        if idx.size == 0:
+            speeds.append([])
+            continue
+        log_speed = np.log(np.abs(v[idx]))
+        order = np.argsort(log_speed)
+        split = np.flatnonzero(np.diff(log_speed[order]) > np.log1p(settings.level_gap)) + 1
+        group = np.zeros(idx.size, dtype=np.int64)
+        group[order] = np.cumsum(np.isin(np.arange(idx.size), split))
+        level[idx] = group
+        speeds.append([float(np.exp(np.median(log_speed[group == g]))) for g in range(group.max() + 1)])
+    return Plateaus(joint, level, np.where(joint >= 0, direction, 0), cycle, speeds)
