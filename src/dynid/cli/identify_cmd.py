@@ -53,10 +53,25 @@ def identify(robot: str = robot_option(),
              by: str = typer.Option(None, "--per", help="also identify each 'cycle' or 'stage' and report the spread"),
              max_condition: float = typer.Option(1e7, "--max-condition", help="refuse fits above this condition number"),
              tol: float = typer.Option(None, "--tol", help="relative QR tolerance of the base parameters (default 1e-8)"),
-             chunk_rows: int = typer.Option(50_000, "--chunk-rows", help="rows read at a time (bounded memory)")) -> None:
+             chunk_rows: int = typer.Option(50_000, "--chunk-rows", help="rows read at a time (bounded memory)"),
+             drive: str = typer.Option(None, "--drive", help="dc-motor | servo-current | servo-velocity: "
+                                       "acceleration-free identification from q, dq and u (or i) "
+                                       "(docs/voltage_identification.md)"),
+             drive_input: str = typer.Option("voltage", "--input", help="--drive: voltage (u1..un) or current (i1..in)"),
+             known: str = typer.Option(None, "--known", help="--drive: known quantities resolving the scale, "
+                                       "e.g. 'm5=1.0' (a payload mass / base parameter) or 'gain1=0.52'"),
+             filter_hz: float = typer.Option(2.0, "--filter-hz", help="--drive: pole of F(s) = l/(s+l), l = 2 pi f [Hz]"),
+             skip_seconds: float = typer.Option(0.0, "--skip-seconds", help="--drive: leave out this much of the start"),
+             back_emf: str = typer.Option(None, "--back-emf", help="--drive dc-motor: known K_b per joint [V s/rad], "
+                                          "separates the back-EMF damping so torques can be predicted")) -> None:
     """Identify the base parameters of ROBOT from a joint data log; writes result.json."""
     passive_openmp_workers()
     r = dynid.load_robot(robot)
+    if drive is not None:
+        from dynid.cli.drive_cmd import identify_drive
+        identify_drive(robot, r, data, out, drive, drive_input, known, filter_hz, skip_seconds, back_emf,
+                       O.model_from(friction, rotor_inertia, offset, smooth_sign))
+        return
     options = O.model_from(friction, rotor_inertia, offset, smooth_sign)
     prep = O.preprocessing_from(lowpass, derivative, resample, decimate, min_velocity)
     mapping = O.mapping_from(rename, columns, time_unit, degrees, motor_side, current_gain)
@@ -133,6 +148,10 @@ def predict(robot: str = robot_option(),
     passive_openmp_workers()
     r = dynid.load_robot(robot)
     result = load_result(params)
+    if "drive" in result:  # acceleration-free model (dynid identify --drive)
+        from dynid.cli.drive_cmd import predict_drive
+        predict_drive(r, result, data, out, write_columns)
+        return
     mapping = _mapping_override(result, rename, columns, time_unit, degrees, motor_side, current_gain)
     pred = predict_file(r, result, data, mapping)
     cols = {"t": pred["t"]}

@@ -82,7 +82,15 @@ def simulate(robot: str = robot_option(),
                                                      "to warm with time constants T1, T2 [s] (thesis eq. 5.4)"),
              temperature: str = typer.Option(None, "--temperature",
                                              help="AMBIENT,RISE,TAU: write temp1..tempn = AMBIENT + RISE (1 - e^(-t/TAU)) "
-                                                  "[deg C, s]")) -> None:
+                                                  "[deg C, s]"),
+             drive: str = typer.Option(None, "--drive", help="dc-motor | servo-current | servo-velocity: write motor "
+                                       "currents i1..in and voltages (or servo commands) u1..un of the drive model "
+                                       "(docs/voltage_identification.md); tau1..taun is the joint torque"),
+             inductance: float = typer.Option(2e-3, "--inductance", help="--drive dc-motor: armature inductance L [H]"),
+             dq_noise: str = typer.Option("0", "--dq-noise", help="--drive: velocity noise std per joint [rad/s | m/s]"),
+             u_noise: str = typer.Option("0", "--u-noise", help="--drive: voltage noise std per joint [V]"),
+             truth: Path = typer.Option(None, "--truth", help="--drive: write the drive constants and true base "
+                                        "parameters to this JSON file")) -> None:
     """Simulate a joint data log of ROBOT (or, with --experiment, write seed body data)."""
     r = dynid.load_robot(robot)
     if experiment is not None or body_data is not None:
@@ -106,6 +114,9 @@ def simulate(robot: str = robot_option(),
             raise DataError("--coulomb/--viscous set the coulomb-viscous model; use --friction coulomb-viscous")
         coefficients = np.column_stack([_per_joint(coulomb or "0", r.n, "--coulomb"),
                                         _per_joint(viscous or "0", r.n, "--viscous")])
+    if drive is not None:
+        _simulate_drive(r, drive, sample, t, coefficients, inductance, dq_noise, u_noise, seed, out, truth)
+        return
     measurement = Measurement(tuple(_per_joint(tau_noise, r.n, "--tau-noise")), encoder_counts, derivatives)
     from dynid.simulate.drift import drift_options
     drift, warmup = drift_options(friction_drift, temperature)
@@ -127,3 +138,21 @@ def simulate(robot: str = robot_option(),
     write_columns(out, cols)
     console.print(f"wrote [bold]{out}[/] ({len(data)} samples, {options.friction} friction "
                   f"{FRICTION_MODELS[options.friction]}, rotor inertia {'on' if rotor_inertia else 'off'})")
+
+
+def _simulate_drive(r, kind, sample, t, coefficients, inductance, dq_noise, u_noise, seed, out, truth_path) -> None:
+    """--drive: the drive log (dynid.drives.experiment) of coulomb-viscous joint friction."""
+    import json
+
+    from dynid.data.io import atomic_write_text
+    from dynid.drives import DRIVE_KINDS
+    from dynid.drives.experiment import drive_log
+
+    if kind not in DRIVE_KINDS:
+        raise DataError(f"--drive {kind}: expected one of {DRIVE_KINDS}")
+    cols, truth = drive_log(r, kind, sample, t, coefficients, inductance, _per_joint(dq_noise, r.n, "--dq-noise"),
+                            _per_joint(u_noise, r.n, "--u-noise"), seed=seed)
+    write_columns(out, cols)
+    if truth_path is not None:
+        atomic_write_text(truth_path, json.dumps(truth, indent=2) + "\n")
+    console.print(f"wrote [bold]{out}[/] ({t.size} samples, {kind} drives, coulomb-viscous joint friction)")
