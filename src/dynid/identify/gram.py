@@ -71,6 +71,16 @@ class RegressorGram:
             self.rows[j] += t.shape[0]
             self.tau_sum[j] += t.sum()
 
+    def merge(self, other: "RegressorGram") -> "RegressorGram":
+        """Add another accumulator of the same robot and model (e.g. another thread's)."""
+        for j in range(self.n):
+            self.G[j] += other.G[j]
+            self.h[j] += other.h[j]
+        self.C += other.C
+        self.rows += other.rows
+        self.tau_sum += other.tau_sum
+        return self
+
     def to_normal_equations(self, base) -> NormalEquations:
         """Normal equations of the base regressor Y[..., base.independent], per joint."""
         position = np.full(base.K.shape[1], -1)

@@ -2,9 +2,10 @@
 
 Two paths give the same numbers:
 
-- ``accumulate_file`` streams a file in chunks (``data.stream``), evaluates the full
-  regressor ``block`` samples at a time and adds them to per-joint normal equations, so any
-  log length runs in bounded memory (OLS, WLS and PC need nothing else);
+- ``accumulate_file`` streams a file in chunks (``data.stream``); worker threads (one per
+  core) evaluate the regressor ``BLOCK`` samples at a time and add them to per-joint Gram
+  matrices (``gram.py``) while the main thread reads and filters the next chunk, so any log
+  length runs in bounded memory (OLS, WLS and PC need nothing else);
 - ``regressor_arrays`` builds the base regressor of an in-memory ``JointData`` (IRLS and
   per-cycle identification need the samples).
 
@@ -15,6 +16,8 @@ both ends of a log, where filtered derivatives are distorted.
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,10 +27,10 @@ from dynid.data.preprocess import (
     Preprocessing, edge_mask, edge_samples, prepare, sample_rate, segments, velocity_mask,
 )
 from dynid.data.stream import prepared_chunks
-from dynid.dynamics import regressor as rigid_body_regressor
 from dynid.errors import DataError, DynidError
 from dynid.excite.threads import single_blas_thread
 from dynid.identify.base import BaseParameters, identifiability_table
+from dynid.identify.block_regressor import rigid_regressor_block
 from dynid.identify.estimators import ESTIMATORS, Estimator
 from dynid.identify.gram import RegressorGram
 from dynid.identify.model import ModelOptions, identification_regressor, joint_column_indices, joint_columns
@@ -69,20 +72,19 @@ def row_mask(dq: np.ndarray, keep: np.ndarray | None, prep: Preprocessing) -> np
 
 
 def add_samples(robot, data: JointData, options: ModelOptions, prep: Preprocessing,
-                gram: RegressorGram, scratch: dict, keep: np.ndarray | None = None) -> int:
+                gram: RegressorGram, buffer: np.ndarray, keep: np.ndarray | None = None) -> int:
     """Add prepared samples (those with ``keep``, (N,), when given) to ``gram`` block by block;
-    returns the number of samples added. The rigid-body regressor is written into a reused
-    buffer (its zero blocks stay zero)."""
+    returns the number of samples added. ``buffer`` (BLOCK, n, 10 n) zeros, reused: the
+    regressor kernel rewrites its non-zero blocks. Runs without the GIL in its heavy parts."""
     if data.tau is None:
         raise DataError(f"{data.source}: no torques (tau1..taun) or currents (i1..in) to identify from")
     count = 0
     for s in range(0, len(data), BLOCK):
         sl = slice(s, s + BLOCK)
         m = len(data.t[sl])
-        if "rigid" not in scratch:
-            scratch["rigid"] = np.zeros((BLOCK, robot.n, 10 * robot.n))
-        rigid = scratch["rigid"][:m]  # one reused buffer (a leading slice stays C-contiguous)
-        rigid_body_regressor(robot, data.q[sl], data.dq[sl], data.ddq[sl], out=rigid)
+        rigid = buffer[:m]  # a leading slice stays C-contiguous
+        rigid_regressor_block(robot, np.ascontiguousarray(data.q[sl]), np.ascontiguousarray(data.dq[sl]),
+                              np.ascontiguousarray(data.ddq[sl]), rigid)
         own = data.own[sl] if data.own is not None else joint_columns(data.dq[sl], data.ddq[sl], options)
         tau, dq, kb = data.tau[sl], data.dq[sl], None if keep is None else keep[sl]
         gram.add(rigid, own, tau, row_mask(dq, kb, prep))
@@ -90,38 +92,81 @@ def add_samples(robot, data: JointData, options: ModelOptions, prep: Preprocessi
     return count
 
 
+class _Workers:
+    """Worker threads that each own a Gram accumulator and a regressor buffer; a chunk is cut
+    into one contiguous share per worker. At most one chunk is in flight while the caller
+    reads and filters the next one, so memory stays bounded."""
+
+    def __init__(self, robot, options, base, prep, count: int):
+        table = identifiability_table(robot, options)
+        self.robot, self.options, self.prep = robot, options, prep
+        self.grams = [RegressorGram(robot, options, base, table) for _ in range(count)]
+        self.buffers = [np.zeros((BLOCK, robot.n, 10 * robot.n)) for _ in range(count)]
+        self.pool = ThreadPoolExecutor(max_workers=count)
+        self.running: list = []
+        self.samples = 0
+
+    def submit(self, chunk: JointData, keep: np.ndarray) -> None:
+        self.wait()
+        count = len(self.grams)
+        share = -(-len(chunk) // (count * BLOCK)) * BLOCK  # whole blocks per worker
+        for w in range(count):
+            part = slice(w * share, (w + 1) * share)
+            if part.start >= len(chunk):
+                break
+            self.running.append(self.pool.submit(add_samples, self.robot, chunk.select(part), self.options,
+                                                 self.prep, self.grams[w], self.buffers[w], keep[part]))
+
+    def wait(self) -> None:
+        for future in self.running:
+            self.samples += future.result()
+        self.running = []
+
+    def finish(self, base) -> NormalEquations:
+        self.wait()
+        self.pool.shutdown()
+        total = self.grams[0]
+        for other in self.grams[1:]:
+            total.merge(other)
+        return total.to_normal_equations(base)
+
+
+def stream_workers() -> int:
+    """Worker threads of the streaming accumulation: the number of cores (at most 4)."""
+    return max(1, min(4, os.cpu_count() or 1))
+
+
 def accumulate_file(robot, path, options: ModelOptions, base: BaseParameters,
                     mapping: ColumnMapping = ColumnMapping(), prep: Preprocessing = Preprocessing(),
-                    chunk_rows: int = 50_000, nan: str = "drop") -> Accumulated:
-    """Stream ``path`` through preprocessing into per-joint normal equations."""
-    gram = RegressorGram(robot, options, base, identifiability_table(robot, options))
-    scratch: dict = {}
-    samples, notes, fs, trim, first = 0, [], float("nan"), 0, True
+                    chunk_rows: int = 50_000, nan: str = "drop", workers: int | None = None) -> Accumulated:
+    """Stream ``path`` through preprocessing into per-joint normal equations (``workers``
+    threads, default one per core, compute regressors and Gram matrices meanwhile)."""
+    pool = _Workers(robot, options, base, prep, workers or stream_workers())
+    notes, fs, trim, first = [], float("nan"), 0, True
     pending = None  # one chunk of look-ahead, to know which chunk is the last
-
-    def flush(chunk, last):
-        keep = edge_mask(len(chunk), trim, head=first, tail=last)
-        return add_samples(robot, chunk, options, prep, gram, scratch, keep)
-
-    # OpenBLAS threads spinning beside the regressor's Numba threads cost 30x on few cores
+    # single BLAS thread: the workers are the parallelism (BLAS threads would contend)
     with single_blas_thread():
-        columns = lambda dq, ddq: joint_columns(dq, ddq, options)  # noqa: E731
-        for chunk in prepared_chunks(path, robot, mapping, prep, chunk_rows, nan=nan, joint_columns=columns):
-            notes.extend(chunk.notes)
-            if len(chunk) == 0:
-                continue
-            if not np.isfinite(fs) and len(chunk) > 2:
-                fs = sample_rate(chunk.t)
-                trim = edge_samples(prep, fs)
+        try:
+            columns = lambda dq, ddq: joint_columns(dq, ddq, options)  # noqa: E731
+            for chunk in prepared_chunks(path, robot, mapping, prep, chunk_rows, nan=nan, joint_columns=columns):
+                notes.extend(chunk.notes)
+                if len(chunk) == 0:
+                    continue
+                if not np.isfinite(fs) and len(chunk) > 2:
+                    fs = sample_rate(chunk.t)
+                    trim = edge_samples(prep, fs)
+                if pending is not None:
+                    pool.submit(pending, edge_mask(len(pending), trim, head=first, tail=False))
+                    first = False
+                pending = chunk
             if pending is not None:
-                samples += flush(pending, last=False)
-                first = False
-            pending = chunk
-        if pending is not None:
-            samples += flush(pending, last=True)
-    if samples == 0:
+                pool.submit(pending, edge_mask(len(pending), trim, head=first, tail=True))
+            ne = pool.finish(base)
+        finally:
+            pool.pool.shutdown(wait=True, cancel_futures=True)
+    if pool.samples == 0:
         raise DataError(f"{path}: no samples left after preprocessing")
-    return Accumulated(gram.to_normal_equations(base), samples, fs, notes)
+    return Accumulated(ne, pool.samples, fs, notes)
 
 
 def regressor_arrays(robot, data: JointData, options: ModelOptions, base: BaseParameters,
