@@ -1,41 +1,64 @@
-"""dynid demo: the end-to-end workflow on a builtin robot (grows as the product grows)."""
+"""dynid demo: the whole identification workflow on a builtin robot, with progress bars."""
 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
-import numpy as np
 import typer
+from rich.markup import escape
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-import dynid
 from dynid.cli.common import console, friendly_errors
 
 
 @friendly_errors
-def demo(robot: str = typer.Option("er3a", "--robot", "-r", help="builtin robot to run on"),
-         samples: int = typer.Option(20000, help="samples of the random-state check"),
-         seed: int = typer.Option(0, help="random seed")) -> None:
-    """Run the workflow that exists so far on a builtin robot and print the key figures."""
-    r = dynid.load_robot(robot)
-    rng = np.random.default_rng(seed)
-    console.print(f"[bold]dynid demo[/] on [cyan]{r.name}[/] (n = {r.n}): {r.description}")
-    lo = np.where(np.isfinite(r.limit_array("q_min")), r.limit_array("q_min"), -np.pi)
-    hi = np.where(np.isfinite(r.limit_array("q_max")), r.limit_array("q_max"), np.pi)
-    q = rng.uniform(lo, hi, (samples, r.n))
-    dq, ddq = rng.normal(size=(2, samples, r.n))
-    t0 = time.perf_counter()
-    tau = dynid.inverse_dynamics(r, q, dq, ddq)
-    t1 = time.perf_counter()
-    y = dynid.regressor(r, q, dq, ddq)
-    t2 = time.perf_counter()
-    m = dynid.mass_matrix(r, q)
-    err = float(np.max(np.abs(y @ r.parameters() - tau)) / np.max(np.abs(tau)))
-    eig = np.linalg.eigvalsh(m)
-    table = Table("check", "value")
-    table.add_row("samples", f"{samples}")
-    table.add_row("inverse dynamics (RNEA)", f"{(t1 - t0) / samples * 1e6:.2f} us/sample")
-    table.add_row("regressor Y (N, n, 10n)", f"{(t2 - t1) / samples * 1e6:.2f} us/sample (incl. compile on first run)")
-    table.add_row("max |Y theta - tau| / max |tau|", f"{err:.2e}")
-    table.add_row("min eigenvalue of M(q)", f"{eig.min():.4g} (positive definite: {bool(eig.min() > 0)})")
+def demo(robot: str = typer.Option("er3a", "--robot", "-r", help="builtin robot to run on (dynid robots)"),
+         out: Path = typer.Option(Path("dynid-demo"), "--out", "-o",
+                                  help="output directory (replaced as a whole when the run completes)"),
+         seed: int = typer.Option(0, "--seed", help="seed of every random choice (optimizer, noise, validation)"),
+         cycles: int = typer.Option(6, "--cycles", help="test cycles of the protocol (24 in the thesis)"),
+         warming: float = typer.Option(20.0, "--warming", help="warming stage per cycle [s] (180 in the thesis)"),
+         generations: int = typer.Option(10, "--generations", help="differential-evolution generations of the "
+                                                                   "excitation search (fixed budget)"),
+         noise: float = typer.Option(0.02, "--noise", help="torque noise std as a share of each joint's RMS torque")
+         ) -> None:
+    """Run the whole workflow on a builtin robot: optimize an excitation, simulate the thesis
+    protocol (cycles with friction drifting from cold to warm, sensor noise), identify (OLS, per
+    cycle, physically consistent), validate on a separate trajectory, analyze friction drift,
+    identify the KR500 bodies of the seed papers, export URDF/JSON, and write an HTML report."""
+    from dynid.demo import STEPS, DemoSettings, abort, finish, start
+    from dynid.errors import DataError
+
+    if cycles < 2 or generations < 0 or not warming > 0 or not noise >= 0:
+        raise DataError("--cycles must be >= 2, --generations >= 0, --warming > 0 s and --noise >= 0")
+    settings = DemoSettings(robot=robot, seed=seed, cycles=cycles, warming=warming, generations=generations,
+                            noise=noise)
+    wall = time.perf_counter()
+    ws = start(settings, out)
+    console.print(f"[bold]dynid demo[/] on [cyan]{ws.robot.name}[/] (n = {ws.robot.n}): {ws.robot.description}")
+    try:
+        with Progress(TextColumn("{task.description:<36}"), BarColumn(), TextColumn("{task.percentage:>3.0f} %"),
+                      TimeElapsedColumn(), console=console) as bars:
+            tasks = {name: bars.add_task(text, total=1.0, start=False) for name, text, _ in STEPS}
+            for name, _, step in STEPS:
+                bars.start_task(tasks[name])
+                step(ws, lambda fraction, task=tasks[name]: bars.update(task, completed=min(float(fraction), 1.0)))
+                bars.update(tasks[name], completed=1.0)
+                bars.stop_task(tasks[name])
+    except BaseException:
+        abort(ws)
+        raise
+    target = finish(ws)
+    _print_figures(ws.figures, time.perf_counter() - wall)
+    console.print(f"report: [bold]{(target / 'report.html').resolve()}[/]  (all files in {target}/)")
+
+
+def _print_figures(figures: dict, seconds: float) -> None:
+    table = Table("key figure", "value", title="dynid demo: key figures")
+    for key, value in figures.items():
+        text = f"{value:.4g}" if isinstance(value, float) else str(value)
+        table.add_row(escape(key), text)
+    table.add_row("wall time [s]", f"{seconds:.1f}")
     console.print(table)

@@ -9,9 +9,11 @@ import typer
 from dynid.cli.base_params_cmd import base_params
 from dynid.cli.demo import demo
 from dynid.cli.excite import excite_app
+from dynid.cli.friction import friction_app
 from dynid.cli.export_cmd import export
 from dynid.cli.identify_cmd import identify, predict, validate
 from dynid.cli.multibody import multibody_app
+from dynid.cli.report import report
 from dynid.cli.robots import robot_app, robots
 from dynid.cli.simulate_cmd import simulate
 
@@ -39,7 +41,9 @@ app.command("validate")(validate)
 app.command("base-params")(base_params)
 app.add_typer(multibody_app, name="multibody")
 app.add_typer(excite_app, name="excite")
+app.add_typer(friction_app, name="friction")
 app.command("export")(export)
+app.command("report")(report)
 
 
 def main() -> None:

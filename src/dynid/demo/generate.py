@@ -1,0 +1,78 @@
+"""Demo steps that generate data: excitation design, test protocol, simulated measurements."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dynid.demo.workspace import Workspace
+
+
+def excitation(ws: Workspace, progress) -> None:
+    """Optimize a Fourier excitation (fixed deterministic budget), evaluate it, write it."""
+    from dynid.excite.criteria import ExcitationModel
+    from dynid.excite.evaluate import evaluate_trajectory
+    from dynid.excite.fileio import write_trajectory
+    from dynid.excite.optimize import OptimizeSettings, optimize_excitation
+
+    s = ws.settings
+    model = ExcitationModel.of(ws.robot, seed=s.seed)
+    settings = OptimizeSettings(starts=1, generations=s.generations, polish_iterations=s.polish_iterations,
+                                max_seconds=None, seed=s.seed)
+    result = optimize_excitation(model, settings, lambda fraction, best, _: progress(fraction))
+    report = evaluate_trajectory(model, result.trajectory)
+    traj = result.trajectory.with_coefficients(result.trajectory.q0, result.trajectory.coefficients,
+                                               cond=report["cond"], max_ratio=report["max_ratio"],
+                                               limits_ok=report["limits_ok"])
+    write_trajectory(ws.path("trajectory"), traj, ws.robot.name)
+    ws.state["trajectory"] = traj
+    ws.figures["excitation cond (normalized base regressor)"] = report["cond"]
+    ws.figures["excitation within limits"] = report["limits_ok"]
+
+
+def protocol(ws: Workspace, progress) -> None:
+    """Sample the test cycle (excitation, friction levels, warming) ``cycles`` times."""
+    from dynid.excite.protocol import ProtocolSettings, sample_protocol
+
+    s = ws.settings
+    settings = ProtocolSettings(level_duration=s.level_duration, warming_duration=s.warming, seed=s.seed)
+    ws.state["protocol"] = sample_protocol(ws.robot, ws.state["trajectory"], s.cycles, s.rate, settings)
+    ws.figures["protocol duration [s]"] = float(ws.state["protocol"]["t"][-1])
+    progress(1.0)
+
+
+def _noise(ws: Workspace, q, dq, ddq) -> np.ndarray:
+    """Torque noise std per joint: ``noise`` x RMS of the noise-free model torque."""
+    from dynid.identify.model import ModelOptions, full_parameters, model_torques
+    from dynid.simulate import default_friction
+
+    options = ModelOptions()
+    theta = full_parameters(ws.robot, options, default_friction(ws.robot, options))
+    tau = model_torques(ws.robot, q, dq, ddq, theta, options)
+    return ws.settings.noise * np.sqrt(np.mean(tau**2, axis=0))
+
+
+def simulate(ws: Workspace, progress) -> None:
+    """Torques of the known model with drifting friction and sensor noise; a separate
+    multi-sine log for validation (warm friction, other seed)."""
+    from dynid.data.io import joint_data_columns, write_columns
+    from dynid.identify.model import ModelOptions
+    from dynid.simulate import Measurement, random_multisine, simulate_joint_data
+    from dynid.simulate.drift import FrictionDrift
+
+    s, p = ws.settings, ws.state["protocol"]
+    sigma = _noise(ws, p["q"], p["dq"], p["ddq"])
+    drift = FrictionDrift(ratio1=s.drift_r1, t1=s.drift_t1, ratio2=s.drift_r2, t2=s.drift_t2)
+    data, _, theta = simulate_joint_data(ws.robot, p["t"], p["q"], p["dq"], p["ddq"], ModelOptions(),
+                                         measurement=Measurement(tuple(sigma)), seed=s.seed + 1, drift=drift)
+    data.cycle, data.stage = p["cycle"], p["stage"]
+    write_columns(ws.path("data"), joint_data_columns(data))
+    progress(0.7)
+    t = np.arange(0.0, s.validation_seconds, 1.0 / s.rate)
+    q, dq, ddq = random_multisine(ws.robot, seed=s.seed + 2).sample(t)
+    val, _, _ = simulate_joint_data(ws.robot, t, q, dq, ddq, ModelOptions(), measurement=Measurement(tuple(sigma)),
+                                    seed=s.seed + 3)
+    write_columns(ws.path("validation"), joint_data_columns(val))
+    ws.state["theta_true"] = theta
+    ws.figures["training samples"] = int(p["t"].size)
+    ws.figures["torque noise std, share of RMS torque"] = s.noise
+    progress(1.0)

@@ -1,0 +1,138 @@
+"""Demo steps that study the data: identification (OLS per cycle, physically consistent),
+cross-validation, friction drift, the KR500 per-body identification, export and report."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from dynid.data.io import atomic_write_text
+from dynid.demo.workspace import Workspace
+
+
+def _result(ws: Workspace, estimator, acc, base, options, prep, extra=None) -> dict:
+    from dynid.data.columns import ColumnMapping
+    from dynid.identify.result import build_result, write_result
+
+    result = build_result(ws.settings.robot, ws.robot, options, base, estimator, acc.ne, prep, ColumnMapping(),
+                          acc.samples, acc.notes, ws.path("data").name, extra)
+    write_result(ws.path("result" if estimator.name != "pc" else "pc_result"), result)
+    return result
+
+
+def identify(ws: Workspace, progress) -> None:
+    """Least squares on the whole log and on each cycle (parameter evolution); PC on the whole log."""
+    from dynid.data.io import load_joint_data
+    from dynid.data.preprocess import Preprocessing
+    from dynid.identify.base import base_parameters
+    from dynid.identify.model import ModelOptions
+    from dynid.identify.pipeline import accumulate_file, make_estimator, per_cycle
+
+    options, prep = ModelOptions(), Preprocessing()
+    base = base_parameters(ws.robot, options, seed=ws.settings.seed)
+    acc = accumulate_file(ws.robot, ws.path("data"), options, base, prep=prep)
+    ols = make_estimator("ols", ws.robot, options, base).fit_normal_equations(acc.ne)
+    progress(0.2)
+    stats = per_cycle(ws.robot, load_joint_data(ws.path("data"), ws.robot), options, base,
+                      lambda: make_estimator("ols", ws.robot, options, base), "cycle", prep)
+    per = {"labels": stats["labels"], "failed": stats["failed"], "mean": stats["mean"].tolist(),
+           "std": stats["std"].tolist(), "values": stats["values"].tolist(),
+           "relative_spread": [None if not np.isfinite(v) else float(v) for v in stats["relative_spread"]]}
+    ols_result = _result(ws, ols, acc, base, options, prep, {"per_cycle": per})
+    progress(0.7)
+    pc = make_estimator("pc", ws.robot, options, base).fit_normal_equations(acc.ne)
+    pc_result = _result(ws, pc, acc, base, options, prep)
+    rel = [p["relative_std"] for p in ols_result["base_parameters"] if p["relative_std"] is not None]
+    ws.figures["base parameters"] = base.rank
+    ws.figures["condition number of the fit"] = ols_result["fit"]["condition_number"]
+    ws.figures["base parameters with %sigma < 5"] = int(sum(r < 5 for r in rel))
+    ws.figures["PC smallest pseudo-inertia eigenvalue"] = float(min(pc_result["lmi_min_eigenvalues"]))
+    progress(1.0)
+
+
+def validate(ws: Workspace, progress) -> None:
+    """Both models on the separate validation log: RMSD per joint and the relative error."""
+    from dynid.identify.result import load_result, predict_file
+    from dynid.identify.validation import validation_report
+
+    reports = {}
+    for k, role in enumerate(("result", "pc_result")):
+        result = load_result(ws.path(role))
+        pred = predict_file(ws.robot, result, ws.path("validation"))
+        keep = pred["interior"]
+        report = validation_report(pred["tau"][keep], pred["tau_hat"][keep], pred["dq"][keep], 0.05)
+        reports[result["estimator"]] = report
+        ws.figures[f"validation relative error {result['estimator']} [%]"] = 100.0 * report["relative_error"]
+        progress((k + 1) / 2)
+    atomic_write_text(ws.dir / "validation.json", json.dumps(reports, indent=2) + "\n")
+
+
+def friction(ws: Workspace, progress) -> None:
+    """Friction plateaus of the friction stage in every cycle and the eq. 5.4 drift fits."""
+    from dynid.friction import load_and_analyze
+
+    analysis = load_and_analyze(ws.robot, ws.path("data"), seed=ws.settings.seed)
+    analysis.to_json(ws.path("friction"))
+    d = analysis.to_dict()
+    fits = [e for e in d["drift"] if e["parameters"].get("t1") is not None]
+    ws.figures["friction drift fits (eq. 5.4)"] = len(fits)
+    if fits:
+        ws.figures["drift t1 median [s] (simulated %g)" % ws.settings.drift_t1] = float(
+            np.median([e["parameters"]["t1"] for e in fits]))
+    progress(1.0)
+
+
+def multibody(ws: Workspace, progress) -> None:
+    """The seed papers' KR500 experiment: body data, then each body's mass and principal moments."""
+    from dynid.multibody.bodydata import read_body_data
+    from dynid.multibody.coordinates import angular_form
+    from dynid.multibody.experiment import write_experiment_body_data
+    from dynid.multibody.identification import identify as identify_bodies, true_values
+    from dynid.robot import load_robot
+
+    kr500 = load_robot("kr500")
+    body_csv = ws.dir / "kr500_body.csv"
+    write_experiment_body_data(kr500, "seed-kr500", body_csv)
+    progress(0.3)
+    data = read_body_data(body_csv)
+    times = np.array([0.3, 0.6, 0.9, 1.2, 1.5])
+    idx = np.array([int(np.argmin(np.abs(data.t - t))) for t in times])
+    results = identify_bodies(kr500, data.select(idx), angular_form("quaternion"))
+    payload = {"robot": kr500.name, "coordinates": "quaternion", "rounding_digits": None, "samples": int(idx.size),
+               "times": data.t[idx].tolist(), "bodies": [r.as_json() for r in results]}
+    atomic_write_text(ws.path("multibody"), json.dumps(payload, indent=2) + "\n")
+    worst = 0.0
+    for res, tv in zip(results, true_values(kr500)):
+        for v, t in zip(list(res.mass) + list(res.moments), [tv["mass"]] * 3 + tv["moments"]):
+            if v is not None and t:
+                worst = max(worst, abs(v - t) / abs(t))
+    ws.figures["KR500 per-body max relative error"] = worst
+    progress(1.0)
+
+
+def export(ws: Workspace, progress) -> None:
+    """The physically consistent model as URDF and JSON."""
+    from dynid.export import identified_model, model_dict, write_model_file, write_urdf
+    from dynid.identify.result import load_result
+
+    result = load_result(ws.path("pc_result"))
+    model = identified_model(ws.robot, result, ws.path("pc_result").name)
+    write_urdf(ws.dir / "model.urdf", model.robot, comment="identified by dynid demo (pc estimate)")
+    write_model_file(ws.dir / "model.json", model_dict(model, result))
+    progress(1.0)
+
+
+def report(ws: Workspace, progress) -> None:
+    from dynid.report import ReportInputs, build_report, write_report
+    from dynid.report.builder import SECTION_IDS
+
+    done = []
+
+    def step(name):
+        done.append(name)
+        progress(len(done) / len(SECTION_IDS))
+
+    text = build_report(ReportInputs.gather(ws.dir), progress=step)
+    write_report(ws.dir / "report.html", text)
+    progress(1.0)

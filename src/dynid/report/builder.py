@@ -1,0 +1,60 @@
+"""The whole report: load the inputs once, build every section, write one HTML file."""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+
+from dynid import __version__
+from dynid.data.io import atomic_write_text
+from dynid.errors import DynidError
+from dynid.report import html, sections
+from dynid.report.friction_section import friction
+from dynid.report.inputs import ReportInputs, load_json
+
+SECTION_BUILDERS = (sections.overview, sections.torques, sections.parameters, sections.identifiability,
+                    sections.excitation, sections.evolution, friction, sections.multibody)
+SECTION_IDS = ("overview", "torques", "parameters", "identifiability", "excitation", "evolution", "friction",
+               "multibody")
+
+
+def load_context(inputs: ReportInputs) -> sections.Context:
+    """Read the JSON inputs and the robot (explicit --robot, else the one the result names)."""
+    from dynid.identify.result import load_result
+
+    ctx = sections.Context(inputs=inputs)
+    ctx.result = load_result(inputs.result) if inputs.result else None
+    ctx.pc_result = (ctx.result if inputs.pc_result == inputs.result
+                     else load_result(inputs.pc_result) if inputs.pc_result else None)
+    ctx.trajectory = load_json(inputs.trajectory, "trajectory")
+    ctx.friction = load_json(inputs.friction, "friction analysis")
+    ctx.multibody = load_json(inputs.multibody, "multibody result")
+    if ctx.multibody is not None and "bodies" not in ctx.multibody:
+        raise DynidError(f"{inputs.multibody}: no 'bodies' list; expected a 'dynid multibody identify' result")
+    ctx.summary = load_json(inputs.summary, "demo summary")
+    spec = inputs.robot_spec(ctx.result)
+    if spec is None:
+        ctx.robot_problem = "no robot: give --robot or a result.json that names it"
+    else:
+        from dynid.robot import load_robot
+
+        ctx.robot = load_robot(spec)
+    return ctx
+
+
+def build_report(inputs: ReportInputs, title: str | None = None, progress=None) -> str:
+    """HTML text of the report. progress: optional callable(section_id) before each section."""
+    ctx = load_context(inputs)
+    built = []
+    for make in SECTION_BUILDERS:
+        if progress is not None:
+            progress(make.__name__)
+        built.append(make(ctx))
+    robot = ctx.robot.name if ctx.robot is not None else "unknown robot"
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return html.page(title or f"dynid identification report: {robot}",
+                     f"generated {stamp} by dynid {__version__}", built)
+
+
+def write_report(path: str | Path, text: str) -> None:
+    atomic_write_text(path, text)
