@@ -9,6 +9,7 @@ import typer
 from dynid.cli.base_params_cmd import base_params
 from dynid.cli.demo import demo
 from dynid.cli.excite import excite_app
+from dynid.cli.friction import friction_app
 from dynid.cli.export_cmd import export
 from dynid.cli.identify_cmd import identify, predict, validate
 from dynid.cli.multibody import multibody_app
@@ -40,6 +41,7 @@ app.command("validate")(validate)
 app.command("base-params")(base_params)
 app.add_typer(multibody_app, name="multibody")
 app.add_typer(excite_app, name="excite")
+app.add_typer(friction_app, name="friction")
 app.command("export")(export)
 app.command("report")(report)
 

@@ -1,0 +1,136 @@
+"""dynid friction analyze | identify: friction measurement and its drift (thesis 5.2, 6.2)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import typer
+from rich.table import Table
+
+from dynid.cli.common import console, friendly_errors, robot_option
+from dynid.errors import DataError
+
+friction_app = typer.Typer(help="Friction measurement (thesis 5.2) and friction drift from cold to warm.",
+                           no_args_is_help=True)
+
+
+def _load(robot, data: Path, lowpass: float | None):
+    """Joint data with dq, ddq: as written when the file has them (and no --lowpass), else prepared."""
+    from dynid.data.io import load_joint_data
+    from dynid.data.preprocess import Preprocessing, prepare
+
+    d = load_joint_data(data, robot)
+    if d.dq is None or d.ddq is None or lowpass is not None:
+        d = prepare(d, Preprocessing(lowpass_hz=lowpass))
+    return d
+
+
+def _cycles(text: str | None) -> list[int] | None:
+    if text is None:
+        return None
+    try:
+        return [int(v) for v in text.split(",") if v.strip()]
+    except ValueError as exc:
+        raise DataError(f"--validate-cycles: expected comma-separated cycle numbers, got '{text}'") from exc
+
+
+@friction_app.command("analyze")
+@friendly_errors
+def analyze(robot: str = robot_option(),
+            data: Path = typer.Option(..., "--data", "-d", help="joint data file with t, q, tau, stage (cycle optional)"),
+            out: Path = typer.Option(..., "--out", "-o", help="friction analysis JSON to write"),
+            plot_dir: Path = typer.Option(None, "--plot-dir", help="write friction_velocity.png, friction_drift.png here"),
+            gravity: str = typer.Option("auto", "--gravity",
+                                        help="auto (remove for non-vertical axes, eq. 5.3) | all | none"),
+            lowpass: float = typer.Option(None, "--lowpass", help="low-pass cutoff [Hz] before differentiation "
+                                                                   "(used when dq/ddq are missing; default min(20, fs/10))"),
+            seed: int = typer.Option(0, "--seed", help="seed of the eq. 5.4 multi-start")) -> None:
+    """Friction per joint, speed level, direction and cycle; gravity removal; eq. 5.4 drift fits."""
+    import dynid
+    from dynid.friction import analyze as run
+
+    r = dynid.load_robot(robot)
+    result = run(r, _load(r, data, lowpass), gravity=gravity, seed=seed)
+    result.to_json(out)
+    table = Table("joint", "levels", "gravity", "cycles", "first → last cycle, top level [N m]", "t1 [s]", "t2 [s]",
+                  title=f"friction of {r.name} ({data.name})")
+    for j in range(r.n):
+        levels = len(result.levels[j])
+        f = result.friction
+        cycles = np.unique(f["cycle"][f["joint"] == j])
+        change, t1, t2 = "-", "-", "-"
+        if levels and cycles.size:
+            t, y = result.drift_points(j, levels - 1)
+            if y.size:
+                change = f"{y[0]:.3g} → {y[-1]:.3g}"
+            fit = result.drift.get((j, levels - 1))
+            if fit is not None:
+                t1 = f"{fit['t1']:.4g} ± {1.96 * fit.std[2]:.2g}"
+                t2 = f"{fit['t2']:.4g} ± {1.96 * fit.std[4]:.2g}"
+        table.add_row(str(j + 1), str(levels), "removed" if j in result.gravity else "-", str(cycles.size),
+                      change, t1, t2)
+    console.print(table)
+    for note in result.notes:
+        console.print(f"[yellow]note:[/] {note}")
+    if plot_dir is not None:
+        from dynid.friction.io import plot_analysis
+        for path in plot_analysis(result, plot_dir):
+            console.print(f"wrote {path}")
+    console.print(f"wrote [bold]{out}[/]")
+
+
+@friction_app.command("identify")
+@friendly_errors
+def identify(robot: str = robot_option(),
+             data: Path = typer.Option(..., "--data", "-d", help="multi-cycle joint data file (t, q, tau, cycle)"),
+             out: Path = typer.Option(..., "--out", "-o", help="drift-aware model JSON to write"),
+             drift: str = typer.Option("time", "--drift", help="time (eq. 5.4 bases) | temperature (temp1..tempn) | none"),
+             time_constants: str = typer.Option(None, "--time-constants",
+                                                help="T1,T2 [s]; default: searched (common to all joints)"),
+             validate_cycles: str = typer.Option(None, "--validate-cycles",
+                                                 help="e.g. 2,4,6: train on the other cycles, report RMSD of the "
+                                                      "static and the drift-aware model on these"),
+             friction: str = typer.Option("coulomb-viscous", "--friction", help="coulomb-viscous | polynomial | asymmetric"),
+             rotor_inertia: bool = typer.Option(True, "--rotor-inertia/--no-rotor-inertia"),
+             lowpass: float = typer.Option(None, "--lowpass", help="low-pass cutoff [Hz] (when dq/ddq are missing)"),
+             seed: int = typer.Option(0, "--seed")) -> None:
+    """Identify rigid body + friction whose coefficients drift with operating time or temperature."""
+    import dynid
+    from dynid.data.io import atomic_write_text
+    from dynid.friction.drift_model import DriftModel, cross_validate
+    from dynid.friction.io import read_temperatures
+    from dynid.identify.model import ModelOptions
+
+    r = dynid.load_robot(robot)
+    d = _load(r, data, lowpass)
+    temp = read_temperatures(data, r.n, d.t) if drift == "temperature" else None
+    tc = None
+    if time_constants is not None:
+        try:
+            tc = [float(v) for v in time_constants.split(",")]
+        except ValueError as exc:
+            raise DataError(f"--time-constants: expected T1,T2 in seconds, got '{time_constants}'") from exc
+        if len(tc) != 2 or min(tc) <= 0:
+            raise DataError(f"--time-constants: expected two positive numbers T1,T2 [s], got '{time_constants}'")
+    options = ModelOptions(friction=friction, rotor_inertia=rotor_inertia)
+    report = {"robot": r.name, "n": r.n, "data": str(data)}
+    cycles = _cycles(validate_cycles)
+    if cycles is not None:
+        cv = cross_validate(r, d, cycles, options, drift, temp, tc, seed)
+        model = cv.pop("model")
+        report["cross_validation"] = cv | ({"time_constants": model.time_constants_.tolist()} if drift == "time" else {})
+        table = Table("joint", "RMSD static [N m]", f"RMSD drift ({drift}) [N m]", "ratio",
+                      title=f"validation on cycles {cv['valid_cycles']} (trained on {cv['train_cycles']})")
+        for j in range(r.n):
+            table.add_row(str(j + 1), f"{cv['rmsd_static'][j]:.4g}", f"{cv['rmsd_drift'][j]:.4g}", f"{cv['ratio'][j]:.3f}")
+        console.print(table)
+    model = DriftModel(r, options, drift, tc, seed=seed).fit(d, temp=temp)
+    residual = d.tau - model.predict(d, temp=temp)
+    report["model"] = model.to_dict()
+    report["fit"] = {"rmsd": np.sqrt(np.mean(residual**2, axis=0)).tolist()}
+    atomic_write_text(out, json.dumps(report, indent=1))
+    if drift == "time":
+        console.print("time constants (s): " + ", ".join(f"{v:.4g}" for v in model.time_constants_[0]))
+    console.print(f"wrote [bold]{out}[/]")
