@@ -8,7 +8,7 @@ the columns 10 j .. 10 n of R plus its e own columns:
 
     G_j = [R_j  O_j]^T [R_j  O_j],   h_j = [R_j  O_j]^T tau_j
 
-by BLAS. Only the span's columns that belong to independent (base) parameters and can be
+by one BLAS product per joint. Only the span's columns that belong to independent (base) parameters and can be
 non-zero in joint j's rows are gathered (for the er3a this more than halves the products);
 they are exactly the base regressor's columns, Y_b = Y[..., independent], so G_j are the
 base-parameter normal equations of joint j (``to_normal_equations``).
@@ -49,27 +49,21 @@ class RegressorGram:
         self.tau_sum = np.zeros(n)
 
     def add(self, rigid: np.ndarray, own: np.ndarray, tau: np.ndarray, mask: np.ndarray | None = None) -> None:
-        """rigid (N, n, 10 n), own (N, n, e), tau (N, n); mask (N, n) rows to keep."""
-        n = self.n
-        for j in range(n):  # one set of BLAS products per joint
-            r = rigid[:, j, 10 * j:][:, self.rigid_sel[j]]  # gathers the base columns only
-            o = own[:, j, self.own_sel[j]]
-            t = tau[:, j]
+        """rigid (N, n, 10 n), own (N, n, e), tau (N, n); mask (N, n) rows to keep.
+
+        Per joint, M = [R_j  O_j  tau_j] (its base columns only) and one symmetric product
+        M^T M gives G_j, h_j and tau_j^T tau_j together."""
+        for j in range(self.n):  # one gather and one BLAS product per joint
+            m = np.concatenate([rigid[:, j, 10 * j:][:, self.rigid_sel[j]], own[:, j, self.own_sel[j]],
+                                tau[:, j, None]], axis=1)
             if mask is not None and not mask[:, j].all():
-                keep = mask[:, j]
-                r, o, t = r[keep], o[keep], t[keep]
-            k = r.shape[1]
-            g = self.G[j]
-            g[:k, :k] += r.T @ r
-            ro = r.T @ o
-            g[:k, k:] += ro
-            g[k:, :k] += ro.T
-            g[k:, k:] += o.T @ o
-            self.h[j][:k] += r.T @ t
-            self.h[j][k:] += o.T @ t
-            self.C[j] += t @ t
-            self.rows[j] += t.shape[0]
-            self.tau_sum[j] += t.sum()
+                m = m[mask[:, j]]
+            product = m.T @ m
+            self.G[j] += product[:-1, :-1]
+            self.h[j] += product[:-1, -1]
+            self.C[j] += product[-1, -1]
+            self.rows[j] += m.shape[0]
+            self.tau_sum[j] += m[:, -1].sum()
 
     def merge(self, other: "RegressorGram") -> "RegressorGram":
         """Add another accumulator of the same robot and model (e.g. another thread's)."""
