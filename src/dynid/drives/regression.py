@@ -13,8 +13,9 @@ scale together. Joints whose equations cannot be scaled apart form one "scale gr
 scale, found structurally by ``scale_groups``); each group needs one known quantity (a base parameter such as a payload mass, or a
 gain ``gain{j}``). Known entries move to the right side, A_U x_U = -A_K v, solved by ordinary
 least squares (estimators.OrdinaryLeastSquares, with Khalil-Gautier standard deviations). A
-group without a known quantity is reported unresolved: its first gain is set to 1 (values in
-units of that gain) and ``scale_resolved`` is False.
+group without a known quantity is reported unresolved: its first gain is set to 1 (one member of
+the family of exact solutions; parameters shared with other groups, e.g. a tool mass seen by
+both, make it more than a plain rescaling) and ``scale_resolved`` is False.
 
 With both u and i measured (dc-motor), the armature equation V2 is identified per joint as well:
 F[u] = R F[i] + L (sF)[i] + k_e F[dq], k_e = N K_b (eq. V9).
@@ -174,7 +175,8 @@ def identify_drive_model(system: FilteredSystem, base: BaseParameters, known: di
         if not has:
             fixed[f"gain{g[0] + 1}"] = 1.0
             warnings.append(f"scale of joints {(g + 1).tolist()} cannot be resolved: no known quantity among "
-                            f"their parameters or gains; reported with gain{g[0] + 1} = 1 (relative values). "
+                            f"their parameters or gains; the values of this group are one member of a one-parameter family of exact fits, "
+                            f"the one with gain{g[0] + 1} = 1. "
                             f"Give --known NAME=VALUE (a payload mass, a base parameter or gain{g[0] + 1}).")
     k_idx = np.array([names.index(k) for k in fixed])
     v = np.array([fixed[k] for k in fixed], dtype=float)
