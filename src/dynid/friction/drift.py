@@ -52,6 +52,14 @@ class DriftFit:
     rmse: float
     points: int
     t_span: tuple
+    cov: np.ndarray | None = None
+
+    @property
+    def cold(self) -> tuple[float, float]:
+        """Friction at t = 0, a + b + c, and its standard deviation (from the covariance)."""
+        g = np.array([1.0, 1.0, 0.0, 1.0, 0.0])
+        var = float(g @ self.cov @ g) if self.cov is not None else np.inf
+        return float(self.values @ g), float(np.sqrt(max(var, 0.0)))
 
     def __getitem__(self, name: str) -> float:
         return float(self.values[NAMES.index(name)])
@@ -69,6 +77,7 @@ class DriftFit:
                 "parameters": {k: f(v) for k, v in zip(NAMES, self.values)},
                 "std": {k: f(v) for k, v in zip(NAMES, self.std)},
                 "ci95": {k: [f(lo), f(hi)] for k, lo, hi in zip(NAMES, self.ci_low, self.ci_high)},
+                "cold": {"value": f(self.cold[0]), "std": f(self.cold[1])},
                 "rmse": self.rmse, "points": self.points, "t_span": [float(x) for x in self.t_span]}
 
 
@@ -131,10 +140,10 @@ def fit_drift(t: np.ndarray, y: np.ndarray, seed: int = 0, starts: int = 6) -> D
         cov = s2 * np.linalg.inv(j.T @ j)
         std = np.sqrt(np.maximum(np.diag(cov), 0.0))
     except np.linalg.LinAlgError:
-        std = np.full(5, np.inf)
+        cov, std = None, np.full(5, np.inf)
     half = scipy.stats.t.ppf(0.975, dof) * std
     return DriftFit(p, std, p - half, p + half, float(np.sqrt(np.mean(r**2))), int(t.size),
-                    (float(t.min()), float(t.max())))
+                    (float(t.min()), float(t.max())), cov)
 
 
 def mix_fit(tests: list, seed: int = 0) -> DriftFit:
@@ -147,10 +156,16 @@ def mix_fit(tests: list, seed: int = 0) -> DriftFit:
 
 
 def compare_fits(first: DriftFit, second: DriftFit) -> dict:
-    """Robot 1 vs Robot 2 (thesis 5.2.4): per parameter the difference, z = diff / sqrt(s1^2 + s2^2)
-    and whether it is significant at 95 % (|z| > 1.96)."""
-    diff = second.values - first.values
-    z = diff / np.sqrt(first.std**2 + second.std**2)
+    """Robot 1 vs Robot 2 (thesis 5.2.4): per parameter (and for the cold friction a + b + c) the
+    difference, z = diff / sqrt(s1^2 + s2^2) and whether it is significant at 95 % (|z| > 1.96).
+    The five parameters are correlated: the cold and warm (a) friction are the sharpest contrasts."""
+    names = list(NAMES) + ["cold"]
+    v1 = np.append(first.values, first.cold[0])
+    v2 = np.append(second.values, second.cold[0])
+    s1 = np.append(first.std, first.cold[1])
+    s2 = np.append(second.std, second.cold[1])
+    diff = v2 - v1
+    z = diff / np.sqrt(s1**2 + s2**2)
     return {k: {"first": float(a), "second": float(b), "difference": float(d), "z": float(zz),
                 "significant": bool(abs(zz) > 1.96)}
-            for k, a, b, d, zz in zip(NAMES, first.values, second.values, diff, z)}
+            for k, a, b, d, zz in zip(names, v1, v2, diff, z)}
