@@ -60,5 +60,5 @@ def _print_figures(figures: dict, seconds: float) -> None:
     for key, value in figures.items():
         text = f"{value:.4g}" if isinstance(value, float) else str(value)
         table.add_row(escape(key), text)
-    table.add_row("wall time [s]", f"{seconds:.1f}")
+    table.add_row(escape("wall time [s]"), f"{seconds:.1f}")
     console.print(table)

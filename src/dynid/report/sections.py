@@ -54,7 +54,7 @@ def overview(ctx: Context) -> Section:
     rows = []
     for role in ("result", "pc_result", "trajectory", "data", "validation", "friction", "multibody"):
         path = getattr(ctx.inputs, role)
-        rows.append([role, str(path) if path else "missing: " + ctx.inputs.missing.get(role, "")])
+        rows.append([role, path.name if path else "missing: " + ctx.inputs.missing.get(role, "")])
     body = ""
     if ctx.robot is not None:
         body += paragraph(f"Robot {ctx.robot.name} (n = {ctx.robot.n}): {ctx.robot.description}")
@@ -62,6 +62,7 @@ def overview(ctx: Context) -> Section:
         body += table(["key figure", "value"], [[k, fmt(v)] for k, v in ctx.summary.get("figures", {}).items()],
                       cls="kv")
     body += table(["input", "file"], rows, left=2)
+    body += paragraph("Files are named as given or as found in the report's input directory.", "small")
     return Section("overview", "Overview", body)
 
 
@@ -108,7 +109,7 @@ def torques(ctx: Context) -> Section:
     header = ["joint"] + [h for lab in reports for h in (f"RMSD {lab} [N m]", f"relative RMSD {lab} [%]")]
     total = "; ".join(f"{lab}: ||tau - tau_hat|| / ||tau|| = {rep['relative_error'] * 100:.2f} %"
                       for lab, rep in reports.items())
-    return Section("torques", title, paragraph(f"{log} ({kind}, thesis eq. 5.1). {total}") + figure(img, title)
+    return Section("torques", title, paragraph(f"{log.name} ({kind}, thesis eq. 5.1). {total}") + figure(img, title)
                    + table(header, rows))
 
 
@@ -236,7 +237,8 @@ def multibody(ctx: Context) -> Section:
             true = None if tv is None else (tv["mass"] if ref == "mass" else tv["moments"][ref])
             v = b.get(key)
             err = None if v is None or true in (None, 0) else (v - true) / true
-            rows.append([f"B{b['body']} {b.get('name', '')}".strip(), key, fmt(v, ".6g"), fmt(true, ".6g"),
+            label = b.get("name") if b.get("name") not in (None, "", f"B{b['body']}") else ""
+            rows.append([f"B{b['body']} {label}".strip(), key, fmt(v, ".6g"), fmt(true, ".6g"),
                          fmt(err, ".2e")])
     notes = "".join(note(f"B{b['body']}: {n}") for b in ctx.multibody["bodies"] for n in b.get("notes", []))
     text = (f"{ctx.multibody.get('robot', '?')}, {ctx.multibody.get('coordinates', '?')} coordinates, "
