@@ -140,16 +140,18 @@ def test_inductance_armature_equation_and_current_input():
 
 @pytest.mark.parametrize("name", ["planar2", "scara5"])
 def test_noisy_velocity_comparison_with_acceleration_based(name):
-    """Velocity noise (NOISE) on training and validation logs: the voltage estimate predicts at
-    the noise floor and its parameters beat the acceleration-based OLS (median relative error)."""
+    """Velocity noise (NOISE) on training and validation logs, q and dq pre-filtered at 10 Hz
+    (zero phase, no derivative): the voltage estimate predicts at the noise floor (the true
+    parameters through the same predictor; scara5's lift joint 1.2x) and its parameters beat
+    the acceleration-based OLS (median relative error)."""
     robot = dynid.load_robot(name)
     a = default_drives(robot, inductance=0.0).gains()[0]
     known = {"gain1": float(a[0]), "m5": 1.0, "gain2": float(a[1])} if name == "scara5" else None
-    out = compare_estimators(robot, seed=0, dq_noise=NOISE[name], known_voltage=known)
+    out = compare_estimators(robot, seed=0, dq_noise=NOISE[name], known_voltage=known, prefilter_hz=10.0)
     floor_v, floor_t = out["voltage_filtered"]["truth"], out["tau_filtered"]["truth"]
-    assert np.all(out["voltage_filtered"]["voltage"] <= 1.3 * floor_v)
-    assert np.all(out["tau_filtered"]["voltage"] <= 1.3 * floor_t)
-    assert np.all(out["tau_accel"]["voltage"] <= 1.1 * out["tau_accel"]["truth"])
+    assert np.all(out["voltage_filtered"]["voltage"] <= 1.1 * floor_v)
+    assert np.all(out["tau_filtered"]["voltage"] <= 1.25 * floor_t)
+    assert np.all(out["tau_accel"]["voltage"] <= 1.05 * out["tau_accel"]["truth"])
     for key in ("parameter_error", "viscous_error"):
         assert np.median(out[key]["voltage"]) < np.median(out[key]["acceleration"]), key
     assert np.mean(out["voltage_filtered"]["voltage"]) < np.mean(out["voltage_filtered"]["acceleration"])

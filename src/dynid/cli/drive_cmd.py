@@ -22,7 +22,7 @@ def _num(x):
     return x if np.isfinite(x) else None
 
 
-def _system(r, log, signal, options, base, filter_hz, skip_s):
+def _system(r, log, signal, options, base, filter_hz, skip_s, prefilter_hz=0.0):
     x = log["u"] if signal == "voltage" else log["i"]
     if x is None:
         raise DataError(f"--input {signal}: the log has no {'u1..un' if signal == 'voltage' else 'i1..in'} columns")
@@ -30,14 +30,15 @@ def _system(r, log, signal, options, base, filter_hz, skip_s):
     h = float(np.mean(np.diff(log["t"])))
     extra = {k: log[k] for k in ("u", "i") if log[k] is not None}
     return filtered_system(r, log["t"], log["q"], log["dq"], x, options, base, lam,
-                           skip=int(round(skip_s / h)), extra=extra)
+                           skip=int(round(skip_s / h)), extra=extra, prefilter_hz=prefilter_hz)
 
 
-def identify_drive(robot_spec, r, data, out, kind, signal, known_text, filter_hz, skip_s, back_emf, options):
+def identify_drive(robot_spec, r, data, out, kind, signal, known_text, filter_hz, skip_s, back_emf, options,
+                   prefilter_hz=0.0):
     check_options(options, signal, kind)
     log = read_drive_log(data, r)
     base = base_parameters(r, options)
-    system = _system(r, log, signal, options, base, filter_hz, skip_s)
+    system = _system(r, log, signal, options, base, filter_hz, skip_s, prefilter_hz)
     groups = scale_groups(r, options, base)
     fit = identify_drive_model(system, base, parse_known(known_text), groups, signal)
     b = len(base.names)
@@ -56,6 +57,7 @@ def identify_drive(robot_spec, r, data, out, kind, signal, known_text, filter_hz
                 "condition_number": _num(fit.condition_number)},
         "base": base.to_dict(), "data": str(data), "warnings": fit.warnings, "data_notes": [],
         "drive": {"kind": kind, "input": signal, "filter_hz": filter_hz, "skip_seconds": skip_s,
+                  "prefilter_hz": prefilter_hz,
                   "gains": params[b:], "known": fit.known, "scale_groups": fit.groups,
                   "scale_resolved": fit.scale_resolved, "groups_resolved": fit.resolved,
                   "electrical_damping": None if damping is None else damping.tolist(),
@@ -97,7 +99,7 @@ def predict_drive(r, result, data, out, write_columns):
     beta = np.array([p["value"] for p in result["base_parameters"]])
     gains = np.array([p["value"] for p in d["gains"]])
     log = read_drive_log(data, r)
-    system = _system(r, log, d["input"], options, base, d["filter_hz"], d["skip_seconds"])
+    system = _system(r, log, d["input"], options, base, d["filter_hz"], d["skip_seconds"], d.get("prefilter_hz", 0.0))
     damping = None if d["electrical_damping"] is None else np.array(d["electrical_damping"])
     pred = predict_filtered(system, beta, gains, damping)
     prefix = "u" if d["input"] == "voltage" else "i"

@@ -63,14 +63,16 @@ def identify(robot: str = robot_option(),
              filter_hz: float = typer.Option(1.0, "--filter-hz", help="--drive: pole of F(s) = l/(s+l), l = 2 pi f [Hz]"),
              skip_seconds: float = typer.Option(0.0, "--skip-seconds", help="--drive: leave out this much of the start"),
              back_emf: str = typer.Option(None, "--back-emf", help="--drive dc-motor: known K_b per joint [V s/rad], "
-                                          "separates the back-EMF damping so torques can be predicted")) -> None:
+                                          "separates the back-EMF damping so torques can be predicted"),
+             prefilter_hz: float = typer.Option(0.0, "--prefilter-hz", help="--drive: zero-phase low-pass of q, dq "
+                                                "before the regressor [Hz] (noisy speeds: e.g. 10; 0 = off)")) -> None:
     """Identify the base parameters of ROBOT from a joint data log; writes result.json."""
     passive_openmp_workers()
     r = dynid.load_robot(robot)
     if drive is not None:
         from dynid.cli.drive_cmd import identify_drive
         identify_drive(robot, r, data, out, drive, drive_input, known, filter_hz, skip_seconds, back_emf,
-                       O.model_from(friction, rotor_inertia, offset, smooth_sign))
+                       O.model_from(friction, rotor_inertia, offset, smooth_sign), prefilter_hz)
         return
     options = O.model_from(friction, rotor_inertia, offset, smooth_sign)
     prep = O.preprocessing_from(lowpass, derivative, resample, decimate, min_velocity)

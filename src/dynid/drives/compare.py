@@ -62,7 +62,8 @@ def _relative(est, truth, skip):
 
 
 def compare_estimators(robot, seed: int = 0, rate: float = 500.0, duration: float = 20.0,
-                       dq_noise=0.0, filter_hz: float = 1.0, known_voltage: dict | None = None) -> dict:
+                       dq_noise=0.0, filter_hz: float = 1.0, known_voltage: dict | None = None,
+                       prefilter_hz: float = 0.0) -> dict:
     """Run the three estimators (module docstring); returns parameter errors and RMSDs per joint."""
     options = ModelOptions("coulomb-viscous")
     base = base_parameters(robot, options)
@@ -84,8 +85,10 @@ def compare_estimators(robot, seed: int = 0, rate: float = 500.0, duration: floa
     first = [int(g[0]) for g in groups[0]]
     known_u = known_voltage or {f"gain{j + 1}": float(a[j]) for j in first}
     known_i = {f"gain{j + 1}": float(k[j]) for j in range(robot.n)}  # all k, as the acceleration method
-    sys_u = filtered_system(robot, train["t"], train["q"], train["dq"], train["u"], options, base, lam)
-    sys_i = filtered_system(robot, train["t"], train["q"], train["dq"], train["i"], options, base, lam)
+    sys_u = filtered_system(robot, train["t"], train["q"], train["dq"], train["u"], options, base, lam,
+                            prefilter_hz=prefilter_hz)
+    sys_i = filtered_system(robot, train["t"], train["q"], train["dq"], train["i"], options, base, lam,
+                            prefilter_hz=prefilter_hz)
     fit_u = identify_drive_model(sys_u, base, known_u, groups, "voltage")
     fit_i = identify_drive_model(sys_i, base, known_i, groups, "current")
     prep = Preprocessing()
