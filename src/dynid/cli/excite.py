@@ -10,7 +10,7 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from dynid.cli.common import console, friendly_errors, robot_option
+from dynid.cli.common import console, err_console, friendly_errors, robot_option
 from dynid.errors import DataError
 
 excite_app = typer.Typer(help="Excitation trajectories: optimize, evaluate, full test protocol.",
@@ -86,15 +86,25 @@ def optimize(robot: str = robot_option(),
              frequency: float = typer.Option(0.1, "--frequency", help="base frequency f, w_f = 2 pi f [Hz]"),
              criterion: str = typer.Option("cond", "--criterion", help="cond | logdet | weighted"),
              weight: float = typer.Option(0.5, "--weight", help="weight of log(cond) in 'weighted'"),
-             budget: float = typer.Option(40.0, "--budget", help="wall-time budget of the search [s]"),
-             starts: int = typer.Option(None, "--starts", help="number of starts (default: 2, more if time is left)"),
+             starts: int = typer.Option(1, "--starts", help="number of starts (seeds seed, seed + 1, ...)"),
+             generations: int = typer.Option(20, "--generations",
+                                             help="differential-evolution generations per start"),
+             popsize: int = typer.Option(2, "--popsize", help="differential-evolution population per variable"),
+             polish_iterations: int = typer.Option(120, "--polish-iterations",
+                                                   help="at most this many SLSQP iterations per start (0: no polish)"),
+             max_seconds: float = typer.Option(120.0, "--max-seconds",
+                                               help="wall-time safety net in seconds (0: none); a run it cuts short is "
+                                                    "flagged and not reproducible"),
              seed: int = typer.Option(0, "--seed", help="seed of the first start"),
              zero_ends: bool = typer.Option(False, "--zero-ends/--free-ends",
                                             help="zero velocity and acceleration at both ends"),
              torque_limits: bool = typer.Option(False, "--torque-limits/--no-torque-limits",
                                                 help="keep prior-model torques within tau_max"),
              limit_fraction: float = typer.Option(0.99, "--limit-fraction", help="share of each limit to use")) -> None:
-    """Optimize the coefficients of an excitation trajectory (global search + local polish)."""
+    """Optimize the coefficients of an excitation trajectory (global search + local polish).
+
+    The search stops after fixed counts (starts, generations, polish iterations), so the same
+    seed and options give the same trajectory whatever the machine load."""
     from dynid.excite.evaluate import evaluate_trajectory
     from dynid.excite.fileio import write_joint_file, write_trajectory
     from dynid.excite.optimize import OptimizeSettings, optimize_excitation
@@ -102,7 +112,9 @@ def optimize(robot: str = robot_option(),
     wall = time.perf_counter()
     mult = _integers(multipliers, "--multipliers") if multipliers else None
     settings = OptimizeSettings(family=family, n_harmonics=harmonics, multipliers=mult, w_f=2 * math.pi * frequency,
-                                criterion=criterion, weight=weight, budget=budget, starts=starts, seed=seed,
+                                criterion=criterion, weight=weight, starts=starts, generations=generations,
+                                popsize=popsize, polish_iterations=polish_iterations,
+                                max_seconds=max_seconds if max_seconds > 0 else None, seed=seed,
                                 zero_ends=zero_ends, torque_limits=torque_limits, limit_fraction=limit_fraction)
     model = _model(robot)
     with Progress(TextColumn("[bold]optimizing[/] start {task.fields[start_no]}"), BarColumn(),
@@ -127,8 +139,14 @@ def optimize(robot: str = robot_option(),
         t = traj.sample_times(rate, periods)
         write_joint_file(csv, t, *traj.evaluate(t))
         console.print(f"wrote {csv} ({t.size} samples at {rate:g} Hz)")
-    console.print(f"wrote {out}  ({len(result.history)} start(s), search {result.seconds:.1f} s, "
+    console.print(f"wrote {out}  ({len(result.history)} start(s) x ({generations} generations + "
+                  f"<= {polish_iterations} polish iterations), seed {seed}, search {result.seconds:.1f} s, "
                   f"total {time.perf_counter() - wall:.1f} s)")
+    if result.time_limited:
+        err_console.print(f"[bold red]warning:[/] the --max-seconds safety net ({max_seconds:g} s) stopped the "
+                          f"search early ({len(result.history)} of {starts} start(s) run): this result depends on "
+                          "the machine load and is NOT reproducible (marked time_limited in the file's optimization "
+                          "metadata). Lower --generations/--polish-iterations/--starts or raise --max-seconds.")
 
 
 @excite_app.command("protocol")

@@ -8,7 +8,7 @@ Modules, one job each:
     builtin    the thesis' Table 4.1 trajectory for er3a
     limits     limit arrays and limit-usage ratios (guaranteed bounds for periodic families)
     criteria   cond / logdet / weighted criteria on the base regressor
-    optimize   the feasible parametrization, differential evolution, multi-start within a time budget
+    optimize   the feasible parametrization, differential evolution, multi-start; stops on fixed counts (seeded, reproducible)
     polish     SLSQP with explicit linear limit constraints; final guaranteed-bound check
     evaluate   cond and limit usage of a trajectory (the contract's JSON)
     prior      prior-model torques for optional torque limits

@@ -13,9 +13,17 @@ and zero velocity and acceleration at both ends (t = 0 and t = period) are linea
 2. Local polish (SLSQP, ``excite.polish``) of (C, q0) with the linear constraints written
    explicitly, gradients by batched forward differences; for ``cond`` on the epigraph form
    over the extreme singular values.
-3. Multi-start with seeds seed, seed + 1, ... until the time budget is spent; the best
-   result is checked with guaranteed bounds (``limits.periodic_ratio_bounds``) and shrunk
-   towards the middle of the range if the dense-sample constraints let it slightly overshoot.
+3. A fixed number of starts with seeds seed, seed + 1, ...; the best result is checked with
+   guaranteed bounds (``limits.periodic_ratio_bounds``) and shrunk towards the middle of the
+   range if the dense-sample constraints let it slightly overshoot.
+
+Stopping rules are counts, never the clock: ``generations`` of differential evolution with
+``popsize`` members per variable, at most ``polish_iterations`` SLSQP iterations, ``starts``
+starts. The same seed and settings therefore give the same coefficients on any machine load
+(BLAS runs on one thread, ``excite.threads``). ``max_seconds`` is only a safety net: when the
+wall time passes it, the running stage stops early, later starts are skipped, and the result
+says so (``OptimizeResult.time_limited``, ``optimization.time_limited`` in the metadata); such
+a result depends on the machine and is not reproducible.
 
 Optional torque limits use a prior model (the robot description's inertial parameters plus
 its rotor inertias) as a penalty in the global search and as a constraint in the polish,
@@ -47,11 +55,15 @@ class OptimizeSettings:
     limit_fraction: share of each limit the search may use; search_rate [Hz]: criterion
     samples during the search (the reported cond uses 100 Hz); constraint_samples: instants
     per period where the limits are imposed; zero_ends: dq = ddq = 0 at t = 0 and t = period;
-    torque_limits: also keep |tau| <= torque_fraction tau_max with the prior model;
-    budget [s]: wall-time budget, split evenly between ``starts`` starts (None: one start, then
-    more while time is left after a polish converges); global_share: part of each start's time for the global search,
-    the rest polishes; popsize: differential-evolution population per variable; seed: first
-    random seed."""
+    torque_limits: also keep |tau| <= torque_fraction tau_max with the prior model.
+
+    Stopping rules (deterministic): starts: number of starts (seeds seed, seed + 1, ...);
+    generations: differential-evolution generations per start, popsize: its population per
+    variable; polish_iterations: at most this many SLSQP iterations per start (0: no polish).
+    max_seconds: wall-time safety net for the whole run (None: none); a run it cuts short is
+    flagged ``time_limited`` and is not reproducible. The defaults give cond <= 0.45 x the
+    thesis' Table 4.1 trajectory on er3a (N = 5, w_f = 2 pi 0.1) in about 30 s on one core
+    (docs/excitation.md)."""
 
     family: str = "fourier"
     n_harmonics: int = 5
@@ -65,11 +77,11 @@ class OptimizeSettings:
     zero_ends: bool = False
     torque_limits: bool = False
     torque_fraction: float = 1.0
-    budget: float = 40.0
-    starts: int | None = None
+    starts: int = 1
+    generations: int = 20
     popsize: int = 2
-    polish_iterations: int = 200
-    global_share: float = 0.25
+    polish_iterations: int = 120
+    max_seconds: float | None = 120.0
     polish_rate: float = 20.0
     seed: int = 0
 
@@ -80,16 +92,23 @@ class OptimizeSettings:
             raise DataError(f"unknown criterion '{self.criterion}', expected one of {CRITERIA}")
         if not 0 < self.limit_fraction <= 1:
             raise DataError(f"limit fraction must be in (0, 1], got {self.limit_fraction}")
-        if self.n_harmonics < 1 or not self.w_f > 0 or not self.budget > 0:
-            raise DataError("need n_harmonics >= 1, w_f > 0 and a positive time budget")
+        if self.n_harmonics < 1 or not self.w_f > 0:
+            raise DataError("need n_harmonics >= 1 and w_f > 0")
+        if self.starts < 1 or self.generations < 0 or self.polish_iterations < 0 or self.popsize < 1:
+            raise DataError(f"need starts >= 1, popsize >= 1, generations >= 0 and polish iterations >= 0, "
+                            f"got {self.starts}, {self.popsize}, {self.generations}, {self.polish_iterations}")
+        if self.max_seconds is not None and not self.max_seconds > 0:
+            raise DataError(f"the wall-time safety net must be positive (or None), got {self.max_seconds}")
 
 
 @dataclass
 class OptimizeResult:
     trajectory: PeriodicTrajectory
     value: float  # criterion at search_rate samples (log cond for cond)
-    history: list = field(default_factory=list)  # per start: dict(seed, global, polished, seconds)
+    # per start: dict(seed, global, polished, generations, polish_iterations, seconds, time_limited)
+    history: list = field(default_factory=list)
     seconds: float = 0.0
+    time_limited: bool = False  # max_seconds cut the run short: the result is not reproducible
 
 
 def _instants(period: float, count: int) -> np.ndarray:
@@ -230,34 +249,46 @@ class Problem:
 
 def optimize_excitation(model: ExcitationModel, settings: OptimizeSettings = OptimizeSettings(),
                         progress=None) -> OptimizeResult:
-    """Multi-start global search + polish within ``settings.budget`` seconds of wall time.
+    """``settings.starts`` x (differential evolution for ``generations`` + SLSQP polish).
 
-    progress: optional callable(fraction_of_budget_used, best_value, start_index) for a UI.
+    progress: optional callable(fraction_of_work_done, best_value, start_index) for a UI; the
+    fraction counts generations and polish iterations, not time.
     """
     with single_blas_thread():
         return _optimize(model, settings, progress)
 
 
+# share of a start's work taken by the global search, for the progress fraction only
+# (measured on er3a with the defaults: about a fifth of a start's time)
+_GLOBAL_SHARE = 0.2
+
+
 def _optimize(model: ExcitationModel, settings: OptimizeSettings, progress) -> OptimizeResult:
     start_time = time.perf_counter()
-    deadline = start_time + settings.budget
+    deadline = math.inf if settings.max_seconds is None else start_time + settings.max_seconds
     problem = Problem(model, settings)
     best_value, best_q0, best_c, history = math.inf, None, None, []
-    start = 0
-    max_starts = settings.starts if settings.starts is not None else 10**6
-    planned = settings.starts if settings.starts is not None else 1  # budget split for this many
-    while start == 0 or (start < max_starts and time.perf_counter() < deadline - 0.5):
+    time_limited = False
+
+    def fraction(start, global_done, polish_done):
+        within = _GLOBAL_SHARE * global_done + (1.0 - _GLOBAL_SHARE) * polish_done
+        return (start + within) / settings.starts
+
+    for start in range(settings.starts):
+        if start > 0 and time.perf_counter() > deadline:
+            time_limited = True  # the safety net skips the remaining starts
+            break
         seed = settings.seed + start
         t0 = time.perf_counter()
-        share = (deadline - t0) / max(1, planned - start) if start < planned else deadline - t0
-        de_deadline = t0 + settings.global_share * share
-        polish_deadline = t0 + share
+        state = {"generation": 0, "cut": False}
 
-        def report(intermediate_result):
+        def report(intermediate_result):  # called within this start (late binding is fine)
+            state["generation"] += 1
             if progress is not None:
-                progress((time.perf_counter() - start_time) / settings.budget,
+                progress(fraction(start, state["generation"] / max(1, settings.generations), 0.0),
                          min(best_value, float(intermediate_result.fun)), start)
-            if time.perf_counter() > de_deadline:
+            if state["generation"] < settings.generations and time.perf_counter() > deadline:
+                state["cut"] = True
                 raise StopIteration
 
         def func(zt):  # scipy passes (dim, S) when vectorized
@@ -265,21 +296,32 @@ def _optimize(model: ExcitationModel, settings: OptimizeSettings, progress) -> O
 
         de = scipy.optimize.differential_evolution(
             func, [(-1.0, 1.0)] * problem.dim, vectorized=True, updating="deferred",
-            popsize=settings.popsize, maxiter=100000, tol=0.0, atol=0.0, polish=False,
+            popsize=settings.popsize, maxiter=settings.generations, tol=0.0, atol=0.0, polish=False,
             init="sobol", rng=np.random.default_rng(seed), callback=report)
         q0, c = problem.project(de.x[None, :])
         global_value = float(problem.values(q0, c)[0])
-        q0p, cp, polished_value = polish(problem, q0[0], c[0], polish_deadline)
+
+        def polish_report(iteration, value):
+            if progress is not None:
+                progress(fraction(start, 1.0, iteration / max(1, settings.polish_iterations)),
+                         min(best_value, value), start)
+
+        q0p, cp, polished_value, info = polish(problem, q0[0], c[0], deadline, polish_report)
+        cut = state["cut"] or info["time_limited"]
+        time_limited = time_limited or cut
         history.append({"seed": seed, "global": global_value, "polished": polished_value,
-                        "generations": int(de.nit), "seconds": time.perf_counter() - t0})
+                        "generations": int(de.nit), "polish_iterations": info["iterations"],
+                        "seconds": time.perf_counter() - t0, "time_limited": cut})
         if polished_value < best_value:
             best_value, best_q0, best_c = polished_value, q0p, cp
         if progress is not None:
-            progress((time.perf_counter() - start_time) / settings.budget, best_value, start)
-        start += 1
+            progress(fraction(start + 1, 0.0, 0.0), best_value, start)
     trajectory = make_feasible(problem.trajectory(best_q0, best_c), problem.limits)
-    meta = {"criterion": settings.criterion, "seed": settings.seed, "starts": len(history),
-            "budget_s": settings.budget, "zero_ends": settings.zero_ends,
-            "torque_limits": settings.torque_limits, "limit_fraction": settings.limit_fraction}
+    meta = {"criterion": settings.criterion, "seed": settings.seed, "starts": settings.starts,
+            "starts_run": len(history), "generations": settings.generations, "popsize": settings.popsize,
+            "polish_iterations": settings.polish_iterations, "max_seconds": settings.max_seconds,
+            "time_limited": time_limited, "reproducible": not time_limited,
+            "zero_ends": settings.zero_ends, "torque_limits": settings.torque_limits,
+            "limit_fraction": settings.limit_fraction}
     trajectory = trajectory.with_coefficients(trajectory.q0, trajectory.coefficients, optimization=meta)
-    return OptimizeResult(trajectory, best_value, history, time.perf_counter() - start_time)
+    return OptimizeResult(trajectory, best_value, history, time.perf_counter() - start_time, time_limited)

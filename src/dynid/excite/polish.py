@@ -5,6 +5,10 @@ dense instants as explicit linear constraints (exact Jacobians, the trajectory i
 (C, q0)), optional zero end conditions as linear equalities and optional prior-model torque
 limits as a nonlinear constraint; objective gradients by batched forward differences.
 ``make_feasible`` is the final check with guaranteed bounds.
+
+SLSQP stops after ``settings.polish_iterations`` iterations (or earlier on its own tolerance),
+which makes the polish deterministic; the wall-clock ``deadline`` is only the caller's safety
+net, and the returned ``info["time_limited"]`` tells when it cut the polish short.
 """
 
 from __future__ import annotations
@@ -25,8 +29,14 @@ class _Timeout(Exception):
     pass
 
 
-def polish(problem, q0: np.ndarray, c: np.ndarray, deadline: float) -> tuple[np.ndarray, np.ndarray, float]:
-    """SLSQP from (q0, C) with the explicit linear constraints; returns the best feasible point.
+def polish(problem, q0: np.ndarray, c: np.ndarray, deadline: float = math.inf,
+           progress=None) -> tuple[np.ndarray, np.ndarray, float, dict]:
+    """SLSQP from (q0, C) with the explicit linear constraints; returns the best feasible point
+    (q0, C, criterion value) and info {"iterations": int, "time_limited": bool}.
+
+    At most ``problem.settings.polish_iterations`` SLSQP iterations (none when 0); deadline:
+    wall-clock safety net (``time.perf_counter`` value); progress: optional
+    callable(iteration, best_value) after each iteration.
 
     For ``cond`` the polish works on the epigraph form (the minimum of a max/min ratio is
     where several extreme singular values coalesce, a kink that stalls plain gradient steps):
@@ -40,8 +50,11 @@ def polish(problem, q0: np.ndarray, c: np.ndarray, deadline: float) -> tuple[np.
     a, ub = problem.linear_constraints()
     eq = problem.equality_constraints()
     x0 = problem.pack(q0, c)
+    info = {"iterations": 0, "time_limited": False}
+    if problem.settings.polish_iterations == 0:
+        return q0, c, float(problem.values(q0[None, :], c[None, :])[0]), info
     if problem.settings.criterion == "cond" and not problem.settings.torque_limits:
-        return _polish_cond_epigraph(problem, x0, a, ub, eq, deadline)
+        return _polish_cond_epigraph(problem, x0, a, ub, eq, deadline, info, progress)
     scale = np.maximum(np.abs(x0), 1e-3)  # relative steps for the finite differences
     tol = 1e-9
 
@@ -75,44 +88,66 @@ def polish(problem, q0: np.ndarray, c: np.ndarray, deadline: float) -> tuple[np.
         constraints.append({"type": "eq", "fun": lambda x: eq @ x, "jac": lambda x: eq})
     if problem.settings.torque_limits:
         constraints.append({"type": "ineq", "fun": torque_margin})
+
+    def callback(x):
+        info["iterations"] += 1
+        if progress is not None:
+            progress(info["iterations"], best["f"])
+
     try:
         res = scipy.optimize.minimize(fun, x0, jac=jac, method="SLSQP", constraints=constraints,
+                                      callback=callback,
                                       options={"maxiter": problem.settings.polish_iterations, "ftol": 1e-7})
         x = res.x
         fx = float(problem.values(*problem.unpack(x))[0])
         if fx < best["f"] and feasible(x):
             best["x"], best["f"] = x, fx
     except _Timeout:
-        pass
+        info["time_limited"] = True
     q0b, cb = problem.unpack(best["x"])
     # a start that never met the torque limits keeps its penalized value (ranked last)
-    return q0b[0], cb[0], best["f"] if math.isfinite(best["f"]) else f0 + 1e6
+    return q0b[0], cb[0], best["f"] if math.isfinite(best["f"]) else f0 + 1e6, info
 
 
 EXTREME = 10  # singular values on each end of the spectrum held by the epigraph constraints
 
 
-def _polish_cond_epigraph(problem: Problem, x0, a, ub, eq, deadline):
+def _polish_cond_epigraph(problem, x0, a, ub, eq, deadline, info, progress):
     nx = x0.size
     scale = np.maximum(np.abs(x0), 1e-3)
-    cache: dict = {}
+    b = problem.model.b
+    k = min(EXTREME, b // 2)
+    ends = np.r_[np.arange(k), np.arange(b - k, b)]
+    # one-entry caches: SLSQP asks for the constraint values at every line-search point but
+    # for their Jacobian only at the accepted ones, so the finite-difference batch (nx + 1
+    # spectra) runs only when a Jacobian is asked for
+    value_cache: dict = {}
+    jac_cache: dict = {}
 
     def spectrum_log(xs):
         lam = batch_normalized_spectrum(problem.model, *problem.samples(*problem.unpack(xs), polish=True))
         return 0.5 * np.log(np.maximum(lam, 1e-300))  # log singular values, ascending
 
-    def spectrum_and_jac(x):
+    def spectrum_values(x):  # the k smallest and k largest log singular values
         key = x.tobytes()
-        if key not in cache:
+        if key not in value_cache:
+            if time.perf_counter() > deadline:
+                raise _Timeout
+            value_cache.clear()
+            value_cache[key] = spectrum_log(x[None, :])[0, ends]
+        return value_cache[key]
+
+    def spectrum_jac(x):  # forward differences, all perturbed trajectories in one batch
+        key = x.tobytes()
+        if key not in jac_cache:
+            base = spectrum_values(x)
             if time.perf_counter() > deadline:
                 raise _Timeout
             h = 1e-6 * scale
-            ls = spectrum_log(np.vstack([x, x + np.diag(h)]))
-            k = min(EXTREME, ls.shape[1] // 2)
-            ends = np.r_[np.arange(k), np.arange(ls.shape[1] - k, ls.shape[1])]
-            cache.clear()
-            cache[key] = (ls[0, ends], ((ls[1:, ends] - ls[0, ends]) / h[:, None]).T, k)
-        return cache[key]
+            ls = spectrum_log(x[None, :] + np.diag(h))[:, ends]
+            jac_cache.clear()
+            jac_cache[key] = ((ls - base) / h[:, None]).T
+        return jac_cache[key]
 
     best = {"x": x0, "f": float(np.ptp(spectrum_log(x0[None, :])[0]))}
 
@@ -121,7 +156,7 @@ def _polish_cond_epigraph(problem: Problem, x0, a, ub, eq, deadline):
 
     def spectral_margin(y):  # >= 0: [log s_small - L, U - log s_large]
         x, low, high = y[:nx], y[nx], y[nx + 1]
-        values, _, k = spectrum_and_jac(x)
+        values = spectrum_values(x)
         margin = np.r_[values[:k] - low, high - values[k:]]
         f = float(values[-1] - values[0])
         if f < best["f"] and feasible(x):
@@ -129,7 +164,7 @@ def _polish_cond_epigraph(problem: Problem, x0, a, ub, eq, deadline):
         return margin
 
     def spectral_margin_jac(y):
-        _, jac, k = spectrum_and_jac(y[:nx])
+        jac = spectrum_jac(y[:nx])
         out = np.zeros((2 * k, nx + 2))
         out[:k, :nx], out[:k, nx] = jac[:k], -1.0
         out[k:, :nx], out[k:, nx + 1] = -jac[k:], 1.0
@@ -145,15 +180,21 @@ def _polish_cond_epigraph(problem: Problem, x0, a, ub, eq, deadline):
         constraints.append({"type": "eq", "fun": lambda y: eq_y @ y, "jac": lambda y: eq_y})
     gradient = np.zeros(nx + 2)
     gradient[nx], gradient[nx + 1] = -1.0, 1.0
+
+    def callback(y):
+        info["iterations"] += 1
+        if progress is not None:
+            progress(info["iterations"], best["f"])
+
     try:
         res = scipy.optimize.minimize(lambda y: y[nx + 1] - y[nx], y0, jac=lambda y: gradient,
-                                      method="SLSQP", constraints=constraints,
+                                      method="SLSQP", constraints=constraints, callback=callback,
                                       options={"maxiter": problem.settings.polish_iterations, "ftol": 1e-9})
         spectral_margin(res.x)  # records res.x when it is the best feasible point
     except _Timeout:
-        pass
+        info["time_limited"] = True
     q0b, cb = problem.unpack(best["x"])
-    return q0b[0], cb[0], float(problem.values(q0b, cb)[0])
+    return q0b[0], cb[0], float(problem.values(q0b, cb)[0]), info
 
 
 def make_feasible(trajectory: PeriodicTrajectory, limits: KinematicLimits, samples: int = 4000) -> PeriodicTrajectory:
