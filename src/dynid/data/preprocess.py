@@ -10,9 +10,10 @@ The chain ``prepare`` applies, in order (each step documented below):
 3. differentiation where dq or ddq are absent: time-aware central differences (second
    order on irregular grids, ``numpy.gradient``) or Savitzky-Golay derivatives.
 
-4. decimation by k (``Preprocessing.decimate``): q, dq, ddq and tau all pass the same
-   zero-phase low-pass with cutoff 0.8 x the new Nyquist frequency fs / (2 k), then every
-   k-th sample of the global grid is kept. This is Gautier's parallel filtering applied to
+4. decimation by k (``Preprocessing.decimate``): q (dq and ddq then follow by differences,
+   which commute with the filter) and tau all pass the same zero-phase low-pass with cutoff
+   0.8 x the new Nyquist frequency fs / (2 k), then every k-th sample of the global grid
+   is kept. This is Gautier's parallel filtering applied to
    the signals the regressor is built from: it equals filtering the regressor W itself
    (``parallel_decimate``, which needs W at every sample) for the terms linear in the
    signals, and up to the filter's effect on the products of signals otherwise, which is
@@ -172,24 +173,19 @@ def prepare(data: JointData, prep: Preprocessing = Preprocessing(), grid_t0: flo
         dq = derive(q)
     if ddq is None:
         ddq = derive(dq)
-    out = JointData(data.t, q, dq, ddq, tau, data.cycle, data.stage, data.source, list(data.notes))
-    if prep.decimate > 1:
-        if joint_columns is not None:
-            out.own = joint_columns(dq, ddq)
-        out = decimate(out, prep.decimate, fs, prep.filter_order, data.t[0] if grid_t0 is None else grid_t0)
-    return out
-
-
-def decimate(data: JointData, factor: int, fs: float, order: int = 4, t0: float = 0.0) -> JointData:
-    """Step 4 of ``prepare``: the same low-pass on every signal, then the samples whose index
-    on the grid t0 + k / fs is a multiple of ``factor`` (so chunks of one log agree)."""
-    fc = 0.8 * fs / (2.0 * factor)
-    filt = lambda a: None if a is None else lowpass(a, fs, fc, order)  # noqa: E731
-    index = np.rint((data.t - t0) * fs).astype(np.int64)
-    keep = index % factor == 0
-    out = JointData(data.t, filt(data.q), filt(data.dq), filt(data.ddq), filt(data.tau), data.cycle, data.stage,
-                    data.source, list(data.notes), filt(data.own))
-    return out.select(keep)
+    if prep.decimate <= 1:
+        return JointData(data.t, q, dq, ddq, tau, data.cycle, data.stage, data.source, list(data.notes))
+    # step 4: one more low-pass for every signal, then every k-th sample of the global grid
+    own = None if joint_columns is None else joint_columns(dq, ddq)
+    dec = lambda a: None if a is None else lowpass(a, fs, 0.8 * fs / (2.0 * prep.decimate), prep.filter_order)  # noqa: E731
+    q = dec(q)
+    # filtering and differences commute (both linear, time-invariant on the grid): derive
+    # from the filtered q rather than filtering the derivatives (fewer columns to filter)
+    dq = derive(q) if data.dq is None else dec(dq)
+    ddq = derive(dq) if data.ddq is None else dec(ddq)
+    index = np.rint((data.t - (data.t[0] if grid_t0 is None else grid_t0)) * fs).astype(np.int64)
+    out = JointData(data.t, q, dq, ddq, dec(tau), data.cycle, data.stage, data.source, list(data.notes), dec(own))
+    return out.select(index % prep.decimate == 0)
 
 
 def edge_samples(prep: Preprocessing, fs: float) -> int:
