@@ -8,8 +8,9 @@ written dq. Three estimators:
 - ``voltage``: eq. V8 with u, scale fixed by ``known_voltage`` (one entry per scale group;
   default: the gain a of the first joint of each group);
 - ``current``: eq. V8 with i and all k_j = N K_t known (the knowledge the acceleration method has);
-- ``acceleration``: the existing pipeline (zero-phase 20 Hz low-pass, central differences
-  of the measured dq for ddq), tau = k i with all k known, OLS.
+- ``acceleration``: the existing pipeline (zero-phase low-pass of q and dq, default
+  min(20 Hz, fs / 10) or ``accel_lowpass_hz``, central differences of the filtered dq for
+  ddq), tau = k i with all k known, OLS.
 
 Parameter errors compare base parameters except the viscous ones (their truth differs by
 the back-EMF damping between the voltage and current models), relative to each true value
@@ -63,7 +64,7 @@ def _relative(est, truth, skip):
 
 def compare_estimators(robot, seed: int = 0, rate: float = 500.0, duration: float = 20.0,
                        dq_noise=0.0, filter_hz: float = 1.0, known_voltage: dict | None = None,
-                       prefilter_hz: float = 0.0) -> dict:
+                       prefilter_hz: float = 0.0, accel_lowpass_hz: float | None = None) -> dict:
     """Run the three estimators (module docstring); returns parameter errors and RMSDs per joint."""
     options = ModelOptions("coulomb-viscous")
     base = base_parameters(robot, options)
@@ -91,7 +92,7 @@ def compare_estimators(robot, seed: int = 0, rate: float = 500.0, duration: floa
                             prefilter_hz=prefilter_hz)
     fit_u = identify_drive_model(sys_u, base, known_u, groups, "voltage")
     fit_i = identify_drive_model(sys_i, base, known_i, groups, "current")
-    prep = Preprocessing()
+    prep = Preprocessing(lowpass_hz=accel_lowpass_hz)
     data = JointData(train["t"], train["q"], train["dq"], None, train["tau_m"])
     ready = prepare(data, prep, joint_columns=lambda dq, ddq: joint_columns(dq, ddq, options))
     y, tau, mask = regressor_arrays(robot, ready, options, base, prep)
