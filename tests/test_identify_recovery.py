@@ -65,8 +65,8 @@ def test_noise_free_urdf_robot_every_base_parameter_to_1e_6(tmp_path):
 def test_noisy_quantized_data_predicts_a_new_trajectory_at_the_noise_floor():
     """Torque noise SIGMA and a 2^14-count motor encoder (q only; dq, ddq estimated after a
     20 Hz zero-phase low-pass). On another trajectory the prediction error against the
-    measured torque is the noise itself (measured: RMSD / sigma = 0.97..1.07 per joint) and
-    against the true torque a fraction of it (measured: 0.06..0.33 sigma)."""
+    measured torque is the noise itself (measured: RMSD / sigma = 0.98..1.07 per joint) and
+    against the true torque a fraction of it (measured: 0.06..0.32 sigma)."""
     robot = _er3a()
     options = ModelOptions()
     base = base_parameters(robot, options)
@@ -86,8 +86,8 @@ def test_noisy_quantized_data_predicts_a_new_trajectory_at_the_noise_floor():
 def test_reported_standard_deviations_match_the_spread_over_50_noise_seeds():
     """WLS on 50 torque-noise draws (per-joint sigma differing 25x) along one quantized trajectory:
     the spread of each base parameter over the draws equals its mean reported sigma within the
-    sampling error of a 50-draw standard deviation (measured ratios 0.83..1.27; the limits
-    0.7..1.4 are about 3 standard errors)."""
+    sampling error of a 50-draw standard deviation (measured ratios 0.73..1.23, median 1.01;
+    the limits 0.7..1.4 are about 3 standard errors of a 50-draw standard deviation)."""
     robot = _er3a()
     options = ModelOptions()
     base = base_parameters(robot, options)
