@@ -6,7 +6,9 @@ its maximum speed, while the others rest. A sample belongs to a plateau of joint
 - its stage is ``friction`` and joint j is the one moving (largest |dq| relative to each
   joint's largest |dq| in the stage), the others slower than ``still`` x that share;
 - joint j is at constant velocity: |ddq_j| <= ``accel_tol`` x max |ddq_j| of the stage;
-- it is not within ``margin`` samples of either end of its run (filter transients).
+- it is not within ``margin`` samples of either end of its run (the ends of the speed ramps,
+  where |ddq| is already small but I ddq is not negligible, and filter transients). At 10 Hz
+  the fastest level of some joints holds constant speed for too few samples and is dropped.
 
 Plateau speeds are grouped into levels per joint across all cycles: sorted log |dq| values
 split where consecutive values differ by more than ``level_gap`` (relative; the protocol's
