@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import typer
 
 from dynid.cli.base_params_cmd import base_params
+from dynid.cli.common import debug_enabled, err_console
 from dynid.cli.demo import demo
 from dynid.cli.excite import excite_app
 from dynid.cli.friction import friction_app
@@ -47,7 +49,28 @@ app.command("report")(report)
 
 
 def main() -> None:
-    app()
+    """Entry point: usage errors (unknown option, bad or missing value) print one line and exit 2,
+    like the errors of the commands themselves (``common.friendly_errors``)."""
+    try:
+        from typer._click import exceptions as click_errors  # typer >= 0.20 vendors click
+    except ImportError:  # pragma: no cover - older typer with click installed
+        from click import exceptions as click_errors
+    try:
+        code = app(standalone_mode=False)
+    except click_errors.ClickException as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":  # the help is already printed
+            sys.exit(exc.exit_code)
+        if debug_enabled():
+            raise
+        ctx = getattr(exc, "ctx", None)
+        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+        message = " ".join(exc.format_message().split())
+        err_console.print(f"error: {message}{hint}", markup=False, highlight=False, soft_wrap=True)
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        err_console.print("error: aborted", markup=False, highlight=False)
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

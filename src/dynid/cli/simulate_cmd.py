@@ -93,6 +93,8 @@ def simulate(robot: str = robot_option(),
                                         "parameters to this JSON file")) -> None:
     """Simulate a joint data log of ROBOT (or, with --experiment, write seed body data)."""
     r = dynid.load_robot(robot)
+    if not (rate > 0 and duration > 0):
+        raise DataError(f"--rate and --duration must be positive, got {rate:g} Hz and {duration:g} s")
     if experiment is not None or body_data is not None:
         if experiment is None or body_data is None:
             raise DataError("--experiment and --body-data go together, e.g. --experiment seed-kr500 --body-data out.csv")
