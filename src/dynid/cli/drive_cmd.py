@@ -52,7 +52,8 @@ def identify_drive(robot_spec, r, data, out, kind, signal, known_text, filter_hz
         "robot": robot_spec, "robot_name": r.name, "n": r.n, "estimator": "ols-momentum",
         "friction": options.friction, "model": options.to_dict(), "preprocessing": {"filter_hz": filter_hz},
         "base_parameters": params[:b],
-        "fit": {"rmsd": fit.rmsd.tolist(), "relative_rmsd": (fit.rmsd / np.where(fit.rms_input > 0, fit.rms_input, 1)).tolist(),
+        "fit": {"rmsd": fit.rmsd.tolist(),
+                "relative_rmsd": (fit.rmsd / np.where(fit.rms_input > 0, fit.rms_input, 1)).tolist(),
                 "units": "V" if signal == "voltage" else "A", "domain": "filtered", "samples": fit.samples,
                 "condition_number": _num(fit.condition_number)},
         "base": base.to_dict(), "data": str(data), "warnings": fit.warnings, "data_notes": [],
@@ -70,10 +71,11 @@ def identify_drive(robot_spec, r, data, out, kind, signal, known_text, filter_hz
         table.add_row(p["name"], f"{p['value']:.6g}", "known" if p["std"] is None else f"{p['std']:.3g}")
     console.print(table)
     console.print(f"scale groups (joints) {fit.groups}: resolved {fit.resolved}")
-    console.print("RMSD per joint (filtered " + result["fit"]["units"] + "): " + ", ".join(f"{v:.4g}" for v in fit.rmsd))
+    console.print(f"RMSD per joint (filtered {result['fit']['units']}): " + ", ".join(f"{v:.4g}" for v in fit.rmsd))
     if electrical:
         console.print(f"armature: R {np.round(electrical['resistance'], 6).tolist()} Ohm, "
-                      f"L {np.round(electrical['inductance'], 8).tolist()} H, K_b {np.round(electrical['back_emf'], 6).tolist()}")
+                      f"L {np.round(electrical['inductance'], 8).tolist()} H, "
+                      f"K_b {np.round(electrical['back_emf'], 6).tolist()} V s/rad")
     for w in fit.warnings:
         console.print(f"[yellow]warning:[/] {w}")
     console.print(f"wrote [bold]{out}[/]")
@@ -99,7 +101,8 @@ def predict_drive(r, result, data, out, write_columns):
     beta = np.array([p["value"] for p in result["base_parameters"]])
     gains = np.array([p["value"] for p in d["gains"]])
     log = read_drive_log(data, r)
-    system = _system(r, log, d["input"], options, base, d["filter_hz"], d["skip_seconds"], d.get("prefilter_hz", 0.0))
+    system = _system(r, log, d["input"], options, base, d["filter_hz"], d["skip_seconds"],
+                     d.get("prefilter_hz", 0.0))
     damping = None if d["electrical_damping"] is None else np.array(d["electrical_damping"])
     pred = predict_filtered(system, beta, gains, damping)
     prefix = "u" if d["input"] == "voltage" else "i"
@@ -112,6 +115,7 @@ def predict_drive(r, result, data, out, write_columns):
     rmsd = np.sqrt(np.mean((pred["x_hat"] - system.x) ** 2, axis=0))
     console.print(f"filtered {prefix} RMSD per joint: " + ", ".join(f"{v:.4g}" for v in rmsd))
     if pred["tau_hat"] is None:
-        console.print("[yellow]note:[/] torques not written: the back-EMF damping is unknown (give --back-emf to identify)")
+        console.print("[yellow]note:[/] torques not written: the back-EMF damping is unknown "
+                      "(give --back-emf to identify)")
     console.print(f"wrote [bold]{out}[/] ({system.t.size} samples, filtered with F(s) = l/(s+l), "
                   f"l = 2 pi {d['filter_hz']:g} Hz)")

@@ -9,11 +9,11 @@ with beta the base parameters (the base of the acceleration regressor: the filte
 the same linear dependencies) and g_j the input gain: a_j = N K_t / R (voltage; the back-EMF
 damping c_j = N^2 K_t K_b / R is absorbed in the viscous coefficient) or k_j = N K_t (current).
 No measured signal is differentiated. The system A [beta; g] = 0 is homogeneous: its solutions
-scale together. Joints whose equations cannot be scaled apart form one "scale group" (a common
-scale, found structurally by ``scale_groups``); each group needs one known quantity (a base parameter such as a payload mass, or a
-gain ``gain{j}``). Known entries move to the right side, A_U x_U = -A_K v, solved by ordinary
-least squares (estimators.OrdinaryLeastSquares, with Khalil-Gautier standard deviations). A
-group without a known quantity is reported unresolved: its first gain is set to 1 (one member of
+scale together. Joints whose equations cannot be scaled apart form one "scale group"
+(a common scale, found structurally by ``scale_groups``); each group needs one known quantity
+(a base parameter such as a payload mass, or a gain ``gain{j}``). Known entries move to the
+right side, A_U x_U = -A_K v, solved by ordinary least squares (estimators.OrdinaryLeastSquares,
+with Khalil-Gautier standard deviations). A group without a known quantity is reported unresolved: its first gain is set to 1 (one member of
 the family of exact solutions; parameters shared with other groups, e.g. a tool mass seen by
 both, make it more than a plain rescaling) and ``scale_resolved`` is False.
 
@@ -145,16 +145,16 @@ class DriveFit:
     @property
     def beta(self) -> np.ndarray:
         """(b,) base parameters."""
-        return self.values[: len(self.names) - len(self.resolved_gain_names)]
-
-    @property
-    def resolved_gain_names(self) -> list[str]:
-        return [n for n in self.names if n.startswith("gain")]
+        return self.values[: self.values.size - len(self.groups_joints)]
 
     @property
     def gains(self) -> np.ndarray:
         """(n,) input gains a_j (voltage) or k_j (current)."""
-        return self.values[len(self.names) - len(self.resolved_gain_names):]
+        return self.values[self.values.size - len(self.groups_joints):]
+
+    @property
+    def groups_joints(self) -> list[int]:
+        return [j for g in self.groups for j in g]
 
     @property
     def scale_resolved(self) -> bool:
@@ -179,8 +179,8 @@ def identify_drive_model(system: FilteredSystem, base: BaseParameters, known: di
         if name not in names:
             hint = [c for c in base.combinations if c.split(" = ")[1].split(" ")[0] == name
                     or f" {name} " in f" {c.split(' = ')[1]} "]
-            raise ModelError(f"--known {name}: not a base parameter nor a gain ({names[:6]}..., gain1..gain{n})"
-                             + (f"; it enters {hint[0]}" if hint else ""))
+            raise ModelError(f"--known {name}: not a base parameter nor a gain ({names[:6]}..., "
+                             f"gain1..gain{n})" + (f"; it enters {hint[0]}" if hint else ""))
     groups, directions = groups
     resolved, warnings, fixed = [], [], dict(known)
     for g, d in zip(groups, directions.T):
@@ -190,8 +190,8 @@ def identify_drive_model(system: FilteredSystem, base: BaseParameters, known: di
         if not has:
             fixed[f"gain{g[0] + 1}"] = 1.0
             warnings.append(f"scale of joints {(g + 1).tolist()} cannot be resolved: no known quantity among "
-                            f"their parameters or gains; the values of this group are one member of a one-parameter family of exact fits, "
-                            f"the one with gain{g[0] + 1} = 1. "
+                            f"their parameters or gains; the values of this group are one member of a "
+                            f"one-parameter family of exact fits, the one with gain{g[0] + 1} = 1. "
                             f"Give --known NAME=VALUE (a payload mass, a base parameter or gain{g[0] + 1}).")
     k_idx = np.array([names.index(k) for k in fixed])
     v = np.array([fixed[k] for k in fixed], dtype=float)
