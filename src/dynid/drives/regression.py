@@ -13,9 +13,10 @@ scale together. Joints whose equations cannot be scaled apart form one "scale gr
 (a common scale, found structurally by ``scale_groups``); each group needs one known quantity
 (a base parameter such as a payload mass, or a gain ``gain{j}``). Known entries move to the
 right side, A_U x_U = -A_K v, solved by ordinary least squares (estimators.OrdinaryLeastSquares,
-with Khalil-Gautier standard deviations). A group without a known quantity is reported unresolved: its first gain is set to 1 (one member of
-the family of exact solutions; parameters shared with other groups, e.g. a tool mass seen by
-both, make it more than a plain rescaling) and ``scale_resolved`` is False.
+with Khalil-Gautier standard deviations). A group without a known quantity is reported
+unresolved: its first gain is set to 1 (one member of the family of exact solutions; parameters
+shared with other groups, e.g. a tool mass seen by both, make it more than a plain rescaling)
+and ``scale_resolved`` is False.
 
 With both u and i measured (dc-motor), the armature equation V2 is identified per joint as well:
 F[u] = R F[i] + L (sF)[i] + k_e F[dq], k_e = N K_b (eq. V9).
