@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import os
 from pathlib import Path
 
 from dynid import __version__
@@ -46,10 +47,18 @@ def build_report(inputs: ReportInputs, title: str | None = None, progress=None) 
     """HTML text of the report. progress: optional callable(section_id) before each section."""
     ctx = load_context(inputs)
     built = []
-    for make in SECTION_BUILDERS:
+    for make, sid in zip(SECTION_BUILDERS, SECTION_IDS):
         if progress is not None:
             progress(make.__name__)
-        built.append(make(ctx))
+        try:
+            built.append(make(ctx))
+        except DynidError:
+            raise
+        except (KeyError, IndexError, TypeError, ValueError) as exc:  # input files of an unexpected layout
+            if os.environ.get("DYNID_DEBUG", "") not in ("", "0"):
+                raise
+            built.append(sections.missing(sid, sid.capitalize(), f"its input files could not be read "
+                                                                  f"({type(exc).__name__}: {exc})"))
     robot = ctx.robot.name if ctx.robot is not None else "unknown robot"
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     return html.page(title or f"dynid identification report: {robot}",
