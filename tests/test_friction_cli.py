@@ -77,3 +77,21 @@ def test_errors_name_the_missing_column(log, tmp_path):
                                  "--drift", "temperature"])
     assert result.exit_code == 2 and "temp1" in result.output
     assert not (tmp_path / "x.json").exists() and not (tmp_path / "y.json").exists()
+
+
+def test_compare_two_robots_of_one_model(log):
+    # robot 2: the same warm friction, more cold excess (r1 = 1.0) and a faster warm-up (t1 = 500 s)
+    _run("simulate", "-r", "er3a", "--trajectory", log / "protocol.csv", "-o", log / "robot2.csv", "--tau-noise", 0.3,
+         "--coulomb", ",".join(map(str, COULOMB)), "--viscous", ",".join(map(str, VISCOUS)),
+         "--friction-drift", "1.0,500,0.4,200", "--seed", 4)
+    for name in ("sim", "robot2"):
+        _run("friction", "analyze", "-r", "er3a", "-d", log / f"{name}.csv", "-o", log / f"{name}.json")
+    _run("friction", "compare", "--first", log / "sim.json", "--second", log / "robot2.json", "-o", log / "cmp.json")
+    rows = json.loads((log / "cmp.json").read_text())["levels"]
+    strong = [r for r in rows if r["joint"] <= 2]  # the joints with the largest friction
+    assert len(strong) >= 8
+    for r in strong:  # cold friction a + b + c: 1.9 a against 2.4 a
+        truth = COULOMB[r["joint"] - 1] + VISCOUS[r["joint"] - 1] * r["speed"]
+        assert abs(r["contrast"]["cold"]["difference"] / (0.5 * truth) - 1) < 0.25
+    # one test of 8 cycles per robot: an occasional level has a wide interval (z < 1.96)
+    assert np.mean([r["contrast"]["cold"]["significant"] for r in strong]) >= 0.8

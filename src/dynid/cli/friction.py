@@ -1,4 +1,4 @@
-"""dynid friction analyze | identify: friction measurement and its drift (thesis 5.2, 6.2)."""
+"""dynid friction analyze | identify | compare: friction measurement and its drift (thesis 5.2, 6.2)."""
 
 from __future__ import annotations
 
@@ -133,4 +133,40 @@ def identify(robot: str = robot_option(),
     atomic_write_text(out, json.dumps(report, indent=1))
     if drift == "time":
         console.print("time constants (s): " + ", ".join(f"{v:.4g}" for v in model.time_constants_[0]))
+    console.print(f"wrote [bold]{out}[/]")
+
+
+@friction_app.command("compare")
+@friendly_errors
+def compare(first: list[Path] = typer.Option(..., "--first", help="friction analysis JSON of robot 1 (repeat per test)"),
+            second: list[Path] = typer.Option(..., "--second", help="friction analysis JSON of robot 2 (repeat per test)"),
+            out: Path = typer.Option(..., "--out", "-o", help="comparison JSON to write"),
+            seed: int = typer.Option(0, "--seed")) -> None:
+    """Mix fits (eq. 5.4 over several tests) of two robots of one model, and their contrast."""
+    from dynid.data.io import atomic_write_text
+    from dynid.friction.compare import compare_robots
+
+    def read(path: Path) -> dict:
+        try:
+            d = json.loads(Path(path).read_text())
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{path}: not a JSON file ({exc})") from exc
+        if d.get("format") != "dynid-friction-analysis":
+            raise DataError(f"{path}: not a friction analysis (write one with 'dynid friction analyze')")
+        return d
+
+    result = compare_robots([read(p) for p in first], [read(p) for p in second], seed)
+    atomic_write_text(out, json.dumps(result, indent=1))
+    table = Table("joint", "level", "speed", "warm a: 1 | 2 [N m]", "cold a+b+c: 1 | 2 (95 %) [N m]", "z (cold)",
+                  title=f"robot 1 ({len(first)} tests) vs robot 2 ({len(second)} tests), eq. 5.4 mix fits")
+    for row in result["levels"]:
+        c = row["contrast"]
+        table.add_row(str(row["joint"]), str(row["level"]), f"{row['speed']:.3g}",
+                      f"{c['a']['first']:.3g} | {c['a']['second']:.3g}",
+                      f"{c['cold']['first']:.3g} | {c['cold']['second']:.3g}"
+                      f" (± {1.96 * row['first']['cold']['std']:.2g} | {1.96 * row['second']['cold']['std']:.2g})",
+                      f"{c['cold']['z']:.1f}" + (" *" if c["cold"]["significant"] else ""))
+    console.print(table)
+    for note in result["notes"]:
+        console.print(f"note: {note}", markup=False)
     console.print(f"wrote [bold]{out}[/]")

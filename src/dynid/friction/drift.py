@@ -7,7 +7,8 @@ minutes); a is the warm friction, a + b + c the cold one; we order t1 >= t2 (slo
 as in Table 5.6).
 
 The fit is separable: for fixed (t1, t2) the model is linear in (a, b, c). A grid over
-log t1 > log t2 (all pairs solved at once) gives the start, then a bounded trust-region
+log t1 > log t2 in [spacing / 4, 3 x span] of the times (all pairs solved at once) gives the
+start, then a bounded (same range) trust-region
 search over (log t1, log t2) with (a, b, c) solved linearly at every step (variable
 projection, ``scipy.optimize.least_squares``) polishes it and ``starts`` seeded starts
 drawn from the 40 best grid pairs; the best is kept. Covariance C = s^2 (J^T J)^-1 with
@@ -86,7 +87,7 @@ def _grid_start(t: np.ndarray, y: np.ndarray, candidates: int = 24) -> tuple[np.
     pairs sorted by residual (for further starts)."""
     steps = np.diff(np.unique(t))
     lo = 0.25 * (steps.min() if steps.size else 1.0)
-    hi = 10.0 * max(float(t.max() - t.min()), lo)
+    hi = 3.0 * max(float(t.max() - t.min()), lo)  # longer time constants are a straight line here
     tc = np.geomspace(lo, hi, candidates)
     i, j = np.triu_indices(candidates, 1)  # t1 = tc[j] > t2 = tc[i]
     t1, t2 = tc[j], tc[i]
@@ -120,7 +121,7 @@ def fit_drift(t: np.ndarray, y: np.ndarray, seed: int = 0, starts: int = 6) -> D
         x, coef = linear(z)
         return x @ coef - y
 
-    bounds = (np.log(lo) - 1.0, np.log(hi) + 1.0)
+    bounds = (np.log(lo), np.log(hi))
     solution, cost = None, np.inf
     for p in picks:
         z0 = np.clip(np.log([p[2], p[4]]), bounds[0] + 1e-9, bounds[1] - 1e-9)
