@@ -44,6 +44,8 @@ def test_analyze_writes_curves_gravity_and_drift(log):
         a = f["friction"][first & (f["joint"] == j)]
         b = f["friction"][last & (f["joint"] == j)]
         assert a.size == b.size > 0 and np.all(a > b)
+    temp = np.array(out["friction"]["temperature"])  # the simulated warm-up, 20 -> 45 deg C with 900 s
+    assert np.allclose(temp, 20.0 + 25.0 * (1.0 - np.exp(-f["time"] / 900.0)), atol=0.05)
     assert len(out["drift"]) >= 20
     warm = [d["parameters"]["a"] / (COULOMB[d["joint"] - 1] + VISCOUS[d["joint"] - 1] * d["speed"])
             for d in out["drift"] if d["joint"] <= 3]

@@ -51,8 +51,12 @@ def analyze(robot: str = robot_option(),
     import dynid
     from dynid.friction import analyze as run
 
+    from dynid.friction.io import read_temperatures
+
     r = dynid.load_robot(robot)
-    result = run(r, _load(r, data, lowpass), gravity=gravity, seed=seed)
+    d = _load(r, data, lowpass)
+    temp = read_temperatures(data, r.n, d.t, required=False)
+    result = run(r, d, gravity=gravity, seed=seed, temp=temp)
     result.to_json(out)
     table = Table("joint", "levels", "gravity", "cycles", "first → last cycle, top level [N m]", "t1 [s]", "t2 [s]",
                   title=f"friction of {r.name} ({data.name})")

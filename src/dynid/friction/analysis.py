@@ -39,7 +39,7 @@ class FrictionAnalysis:
       speed [rad/s | m/s] (mean |dq|), time [s] (mean, from the log's start), torque [N m]
       (mean, gravity-free where removed), torque_std, samples;
     friction: per (joint, level, cycle), arrays (F,) joint, level, cycle, speed, time,
-      friction = (tau+ - tau-) / 2;
+      friction = (tau+ - tau-) / 2; both also ``temperature`` [deg C] when temperatures were given;
     levels[j]: the speed of each level of joint j; vertical_cos[j]: |cos(axis, g)} at its pose;
     gravity[j]: the eq. 5.3 fit of joint j when gravity was removed;
     drift[(j, level)]: the eq. 5.4 fit over the cycles.
@@ -103,10 +103,13 @@ def _group_means(key: np.ndarray, values: dict) -> tuple[np.ndarray, dict, np.nd
 
 
 def analyze(robot, data: JointData, gravity: str = "auto", vertical_cos: float = 0.99,
-            settings: PlateauSettings = PlateauSettings(), seed: int = 0, fit_drifts: bool = True) -> FrictionAnalysis:
+            settings: PlateauSettings = PlateauSettings(), seed: int = 0, fit_drifts: bool = True,
+            temp: np.ndarray | None = None) -> FrictionAnalysis:
     """Friction analysis of prepared joint data (t, q, dq, ddq, tau, stage, optional cycle).
 
-    gravity: "auto" (remove it for joints whose axis is not vertical), "all" or "none".
+    gravity: "auto" (remove it for joints whose axis is not vertical), "all" or "none";
+    temp: (N, n) joint temperatures [deg C]: adds the mean temperature of the moving joint to
+    every point and friction entry (friction against temperature).
     """
     if gravity not in ("auto", "all", "none"):
         raise DataError(f"gravity removal '{gravity}' unknown, expected auto | all | none")
@@ -145,11 +148,15 @@ def analyze(robot, data: JointData, gravity: str = "auto", vertical_cos: float =
     key = np.column_stack([jj, pl.level[rows], pl.direction[rows], pl.cycle[rows]])
     torque = tau[rows, jj]
     speed = np.abs(data.dq[rows, jj])
-    groups, means, counts = _group_means(key, {"torque": torque, "torque2": torque**2, "speed": speed,
-                                               "time": data.t[rows] - data.t[0]})
+    values = {"torque": torque, "torque2": torque**2, "speed": speed, "time": data.t[rows] - data.t[0]}
+    if temp is not None:
+        values["temperature"] = np.asarray(temp, dtype=float)[rows, jj]
+    groups, means, counts = _group_means(key, values)
     points = {"joint": groups[:, 0], "level": groups[:, 1], "direction": groups[:, 2], "cycle": groups[:, 3],
               "speed": means["speed"], "time": means["time"], "torque": means["torque"],
               "torque_std": np.sqrt(np.maximum(means["torque2"] - means["torque"] ** 2, 0.0)), "samples": counts}
+    if temp is not None:
+        points["temperature"] = means["temperature"]
     friction = _two_directions(points)
     result = FrictionAnalysis(robot.name, n, pl.speeds, cos, points, friction, fits, {}, notes)
     if fit_drifts:
@@ -171,19 +178,25 @@ def _two_directions(points: dict) -> dict:
     signed = points["direction"] * points["torque"]  # tau+ and -tau-
     both = counts == 2
     friction = np.bincount(inverse, weights=signed) / 2.0
-    speed = np.bincount(inverse, weights=points["speed"]) / counts
-    time = np.bincount(inverse, weights=points["time"]) / counts
-    return {"joint": groups[both, 0], "level": groups[both, 1], "cycle": groups[both, 2],
-            "speed": speed[both], "time": time[both], "friction": friction[both]}
+    out = {"joint": groups[both, 0], "level": groups[both, 1], "cycle": groups[both, 2]}
+    for name in ("speed", "time", "temperature"):
+        if name in points:
+            out[name] = (np.bincount(inverse, weights=points[name]) / counts)[both]
+    out["friction"] = friction[both]
+    return out
 
 
 def load_and_analyze(robot, path, mapping=None, prep=None, **kw) -> FrictionAnalysis:
-    """Read a joint data file, estimate missing dq/ddq (``data.preprocess.prepare``) and analyze it."""
+    """Read a joint data file, estimate missing dq/ddq (``data.preprocess.prepare``) and analyze it
+    (with its temp1..tempn columns when present)."""
     from dynid.data.columns import ColumnMapping
     from dynid.data.io import load_joint_data
     from dynid.data.preprocess import Preprocessing, prepare
 
+    from dynid.friction.io import read_temperatures
+
     data = load_joint_data(path, robot, mapping or ColumnMapping())
     if data.dq is None or data.ddq is None or prep is not None:
         data = prepare(data, prep or Preprocessing())
+    kw.setdefault("temp", read_temperatures(path, robot.n, data.t, mapping or ColumnMapping(), required=False))
     return analyze(robot, data, **kw)
