@@ -8,6 +8,7 @@ import sys
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from dynid.errors import DynidError
 
@@ -30,7 +31,7 @@ def friendly_errors(fn):
         except (DynidError, FileNotFoundError, PermissionError, IsADirectoryError) as exc:
             if debug_enabled():
                 raise
-            err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+            err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
             sys.exit(2)
 
     return wrapper

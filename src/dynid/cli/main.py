@@ -24,6 +24,7 @@ app = typer.Typer(
     help="Robot dynamic model identification: robots, dynamics, identification, excitation, multibody.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",
 )
 
 
