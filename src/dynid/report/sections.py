@@ -11,6 +11,9 @@ from dynid.report import figures
 from dynid.report.html import esc, figure, fmt, note, paragraph, table
 
 
+PLOT_SECONDS = 60.0  # time span of the torque figure [s]
+
+
 @dataclass
 class Section:
     id: str
@@ -97,8 +100,11 @@ def torques(ctx: Context) -> Section:
         return missing("torques", title, f"{log} holds no torques to compare with")
     k = first["interior"]
     kind = "cross-validation on a separate trajectory" if log == ctx.inputs.validation else "self-validation"
-    img = figures.torque_figure(first["t"][k], first["tau"][k], {lab: p["tau_hat"][k] for lab, p in preds.items()},
-                                f"{log.name}: {kind}")
+    t = first["t"]
+    shown = k & (t <= t[k][0] + PLOT_SECONDS)  # a long log is plotted over its first PLOT_SECONDS
+    span = "" if shown.sum() == k.sum() else f", first {PLOT_SECONDS:g} s of {t[-1] - t[0]:.0f} s"
+    img = figures.torque_figure(t[shown], first["tau"][shown], {lab: p["tau_hat"][shown] for lab, p in preds.items()},
+                                f"{log.name}: {kind}{span}")
     rows = []
     reports = {lab: validation_report(p["tau"][k], p["tau_hat"][k], p["dq"][k], 0.05) for lab, p in preds.items()}
     for j in range(ctx.robot.n):
