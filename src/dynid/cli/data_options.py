@@ -27,7 +27,7 @@ MIN_VELOCITY = typer.Option(0.0, "--min-velocity", help="leave out samples of jo
 FRICTION = typer.Option("coulomb-viscous", "--friction", help="none | coulomb-viscous | polynomial | asymmetric")
 OFFSET = typer.Option(False, "--offset/--no-offset", help="per-joint torque offset")
 ROTOR = typer.Option(True, "--rotor-inertia/--no-rotor-inertia", help="rotor inertia I_a ddq per joint")
-SMOOTH_SIGN = typer.Option(0.0, "--smooth-sign", help="velocity scale of a tanh sign in the friction model (0 = sign)")
+SMOOTH_SIGN = typer.Option(0.0, "--smooth-sign", help="velocity scale of a tanh sign in the friction model [rad/s | m/s] (0 = sign)")
 
 
 def mapping_from(rename, columns, time_unit, degrees, motor_side, current_gain) -> ColumnMapping:

@@ -61,7 +61,7 @@ def identify(robot: str = robot_option(),
              known: str = typer.Option(None, "--known", help="--drive: known quantities resolving the scale, "
                                        "e.g. 'm5=1.0' (a payload mass / base parameter) or 'gain1=0.52'"),
              filter_hz: float = typer.Option(1.0, "--filter-hz", help="--drive: pole of F(s) = l/(s+l), l = 2 pi f [Hz]"),
-             skip_seconds: float = typer.Option(0.0, "--skip-seconds", help="--drive: leave out this much of the start"),
+             skip_seconds: float = typer.Option(0.0, "--skip-seconds", help="--drive: leave out this much of the start [s]"),
              back_emf: str = typer.Option(None, "--back-emf", help="--drive dc-motor: known K_b per joint [V s/rad], "
                                           "separates the back-EMF damping so torques can be predicted"),
              prefilter_hz: float = typer.Option(0.0, "--prefilter-hz", help="--drive: zero-phase low-pass of q, dq "
