@@ -97,9 +97,9 @@ def identify(robot: str = robot_option(),
                                                  help="e.g. 2,4,6: train on the other cycles, report RMSD of the "
                                                       "static and the drift-aware model on these"),
              friction: str = typer.Option("coulomb-viscous", "--friction", help="coulomb-viscous | polynomial | asymmetric"),
-             rotor_inertia: bool = typer.Option(True, "--rotor-inertia/--no-rotor-inertia"),
+             rotor_inertia: bool = typer.Option(True, "--rotor-inertia/--no-rotor-inertia", help="rotor inertia I_a ddq per joint"),
              lowpass: float = typer.Option(None, "--lowpass", help="low-pass cutoff [Hz] (when dq/ddq are missing)"),
-             seed: int = typer.Option(0, "--seed")) -> None:
+             seed: int = typer.Option(0, "--seed", help="seed of every random choice of the fit")) -> None:
     """Identify rigid body + friction whose coefficients drift with operating time or temperature."""
     import dynid
     from dynid.data.io import atomic_write_text
@@ -145,7 +145,7 @@ def identify(robot: str = robot_option(),
 def compare(first: list[Path] = typer.Option(..., "--first", help="friction analysis JSON of robot 1 (repeat per test)"),
             second: list[Path] = typer.Option(..., "--second", help="friction analysis JSON of robot 2 (repeat per test)"),
             out: Path = typer.Option(..., "--out", "-o", help="comparison JSON to write"),
-            seed: int = typer.Option(0, "--seed")) -> None:
+            seed: int = typer.Option(0, "--seed", help="seed of the eq. 5.4 multi-start")) -> None:
     """Mix fits (eq. 5.4 over several tests) of two robots of one model, and their contrast."""
     from dynid.data.io import atomic_write_text
     from dynid.friction.compare import compare_robots
