@@ -63,7 +63,7 @@ def model_dict(model, result: dict | None = None) -> dict:
            "links": links, "joints": joints, "dynid_version": __version__}
     if result is not None:
         out["fit"] = {k: result.get("fit", {}).get(k) for k in ("rmsd", "relative_rmsd", "condition_number")}
-        for key in ("drives", "drive_parameters"):  # drive identification results, when present
+        for key in ("drive",):  # drive identification (identify --drive), when present
             if key in result:
                 out[key] = result[key]
     return out
