@@ -13,7 +13,7 @@ import numpy as np
 
 from dynid.report import figures
 from dynid.report.html import figure, fmt, note, paragraph, table
-from dynid.report.sections import Context, Section, missing, predictions
+from dynid.report.sections import Context, Section, missing, models, predictions
 
 TITLE = "Friction: velocity curves and drift"
 
@@ -21,10 +21,10 @@ TITLE = "Friction: velocity curves and drift"
 def _model_lines(ctx: Context, j: int, vmax: float) -> list:
     """Identified Coulomb-viscous friction of joint j (0-based) from the base parameters."""
     lines = []
-    for label, result in ((r.get("estimator", ""), r) for r in (ctx.result, ctx.pc_result) if r is not None):
+    for label, result in models(ctx):
         values = {p["name"]: p["value"] for p in result["base_parameters"]}
         fc, fv = values.get(f"Fc{j + 1}"), values.get(f"Fv{j + 1}")
-        if fc is not None and fv is not None and not any(lab.endswith(label) for lab, _, _ in lines):
+        if fc is not None and fv is not None:
             v = np.linspace(-vmax, vmax, 201)
             lines.append((f"identified {label}: Fc sign(dq) + Fv dq", v, fc * np.sign(v) + fv * v))
     return lines
