@@ -30,18 +30,25 @@ from dynid.dynamics.kernels import PARALLEL_MIN_SAMPLES, motion_sample, robot_ar
 
 
 @nb.njit(cache=True)
+def _workspace(n):
+    """Scratch arrays of one sample: rel, t, w, v, dw, dv, rw (world rotations), ow (world
+    origins), uw, sw (joint motion subspaces in world coordinates, linear part at the origin)."""
+    return (np.empty((n, 3, 3)), np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3)),
+            np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3, 3)), np.empty((n, 3)),
+            np.empty((n, 3)), np.empty((n, 3)))
+
+
+@nb.njit(cache=True)
 def _regressor_sample(k, q, dq, ddq, parents, revolute, p_rot, p_t, axis, e_rot, e_t, screw, gravity, y):
+    _regressor_sample_in(k, q, dq, ddq, parents, revolute, p_rot, p_t, axis, e_rot, e_t, screw, gravity, y,
+                         _workspace(q.shape[1]))
+
+
+@nb.njit(cache=True)
+def _regressor_sample_in(k, q, dq, ddq, parents, revolute, p_rot, p_t, axis, e_rot, e_t, screw, gravity, y,
+                         work):
     n = q.shape[1]
-    rel = np.empty((n, 3, 3))
-    t = np.empty((n, 3))
-    w = np.empty((n, 3))
-    v = np.empty((n, 3))
-    dw = np.empty((n, 3))
-    dv = np.empty((n, 3))
-    rw = np.empty((n, 3, 3))  # world rotation of each link frame
-    ow = np.empty((n, 3))  # world origin
-    uw = np.empty((n, 3))  # joint motion subspace in world coordinates, angular part
-    sw = np.empty((n, 3))  # ... linear part at the world origin
+    rel, t, w, v, dw, dv, rw, ow, uw, sw = work
     motion_sample(q[k], dq[k], ddq[k], parents, revolute, p_rot, p_t, axis, e_rot, e_t, screw,
                   gravity, rel, t, w, v, dw, dv)
     for i in range(n):
@@ -100,16 +107,25 @@ def _regressor_sample(k, q, dq, ddq, parents, revolute, p_rot, p_t, axis, e_rot,
             i = parents[i]
 
 
+_BLOCK = 256
+
+
 @nb.njit(cache=True, parallel=True)
 def _regressor_parallel(q, dq, ddq, parents, revolute, p_rot, p_t, axis, e_rot, e_t, screw, gravity, y):
-    for k in nb.prange(q.shape[0]):
-        _regressor_sample(k, q, dq, ddq, parents, revolute, p_rot, p_t, axis, e_rot, e_t, screw, gravity, y)
+    n_blocks = (q.shape[0] + _BLOCK - 1) // _BLOCK
+    for b in nb.prange(n_blocks):  # scratch space once per block of samples, not per sample
+        work = _workspace(q.shape[1])
+        for k in range(b * _BLOCK, min((b + 1) * _BLOCK, q.shape[0])):
+            _regressor_sample_in(k, q, dq, ddq, parents, revolute, p_rot, p_t, axis, e_rot, e_t, screw,
+                                 gravity, y, work)
 
 
 @nb.njit(cache=True)
 def _regressor_serial(q, dq, ddq, parents, revolute, p_rot, p_t, axis, e_rot, e_t, screw, gravity, y):
+    work = _workspace(q.shape[1])
     for k in range(q.shape[0]):
-        _regressor_sample(k, q, dq, ddq, parents, revolute, p_rot, p_t, axis, e_rot, e_t, screw, gravity, y)
+        _regressor_sample_in(k, q, dq, ddq, parents, revolute, p_rot, p_t, axis, e_rot, e_t, screw, gravity, y,
+                             work)
 
 
 def regressor(robot, q, dq, ddq, out: np.ndarray | None = None) -> np.ndarray:
