@@ -5,23 +5,12 @@ from __future__ import annotations
 import json
 
 import numpy as np
-import pyarrow.csv as pacsv
-from typer.testing import CliRunner
 
 from dynid.cli.main import app
 
-runner = CliRunner()
-
-
-def _run(*args):
-    result = runner.invoke(app, [str(a) for a in args])
-    assert result.exit_code == 0, result.output
-    return result.output
-
-
-def _read(path) -> dict:
-    table = pacsv.read_csv(path)
-    return {name: table.column(name).to_numpy() for name in table.column_names}
+from cli_helpers import read_columns as _read
+from cli_helpers import run_ok as _run
+from cli_helpers import runner
 
 
 def test_voltage_identification_from_the_command_line(tmp_path):

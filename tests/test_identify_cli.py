@@ -7,23 +7,13 @@ import json
 import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
-from typer.testing import CliRunner
 
 import dynid
 from dynid.cli.main import app
 
-runner = CliRunner()
-
-
-def _run(*args):
-    result = runner.invoke(app, [str(a) for a in args])
-    assert result.exit_code == 0, result.output
-    return result.output
-
-
-def _read(path) -> dict:
-    table = pacsv.read_csv(path)
-    return {name: table.column(name).to_numpy() for name in table.column_names}
+from cli_helpers import read_columns as _read
+from cli_helpers import run_ok as _run
+from cli_helpers import runner
 
 
 def _foreign_log(src, dst, n):
