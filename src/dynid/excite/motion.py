@@ -30,15 +30,8 @@ def _local(tau, duration) -> np.ndarray:
     return np.clip(np.asarray(tau, dtype=float), 0.0, duration)
 
 
-@dataclass(frozen=True, eq=False)
-class Hold:
-    q: np.ndarray
-    duration: float
-
-    def evaluate(self, tau):
-        m = np.asarray(tau).size
-        q = np.broadcast_to(np.asarray(self.q, dtype=float), (m, len(self.q))).copy()
-        return q, np.zeros_like(q), np.zeros_like(q)
+class _Segment:
+    """Boundary states (q, dq, ddq) of a segment, read off its own ``evaluate`` at 0 and ``duration``."""
 
     @property
     def start_state(self):
@@ -46,7 +39,18 @@ class Hold:
 
     @property
     def end_state(self):
-        return self.start_state
+        return tuple(a[0] for a in self.evaluate(np.full(1, self.duration)))
+
+
+@dataclass(frozen=True, eq=False)
+class Hold(_Segment):
+    q: np.ndarray
+    duration: float
+
+    def evaluate(self, tau):
+        m = np.asarray(tau).size
+        q = np.broadcast_to(np.asarray(self.q, dtype=float), (m, len(self.q))).copy()
+        return q, np.zeros_like(q), np.zeros_like(q)
 
 
 @dataclass(frozen=True, eq=False)
@@ -88,7 +92,7 @@ class Quintic:
 
 
 @dataclass(frozen=True, eq=False)
-class Cycloid:
+class Cycloid(_Segment):
     """theta = theta_0 + dtheta [tau/T - sin(2 pi tau/T)/(2 pi)]   (thesis eq. 4.22-4.24).
 
     Peak speed 2 |dtheta| / T at tau = T/2, peak acceleration 2 pi |dtheta| / T^2.
@@ -106,14 +110,6 @@ class Cycloid:
         dq = self.delta / t * (1.0 - np.cos(x))  # eq. 4.23
         ddq = TWO_PI * self.delta / t**2 * np.sin(x)  # eq. 4.24
         return q, dq, ddq
-
-    @property
-    def start_state(self):
-        return tuple(a[0] for a in self.evaluate(np.zeros(1)))
-
-    @property
-    def end_state(self):
-        return tuple(a[0] for a in self.evaluate(np.full(1, self.duration)))
 
 
 def ramp_profile(s: np.ndarray, speed, ramp):
@@ -144,7 +140,7 @@ def stroke_profile(tau: np.ndarray, distance, speed, ramp):
 
 
 @dataclass(frozen=True, eq=False)
-class Oscillation:
+class Oscillation(_Segment):
     """Per joint j: ``strokes[j]`` strokes alternating +stroke[j], -stroke[j] from ``start``,
     each at cruise speed ``speed[j]`` with ramps of ``ramp[j]`` s; then holds. Joints with
     0 strokes stand still. Stroke j lasts stroke[j]/speed[j] + ramp[j]."""
@@ -184,17 +180,9 @@ class Oscillation:
             ddq[:, j] = np.where(forward, acc, -acc)
         return q, dq, ddq
 
-    @property
-    def start_state(self):
-        return tuple(a[0] for a in self.evaluate(np.zeros(1)))
-
-    @property
-    def end_state(self):
-        return tuple(a[0] for a in self.evaluate(np.full(1, self.duration)))
-
 
 @dataclass(frozen=True, eq=False)
-class PeriodicSegment:
+class PeriodicSegment(_Segment):
     """A periodic trajectory on [t0, t0 + duration] of its own time."""
 
     trajectory: object
@@ -203,11 +191,3 @@ class PeriodicSegment:
 
     def evaluate(self, tau):
         return self.trajectory.evaluate(self.t0 + _local(tau, self.duration))
-
-    @property
-    def start_state(self):
-        return tuple(a[0] for a in self.evaluate(np.zeros(1)))
-
-    @property
-    def end_state(self):
-        return tuple(a[0] for a in self.evaluate(np.full(1, self.duration)))
