@@ -17,6 +17,16 @@ def forward_dynamics(robot, q, dq, tau) -> np.ndarray:
     return ddq[0] if single else ddq
 
 
+def rk4_step(f, t: float, q: np.ndarray, dq: np.ndarray, dt: float):
+    """One classical Runge-Kutta step of the second-order system (dq/dt, ddq/dt) = f(t, q, dq)."""
+    k1q, k1v = f(t, q, dq)
+    k2q, k2v = f(t + dt / 2, q + dt / 2 * k1q, dq + dt / 2 * k1v)
+    k3q, k3v = f(t + dt / 2, q + dt / 2 * k2q, dq + dt / 2 * k2v)
+    k4q, k4v = f(t + dt, q + dt * k3q, dq + dt * k3v)
+    return (q + dt / 6 * (k1q + 2 * k2q + 2 * k3q + k4q),
+            dq + dt / 6 * (k1v + 2 * k2v + 2 * k3v + k4v))
+
+
 def integrate_rk4(robot, q0, dq0, torque, dt: float, steps: int):
     """Simulate ``steps`` fixed RK4 steps from (q0, dq0) (each (n,) or (B, n) for B runs at once).
 
@@ -31,13 +41,7 @@ def integrate_rk4(robot, q0, dq0, torque, dt: float, steps: int):
         return dq, forward_dynamics(robot, q, dq, torque(t, q, dq))
 
     for k in range(steps):
-        t = k * dt
-        k1q, k1v = f(t, q, dq)
-        k2q, k2v = f(t + dt / 2, q + dt / 2 * k1q, dq + dt / 2 * k1v)
-        k3q, k3v = f(t + dt / 2, q + dt / 2 * k2q, dq + dt / 2 * k2v)
-        k4q, k4v = f(t + dt, q + dt * k3q, dq + dt * k3v)
-        q = q + dt / 6 * (k1q + 2 * k2q + 2 * k3q + k4q)
-        dq = dq + dt / 6 * (k1v + 2 * k2v + 2 * k3v + k4v)
+        q, dq = rk4_step(f, k * dt, q, dq, dt)
         qs.append(q.copy())
         dqs.append(dq.copy())
     return np.arange(steps + 1) * dt, np.array(qs), np.array(dqs)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dynid.dynamics.forward import rk4_step
 from dynid.multibody.bodies import BodyModel
 from dynid.multibody.constrained import forward
 from dynid.multibody.constraints import constraint_terms
@@ -47,13 +48,7 @@ def simulate(model: BodyModel, form, q0, qd0, torque, dt: float, steps: int,
     qs, qds = [q[0].copy()], [qd[0].copy()]
     viol = [np.max(np.abs(constraint_terms(model, form, q, qd).phi))]
     for k in range(steps):
-        t = k * dt
-        k1q, k1v = f(t, q, qd)
-        k2q, k2v = f(t + dt / 2, q + dt / 2 * k1q, qd + dt / 2 * k1v)
-        k3q, k3v = f(t + dt / 2, q + dt / 2 * k2q, qd + dt / 2 * k2v)
-        k4q, k4v = f(t + dt, q + dt * k3q, qd + dt * k3v)
-        q = q + dt / 6 * (k1q + 2 * k2q + 2 * k3q + k4q)
-        qd = qd + dt / 6 * (k1v + 2 * k2v + 2 * k3v + k4v)
+        q, qd = rk4_step(f, k * dt, q, qd, dt)
         qs.append(q[0].copy())
         qds.append(qd[0].copy())
         viol.append(np.max(np.abs(constraint_terms(model, form, q, qd).phi)))
