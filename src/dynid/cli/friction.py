@@ -168,9 +168,14 @@ def compare(first: list[Path] = typer.Option(..., "--first", help="friction anal
         table.add_row(str(row["joint"]), str(row["level"]), f"{row['speed']:.3g}",
                       f"{c['a']['first']:.3g} | {c['a']['second']:.3g}",
                       f"{c['cold']['first']:.3g} | {c['cold']['second']:.3g}"
-                      f" (± {1.96 * row['first']['cold']['std']:.2g} | {1.96 * row['second']['cold']['std']:.2g})",
+                      f" (± {_half_width(row['first']['cold']['std'])} | {_half_width(row['second']['cold']['std'])})",
                       f"{c['cold']['z']:.1f}" + (" *" if c["cold"]["significant"] else ""))
     console.print(table)
     for note in result["notes"]:
         console.print(f"note: {note}", markup=False)
     console.print(f"wrote [bold]{out}[/]")
+
+
+def _half_width(std: float | None) -> str:
+    """95 % half-width of a value whose std may be undetermined (null in the JSON: singular fit)."""
+    return "undetermined" if std is None else f"{1.96 * std:.2g}"
