@@ -1,20 +1,19 @@
-"""dynid: robot dynamic model identification (CONTRACTS.md section 1 is the public API)."""
+"""dynid: robot dynamic model identification (CONTRACTS.md section 1 is the public API).
 
-from dynid.dynamics import (
-    coriolis_torques,
-    forward_dynamics,
-    forward_kinematics,
-    gravity_torques,
-    inverse_dynamics,
-    kinetic_energy,
-    mass_matrix,
-    potential_energy,
-    regressor,
-)
+The dynamics functions and ``load_robot`` are imported on first use (``dynid.lazy``): ``import
+dynid`` stays light so that the command line starts in a fraction of a second."""
+
 from dynid.errors import DataError, DynidError, IllConditionedError, ModelError
-from dynid.robot import Robot, load_robot
+from dynid.lazy import lazy_attributes
 
 __version__ = "0.1.0"
+
+_WHERE = {name: "dynid.dynamics" for name in (
+    "coriolis_torques", "forward_dynamics", "forward_kinematics", "gravity_torques",
+    "inverse_dynamics", "kinetic_energy", "mass_matrix", "potential_energy", "regressor")}
+_WHERE.update({"Robot": "dynid.robot", "load_robot": "dynid.robot"})
+
+__getattr__, __dir__ = lazy_attributes(__name__, _WHERE)
 
 __all__ = [
     "DataError", "DynidError", "IllConditionedError", "ModelError", "Robot",

@@ -11,8 +11,6 @@ from rich.table import Table
 import dynid
 from dynid.cli import data_options as O
 from dynid.cli.common import console, friendly_errors
-from dynid.data.io import atomic_write_text
-from dynid.identify.base import base_parameters, identifiability_table
 
 
 @friendly_errors
@@ -24,6 +22,9 @@ def base_params(robot: str = typer.Argument(..., help="builtin name (dynid robot
                 table: bool = typer.Option(False, "--table", help="print which parameter enters which joint"),
                 json_out: Path = typer.Option(None, "--json", help="write names, combinations and K to JSON")) -> None:
     """Print the base parameters of ROBOT (numerical QR on random states, thesis 3.2)."""
+    from dynid.data.io import atomic_write_text
+    from dynid.identify.base import base_parameters, identifiability_table
+
     r = dynid.load_robot(robot)
     options = O.model_from(friction, rotor_inertia, offset, smooth_sign)
     base = base_parameters(r, options, seed=seed, tol=tol)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
-from dynid.data.columns import ColumnMapping
-from dynid.data.preprocess import Preprocessing
-from dynid.identify.model import ModelOptions
+if TYPE_CHECKING:  # imported where used: the CLI starts without SciPy (dynid.cli.main)
+    from dynid.data.columns import ColumnMapping
+    from dynid.data.preprocess import Preprocessing
+    from dynid.identify.model import ModelOptions
 
 RENAME = typer.Option(None, "--rename", help="foreign=contract column names, e.g. 'time=t,pos1=q1,cur1=i1'")
 COLUMNS = typer.Option(None, "--columns", help="column names of a headerless CSV, in file order, e.g. 't,q1,q2,tau1,tau2'")
@@ -31,13 +34,16 @@ SMOOTH_SIGN = typer.Option(0.0, "--smooth-sign", help="velocity scale of a tanh 
 
 
 def mapping_from(rename, columns, time_unit, degrees, motor_side, current_gain) -> ColumnMapping:
+    from dynid.data.columns import ColumnMapping
     return ColumnMapping.from_options(rename, columns, time_unit, degrees, motor_side, current_gain)
 
 
 def preprocessing_from(lowpass, derivative, resample, decimate, min_velocity) -> Preprocessing:
+    from dynid.data.preprocess import Preprocessing
     return Preprocessing(lowpass_hz=lowpass, derivative=derivative, resample_hz=resample,
                          decimate=decimate, min_velocity=min_velocity)
 
 
 def model_from(friction, rotor_inertia, offset, smooth_sign) -> ModelOptions:
+    from dynid.identify.model import ModelOptions
     return ModelOptions(friction=friction, rotor_inertia=rotor_inertia, offset=offset, smooth_sign=smooth_sign)

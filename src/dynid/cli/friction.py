@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
 import typer
 from rich.table import Table
 
@@ -48,6 +47,8 @@ def analyze(robot: str = robot_option(),
                                                                    "(used when dq/ddq are missing; default min(20, fs/10))"),
             seed: int = typer.Option(0, "--seed", help="seed of the eq. 5.4 multi-start")) -> None:
     """Friction per joint, speed level, direction and cycle; gravity removal; eq. 5.4 drift fits."""
+    import numpy as np
+
     import dynid
     from dynid.friction import analyze as run
 
@@ -101,6 +102,8 @@ def identify(robot: str = robot_option(),
              lowpass: float = typer.Option(None, "--lowpass", help="low-pass cutoff [Hz] (when dq/ddq are missing)"),
              seed: int = typer.Option(0, "--seed", help="seed of every random choice of the fit")) -> None:
     """Identify rigid body + friction whose coefficients drift with operating time or temperature."""
+    import numpy as np
+
     import dynid
     from dynid.data.io import atomic_write_text
     from dynid.friction.drift_model import DriftModel, cross_validate

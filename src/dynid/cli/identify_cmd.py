@@ -6,22 +6,13 @@ import json
 import os
 from pathlib import Path
 
-import numpy as np
 import typer
 from rich.table import Table
 
 import dynid
 from dynid.cli import data_options as O
 from dynid.cli.common import console, friendly_errors, robot_option
-from dynid.data.io import load_joint_data, write_columns
-from dynid.data.preprocess import prepare
 from dynid.errors import DataError
-from dynid.identify.base import base_parameters
-from dynid.identify.model import joint_columns
-from dynid.identify.normal_equations import NormalEquations
-from dynid.identify.pipeline import accumulate_file, make_estimator, per_cycle, regressor_arrays
-from dynid.identify.result import build_result, load_result, predict_file, write_result
-from dynid.identify.validation import validation_report
 
 
 def passive_openmp_workers() -> None:
@@ -67,6 +58,16 @@ def identify(robot: str = robot_option(),
              prefilter_hz: float = typer.Option(0.0, "--prefilter-hz", help="--drive: zero-phase low-pass of q, dq "
                                                 "before the regressor [Hz] (noisy speeds: e.g. 10; 0 = off)")) -> None:
     """Identify the base parameters of ROBOT from a joint data log; writes result.json."""
+    import numpy as np
+
+    from dynid.data.io import load_joint_data
+    from dynid.data.preprocess import prepare
+    from dynid.identify.base import base_parameters
+    from dynid.identify.model import joint_columns
+    from dynid.identify.normal_equations import NormalEquations
+    from dynid.identify.pipeline import accumulate_file, make_estimator, per_cycle, regressor_arrays
+    from dynid.identify.result import build_result, write_result
+
     passive_openmp_workers()
     r = dynid.load_robot(robot)
     if drive is not None:
@@ -147,6 +148,9 @@ def predict(robot: str = robot_option(),
     """Torques of an identified model on another log, preprocessed as in training.
 
     The data layout options default to those used by 'identify' (stored in result.json)."""
+    from dynid.data.io import write_columns
+    from dynid.identify.result import load_result, predict_file
+
     passive_openmp_workers()
     r = dynid.load_robot(robot)
     result = load_result(params)
@@ -173,6 +177,9 @@ def validate(robot: str = robot_option(),
              degrees: bool = O.DEGREES, motor_side: bool = O.MOTOR_SIDE, current_gain: str = O.CURRENT_GAIN) -> None:
     """RMSD and relative RMSD per joint (thesis eq. 5.1) of a model on one or more logs
     (self-validation on the training log, cross-validation on others)."""
+    from dynid.identify.result import load_result, predict_file
+    from dynid.identify.validation import validation_report
+
     passive_openmp_workers()
     r = dynid.load_robot(robot)
     result = load_result(params)

@@ -7,19 +7,11 @@ import os
 import tempfile
 from pathlib import Path
 
-import numpy as np
 import typer
 from rich.table import Table
 
 from dynid.cli.common import console, friendly_errors
 from dynid.errors import DataError
-from dynid.multibody.bodies import body_model
-from dynid.multibody.bodydata import _umask, read_body_data
-from dynid.multibody.coordinates import angular_form
-from dynid.multibody.graph import describe, graph
-from dynid.multibody.identification import identify, true_values
-from dynid.multibody.multipliers import multipliers_at
-from dynid.robot import load_robot
 
 multibody_app = typer.Typer(help="Absolute-coordinate multibody model of the seed papers (Cheng 2021, 2022).",
                             no_args_is_help=True)
@@ -28,6 +20,8 @@ PARAMS = ("m(e1^(0))", "m(e2^(0))", "m(e3^(0))", "J11", "J22", "J33")
 
 
 def _vec(v) -> str:
+    import numpy as np
+
     v = np.asarray(v)
     return "0" if not np.any(v) else "[" + ", ".join(f"{x:.4g}" for x in v) + "]"
 
@@ -37,6 +31,10 @@ def _vec(v) -> str:
 def graph_command(robot: str = typer.Argument(..., help="builtin name, .urdf or .yaml file")) -> None:
     """Print the incidence matrix S, force-element path matrix S^e and the body-joint vector
     matrices C, C^e (body axes e^(i), m) of ROBOT (seed 000, eqs. 8-18)."""
+    from dynid.multibody.bodies import body_model
+    from dynid.multibody.graph import describe, graph
+    from dynid.robot import load_robot
+
     r = load_robot(robot)
     model = body_model(r)
     info = describe(model, graph(model))
@@ -77,6 +75,8 @@ def _parse_times(times: str | None) -> list[float] | None:
 
 
 def _select(data, times):
+    import numpy as np
+
     if times is None:
         return data
     spacing = float(np.min(np.diff(data.t))) if len(data.t) > 1 else 0.0
@@ -90,6 +90,8 @@ def _select(data, times):
 
 
 def _write_json(path: Path, payload: dict) -> None:
+    from dynid.multibody.bodydata import _umask
+
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent or ".")
     with os.fdopen(fd, "w") as fh:
         json.dump(payload, fh, indent=2)
@@ -124,6 +126,12 @@ def identify_command(
     """Identify every body's mass (per world direction) and principal central moments by least
     squares (seed 000 eqs. 40-64, seed 001 eqs. 17-28), print them beside the robot model's
     values, and the Lagrange multipliers of eq. 111 read as joint forces and moments."""
+    from dynid.multibody.bodydata import read_body_data
+    from dynid.multibody.coordinates import angular_form
+    from dynid.multibody.identification import identify, true_values
+    from dynid.multibody.multipliers import multipliers_at
+    from dynid.robot import load_robot
+
     r = load_robot(robot)
     form = angular_form(coordinates)
     data = read_body_data(body_data)
@@ -165,6 +173,8 @@ def identify_command(
 
 
 def _print_multipliers(r, mult) -> None:
+    import numpy as np
+
     t = Table("joint", "lambda_k1..k5", "force, frame 0 [N]", "moment about O_k, frame 0 [N m]",
               "force in e^(k) [N]", "moment in e^(k) [N m]", "drive tau", "|data - eq.111| / |data|",
               title=f"Lagrange multipliers of eq. 111 at t = {mult.t:g} s, read as the joint's force and moment "

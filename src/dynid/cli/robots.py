@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import typer
 from rich.table import Table
 
 from dynid.cli.common import console, friendly_errors
-from dynid.robot import load_robot
-from dynid.robot.builtin import builtin_summaries
-from dynid.robot.inertia import to_mass_com_inertia
 
 robot_app = typer.Typer(help="Inspect robot descriptions.", no_args_is_help=True)
 
@@ -19,6 +15,9 @@ robot_app = typer.Typer(help="Inspect robot descriptions.", no_args_is_help=True
 @friendly_errors
 def robots() -> None:
     """List the builtin robots with a one-line description."""
+    from dynid.robot import load_robot
+    from dynid.robot.builtin import builtin_summaries
+
     table = Table("name", "n", "description", title="builtin robots")
     for name, summary in builtin_summaries().items():
         table.add_row(name, str(load_robot(name).n), summary)
@@ -30,6 +29,8 @@ def _fmt(x: float) -> str:
 
 
 def _vec(v) -> str:
+    import numpy as np
+
     return " ".join(f"{x:.4g}" for x in np.where(np.abs(v) < 1e-12, 0.0, v))
 
 
@@ -37,6 +38,11 @@ def _vec(v) -> str:
 @friendly_errors
 def show(robot: str = typer.Argument(..., help="builtin name, .urdf or .yaml file")) -> None:
     """Joint table, inertial parameters, limits and drives of ROBOT (numbered as data columns)."""
+    import numpy as np
+
+    from dynid.robot import load_robot
+    from dynid.robot.inertia import to_mass_com_inertia
+
     r = load_robot(robot)
     console.print(f"[bold]{r.name}[/]  n = {r.n}  gravity = {np.round(r.gravity, 5).tolist()}  ({r.description})")
     joints = Table("#", "joint", "type", "parent", "axis", "xyz in parent [m]", "q range", "dq max",

@@ -4,21 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-import scipy.interpolate
 import typer
 
 import dynid
 from dynid.cli import data_options as O
 from dynid.cli.common import console, friendly_errors, robot_option
-from dynid.data.columns import ColumnMapping
-from dynid.data.io import joint_data_columns, load_joint_data, write_columns
 from dynid.errors import DataError
-from dynid.identify.model import FRICTION_MODELS, ModelOptions
-from dynid.simulate import Measurement, random_multisine, simulate_joint_data
 
 
 def _per_joint(text: str | None, n: int, what: str) -> np.ndarray | None:
+    import numpy as np
+
     if text is None:
         return None
     values = np.array([float(v) for v in text.split(",") if v.strip()])
@@ -33,6 +29,13 @@ def _trajectory(robot, trajectory: str, duration: float, rate: float, seed: int)
     """(t, sample) with sample(t) -> (q, dq, ddq): 'multisine' (exact), an excitation
     trajectory (JSON from 'dynid excite optimize' or a builtin such as thesis-table-4.1,
     exact) or a joint data file with t, q (dq, ddq optional; missing ones from a cubic spline)."""
+    import numpy as np
+    import scipy.interpolate
+
+    from dynid.data.columns import ColumnMapping
+    from dynid.data.io import load_joint_data
+    from dynid.simulate import random_multisine
+
     if trajectory == "multisine":
         return np.arange(0.0, duration, 1.0 / rate), random_multisine(robot, seed=seed).sample
     if not trajectory.lower().endswith((".csv", ".parquet", ".pq")):  # an excitation trajectory
@@ -92,6 +95,12 @@ def simulate(robot: str = robot_option(),
              truth: Path = typer.Option(None, "--truth", help="--drive: write the drive constants and true base "
                                         "parameters to this JSON file")) -> None:
     """Simulate a joint data log of ROBOT (or, with --experiment, write seed body data)."""
+    import numpy as np
+
+    from dynid.data.io import joint_data_columns, write_columns
+    from dynid.identify.model import FRICTION_MODELS, ModelOptions
+    from dynid.simulate import Measurement, simulate_joint_data
+
     r = dynid.load_robot(robot)
     if not (rate > 0 and duration > 0):
         raise DataError(f"--rate and --duration must be positive, got {rate:g} Hz and {duration:g} s")
@@ -146,7 +155,7 @@ def _simulate_drive(r, kind, sample, t, coefficients, inductance, dq_noise, u_no
     """--drive: the drive log (dynid.drives.experiment) of coulomb-viscous joint friction."""
     import json
 
-    from dynid.data.io import atomic_write_text
+    from dynid.data.io import atomic_write_text, write_columns
     from dynid.drives import DRIVE_KINDS
     from dynid.drives.experiment import drive_log
 
