@@ -42,6 +42,10 @@ def identify(robot: str = robot_option(),
              prior_bound: float = typer.Option(None, "--prior-bound",
                                                help="pc: keep rigid-body parameters within this fraction of the robot's own"),
              by: str = typer.Option(None, "--per", help="also identify each 'cycle' or 'stage' and report the spread"),
+             cycles: str = typer.Option(None, "--cycles", help="identify on these cycles only: '6-24', '3,9,16,22', "
+                                        "'last19' or a thesis group unit1|unit2|unit3 (Table 5.5)"),
+             skip_first: int = typer.Option(5, "--skip-first", help="--per cycle: statistics also without the first "
+                                            "K cycles (thesis Table H)"),
              max_condition: float = typer.Option(1e7, "--max-condition", help="refuse fits above this condition number"),
              tol: float = typer.Option(None, "--tol", help="relative QR tolerance of the base parameters (default 1e-8)"),
              chunk_rows: int = typer.Option(50_000, "--chunk-rows", help="rows read at a time (bounded memory)"),
@@ -87,21 +91,29 @@ def identify(robot: str = robot_option(),
         return make_estimator(estimator, r, options, base, **kw)
 
     extra = {}
-    if estimator == "irls" or by:
+    if estimator == "irls" or by or cycles:
         joint_data = load_joint_data(data, r, mapping, nan)
         ready = prepare(joint_data, prep, joint_columns=lambda dq, ddq: joint_columns(dq, ddq, options))
+        if cycles:
+            from dynid.identify.cycle_groups import cycle_mask, parse_cycles
+            ready = ready.select(cycle_mask(ready.cycle, cycles, str(data)))
+            extra["cycles"] = parse_cycles(cycles, joint_data.cycle)
         y, tau, mask = regressor_arrays(r, ready, options, base, prep)
         est = make().fit(y, tau, mask)
         ne = NormalEquations(r.n, base.rank)
         ne.add(y, tau, mask)
         samples, notes = int(mask[:, 0].sum()) if mask is not None else tau.shape[0], ready.notes
         if by:
-            stats = per_cycle(r, joint_data, options, base, make, by, prep)
+            stats = per_cycle(r, ready, options, base, make, by, prep, prepared=True)
             extra["per_" + by] = {"labels": stats["labels"], "failed": stats["failed"],
                                   "mean": stats["mean"].tolist(), "std": stats["std"].tolist(),
                                   "relative_spread": [None if not np.isfinite(v) else float(v)
                                                       for v in stats["relative_spread"]],
                                   "values": stats["values"].tolist()}
+            if by == "cycle":
+                from dynid.identify.cycle_stats import statistics_to_json, thesis_statistics
+                extra["per_cycle"]["statistics"] = statistics_to_json(
+                    thesis_statistics(stats["values"], stats["labels"], skip_first))
     else:
         acc = accumulate_file(r, data, options, base, mapping, prep, chunk_rows, nan)
         est = make().fit_normal_equations(acc.ne)
@@ -110,6 +122,8 @@ def identify(robot: str = robot_option(),
     write_result(out, result)
     _print_result(result)
     if by:
+        from dynid.cli.cycles_cmd import print_per_cycle_statistics
+        print_per_cycle_statistics(result, by)
         per = extra["per_" + by]
         spread = [v for v in per["relative_spread"] if v is not None]
         console.print(f"per {by}: {len(per['labels'])} identified ({len(per['failed'])} failed); "
@@ -172,6 +186,14 @@ def validate(robot: str = robot_option(),
              data: list[Path] = typer.Option(..., "--data", "-d", help="joint data file(s) with torques; repeatable"),
              min_velocity: float = typer.Option(0.05, "--min-velocity",
                                                 help="also report figures without samples slower than this (rad/s)"),
+             per: str = typer.Option(None, "--per", help="cycle | stage: figures per cycle (or stage): "
+                                     "self-verification with each cycle's own parameters, the result's "
+                                     "per-cycle parameters on the same cycle, its model on every cycle "
+                                     "(thesis Tables 5.1-5.3, F.x)"),
+             skip_first: int = typer.Option(5, "--skip-first", help="--per cycle: statistics also without the "
+                                            "first K cycles (thesis Table 5.3: 5)"),
+             figure: Path = typer.Option(None, "--figure", help="--per cycle: PNG of the relative RMSD per cycle "
+                                         "(thesis Figs 5.4-5.7)"),
              json_out: Path = typer.Option(None, "--json", help="write the figures to this JSON file"),
              rename: str = O.RENAME, columns: str = O.COLUMNS, time_unit: str = O.TIME_UNIT,
              degrees: bool = O.DEGREES, motor_side: bool = O.MOTOR_SIDE, current_gain: str = O.CURRENT_GAIN) -> None:
@@ -184,6 +206,10 @@ def validate(robot: str = robot_option(),
     r = dynid.load_robot(robot)
     result = load_result(params)
     mapping = _mapping_override(result, rename, columns, time_unit, degrees, motor_side, current_gain)
+    if per is not None:
+        from dynid.cli.cycles_cmd import validate_per
+        validate_per(r, result, data, mapping, per, min_velocity, skip_first, json_out, figure)
+        return
     reports = {}
     for path in data:
         pred = predict_file(r, result, path, mapping)

@@ -8,6 +8,7 @@ import sys
 import typer
 
 from dynid.cli.base_params_cmd import base_params
+from dynid.cli.cycles_cmd import cycles_app
 from dynid.cli.common import debug_enabled, err_console
 from dynid.cli.demo import demo
 from dynid.cli.excite import excite_app
@@ -45,6 +46,7 @@ app.command("base-params")(base_params)
 app.add_typer(multibody_app, name="multibody")
 app.add_typer(excite_app, name="excite")
 app.add_typer(friction_app, name="friction")
+app.add_typer(cycles_app, name="cycles")
 app.command("export")(export)
 app.command("report")(report)
 

@@ -191,13 +191,14 @@ def fit_data(robot, data: JointData, options: ModelOptions, base: BaseParameters
 
 
 def per_cycle(robot, data: JointData, options: ModelOptions, base: BaseParameters, make, by: str = "cycle",
-              prep: Preprocessing = Preprocessing()) -> dict:
+              prep: Preprocessing = Preprocessing(), prepared: bool = False) -> dict:
     """Identify each cycle (or stage) separately; cross-cycle mean, std and %spread (thesis 5.1.5).
 
-    make(): a fresh estimator. Returns {"labels", "values" (cycles, b), "mean", "std",
+    make(): a fresh estimator; prepared: ``data`` is already preprocessed (e.g. a selection of
+    cycles of a prepared log). Returns {"labels", "values" (cycles, b), "mean", "std",
     "relative_spread" (100 std / |mean|), "failed": {label: reason}}.
     """
-    ready = prepare(data, prep, joint_columns=lambda dq, ddq: joint_columns(dq, ddq, options))
+    ready = data if prepared else prepare(data, prep, joint_columns=lambda dq, ddq: joint_columns(dq, ddq, options))
     values, labels, failed = [], [], {}
     for label, idx in segments(ready, by):
         try:

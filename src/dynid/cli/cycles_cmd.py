@@ -1,0 +1,191 @@
+"""dynid validate --per cycle|stage, dynid cycles stats | groups: the thesis' per-cycle studies
+(5.1.4-5.1.5; Tables 5.1-5.5, F.x, H.x; Figs 5.4-5.7, 5.13-5.14). Thin wiring of
+``identify.cycle_validation``, ``identify.cycle_stats`` and ``identify.cycle_groups``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from dynid.cli.common import console, friendly_errors, robot_option
+
+cycles_app = typer.Typer(help="Per-cycle statistics and identification on groups of cycles (thesis 5.1.5).",
+                         no_args_is_help=True)
+
+SKIP_FIRST = typer.Option(5, "--skip-first", help="statistics also without the first K cycles (thesis: 5 of 24)")
+
+
+def _f(x, spec=".4f") -> str:
+    return "-" if x is None else format(x, spec)
+
+
+def statistics_table(stats: dict, title: str, names: list[str] | None = None) -> Table:
+    """Table H / F layout: one row per parameter (or joint), Mean MIN MAX D/MM D/SE Sdv over all
+    cycles and without the first k."""
+    from dynid.identify.cycle_stats import HEADERS, STATISTICS
+
+    names = names or stats.get("names") or [str(k + 1) for k in range(len(stats["all"]["mean"]))]
+    later = stats.get("without_first")
+    cols = [HEADERS[k] for k in STATISTICS]
+    if later:
+        cols += [f"{HEADERS[k]} (w/o {stats['skip_first']})" for k in STATISTICS]
+    table = Table("", *cols, title=title)
+    for k, name in enumerate(names):
+        row = [_f(stats["all"][s][k]) for s in STATISTICS]
+        if later:
+            row += [_f(later[s][k]) for s in STATISTICS]
+        table.add_row(name, *row)
+    return table
+
+
+def validate_per(robot, result: dict, paths: list[Path], mapping, by: str, min_velocity: float, skip_first: int,
+                 json_out: Path | None, figure: Path | None) -> None:
+    """Per-cycle (or per-stage) verification of ``result`` on each file; tables, JSON, figure."""
+    import numpy as np
+
+    from dynid.data.columns import ColumnMapping
+    from dynid.data.io import atomic_write_text, load_joint_data
+    from dynid.errors import DataError
+    from dynid.identify.cycle_validation import validate_segments
+
+    if by not in ("cycle", "stage"):
+        raise DataError(f"--per: expected 'cycle' or 'stage', got '{by}'")
+    trained_on = Path(result.get("data", "")).resolve() if result.get("data") else None
+    reports = {}
+    for path in paths:
+        data = load_joint_data(path, robot, mapping or ColumnMapping.from_dict(result.get("column_mapping")))
+        own = trained_on is not None and Path(path).resolve() == trained_on
+        rep = validate_segments(robot, data, result, by, min_velocity, skip_first, self_data=own)
+        reports[str(path)] = rep
+        measure = "moving_relative_rmsd" if min_velocity > 0 else "relative_rmsd"
+        for kind, block in rep["kinds"].items():
+            what = {"own": "self-verification (each cycle's own OLS parameters)",
+                    "paired": "cross-verification (the result's parameters of the same cycle)",
+                    "whole": "the result's model on every " + by}[kind]
+            table = Table(by, *[f"joint {j + 1}" for j in range(robot.n)], "samples",
+                          title=f"{path}: relative RMSD{' |dq| >= %g' % min_velocity if min_velocity > 0 else ''} "
+                                f"per {by}, {what}")
+            for c, label in enumerate(rep["labels"]):
+                table.add_row(label, *[_f(v) for v in block[measure][c]], str(block["samples"][c]))
+            console.print(table)
+            if "statistics" in block:
+                console.print(statistics_table(block["statistics"], f"{path}: statistics over the {by}s ({kind})",
+                                               [f"joint {j + 1}" for j in range(robot.n)]))
+        if rep["failed"]:
+            console.print(f"[yellow]not identified alone:[/] " + "; ".join(f"{k}: {v}" for k, v in rep["failed"].items()))
+    if json_out:
+        atomic_write_text(json_out, json.dumps(reports, indent=1) + "\n")
+        console.print(f"wrote [bold]{json_out}[/]")
+    if figure:
+        from dynid.report.cycle_figures import rmsd_cycles_figure, save_png
+
+        if by != "cycle":
+            raise DataError("--figure plots the relative RMSD over the cycles: use it with --per cycle")
+        series = []
+        for path, rep in reports.items():
+            cycles = np.array([float(v) for v in rep["labels"]])
+            for kind, block in rep["kinds"].items():
+                values = np.array(block["moving_relative_rmsd" if min_velocity > 0 else "relative_rmsd"], dtype=float)
+                series.append((f"{Path(path).stem} {kind}", cycles, values))
+        save_png(rmsd_cycles_figure(series, robot.n, f"relative RMSD per cycle ({result.get('robot_name', '')})"),
+                 figure)
+        console.print(f"wrote [bold]{figure}[/]")
+
+
+def print_per_cycle_statistics(result: dict, by: str) -> None:
+    """Table H of a result written with --per cycle (when it holds statistics)."""
+    per = result.get(f"per_{by}") or {}
+    stats = per.get("statistics")
+    if stats:
+        console.print(statistics_table(stats, f"statistics of the per-{by} parameters (thesis Table H)",
+                                       [p["name"] for p in result["base_parameters"]]))
+
+
+@cycles_app.command("stats")
+@friendly_errors
+def stats(params: Path = typer.Option(..., "--params", "-p", help="result.json of 'dynid identify --per cycle'"),
+          skip_first: int = SKIP_FIRST,
+          json_out: Path = typer.Option(None, "--json", help="write the statistics to this JSON file")) -> None:
+    """Mean, MIN, MAX, D/MM, D/SE and Sdv of every per-cycle parameter over all cycles and without
+    the first K (thesis Table H; Table 5.4 is its Sdv columns and their difference)."""
+    import numpy as np
+
+    from dynid.data.io import atomic_write_text
+    from dynid.errors import DataError
+    from dynid.identify.cycle_stats import statistics_to_json, thesis_statistics
+    from dynid.identify.result import load_result
+
+    result = load_result(params)
+    per = result.get("per_cycle")
+    if not per or not per.get("values"):
+        raise DataError(f"{params}: no per-cycle values; identify with --per cycle first")
+    names = [p["name"] for p in result["base_parameters"]]
+    out = statistics_to_json(thesis_statistics(np.array(per["values"], dtype=float), per["labels"], skip_first), names)
+    console.print(statistics_table(out, f"statistics of the per-cycle parameters of {params} (thesis Table H)", names))
+    if out["sdv_difference"] is not None:
+        console.print("Table 5.4 difference Sdv(without first %d) - Sdv(all): " % skip_first
+                      + ", ".join(f"{n} {_f(v)}" for n, v in zip(names, out["sdv_difference"])))
+    if json_out:
+        atomic_write_text(json_out, json.dumps(out, indent=1) + "\n")
+        console.print(f"wrote [bold]{json_out}[/]")
+
+
+@cycles_app.command("groups")
+@friendly_errors
+def groups(robot: str = robot_option(),
+           data: Path = typer.Option(..., "--data", "-d", help="joint data file with a cycle column"),
+           group: list[str] = typer.Option(None, "--group", "-g",
+                                           help="NAME=SELECTION or SELECTION, repeatable, e.g. 'late=6-24' or "
+                                                "'unit2' (default: the thesis' unit1, unit2, unit3)"),
+           friction: str = typer.Option("coulomb-viscous", "--friction", help="none | coulomb-viscous | polynomial"),
+           skip_first: int = SKIP_FIRST,
+           parameters: str = typer.Option(None, "--parameters", help="comma-separated base parameter names for the "
+                                          "figure (default: the 6 with the largest cross-cycle spread)"),
+           out: Path = typer.Option(None, "--out", "-o", help="write the group models and statistics (JSON)"),
+           figure: Path = typer.Option(None, "--figure", help="PNG: per-cycle values with the groups' lines "
+                                                              "(thesis Figs 5.13-5.14)")) -> None:
+    """Identify the model on groups of cycles ("units", thesis Table 5.5) and compare them with the
+    per-cycle identification: each group's value beside the per-cycle mean of all cycles, of the
+    first K and of the rest."""
+    from dynid.data.io import atomic_write_text, load_joint_data
+    from dynid.identify.cycle_groups import parse_groups
+    from dynid.identify.group_study import group_study
+    from dynid.identify.model import ModelOptions
+    from dynid.robot import load_robot
+
+    r = load_robot(robot)
+    joint_data = load_joint_data(data, r)
+    specs = parse_groups(group or ["unit1", "unit2", "unit3"])
+    study = group_study(r, joint_data, specs, ModelOptions(friction=friction), skip_first)
+    names = study["names"]
+    table = Table("parameter", *[f"{g} ({study['groups'][g]['selection']})" for g in study["groups"]],
+                  "mean all", f"mean 1-{skip_first}", f"mean after {skip_first}",
+                  title=f"groups of cycles of {data} (thesis Table 5.5): identified values")
+    for k, name in enumerate(names):
+        table.add_row(name, *[_f(g["values"][k], ".5g") for g in study["groups"].values()],
+                      _f(study["per_cycle_mean"]["all"][k], ".5g"),
+                      _f(study["per_cycle_mean"]["first"][k], ".5g"), _f(study["per_cycle_mean"]["rest"][k], ".5g"))
+    console.print(table)
+    for name, g in study["groups"].items():
+        console.print(f"{name}: cycles {g['cycles']}, nearest per-cycle block: {g['closest']}")
+    if out:
+        atomic_write_text(out, json.dumps(study, indent=1) + "\n")
+        console.print(f"wrote [bold]{out}[/]")
+    if figure:
+        import numpy as np
+
+        from dynid.report.cycle_figures import save_png, units_figure
+
+        values = np.array(study["per_cycle"]["values"], dtype=float)
+        if parameters:
+            pick = [names.index(p.strip()) for p in parameters.split(",") if p.strip() in names]
+        else:
+            pick = list(np.argsort(-np.nan_to_num(np.array(study["per_cycle"]["relative_spread"], dtype=float)))[:6])
+        cycles = np.array([float(v) for v in study["per_cycle"]["labels"]])
+        units = {g: np.array(v["values"], dtype=float)[pick] for g, v in study["groups"].items()}
+        save_png(units_figure(cycles, values[:, pick], [names[k] for k in pick], units,
+                              f"per-cycle identification and groups of cycles ({r.name})"), figure)
+        console.print(f"wrote [bold]{figure}[/]")

@@ -1,0 +1,65 @@
+"""Identification on groups of cycles compared with the per-cycle identification (thesis 5.1.5.2).
+
+The thesis identifies its model on three groups of cycles ("units": late, spread, early; see
+``cycle_groups.THESIS_UNITS``) and reads each unit's value against the per-cycle curve: the
+late unit lands near the last cycles, the early one near the first, the spread one between
+(Figs 5.13-5.14). Here each group's base parameters (OLS over the group's samples) are put
+beside the mean of the per-cycle values over all cycles, over the first k and over the rest,
+and the distance to each block is measured in per-cycle standard deviations,
+
+    d_block = sqrt( (1/b) sum_p ((beta_group,p - mean_block,p) / std_all,p)^2 ),
+
+so ``closest`` says which block a group resembles.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dynid.data.columns import JointData
+from dynid.data.preprocess import Preprocessing, prepare
+from dynid.errors import DataError
+from dynid.identify.base import base_parameters
+from dynid.identify.cycle_groups import parse_cycles
+from dynid.identify.cycle_stats import statistics_to_json, thesis_statistics
+from dynid.identify.model import ModelOptions, joint_columns
+from dynid.identify.pipeline import fit_data, make_estimator, per_cycle
+
+
+def _floats(a) -> list:
+    return [float(v) if np.isfinite(v) else None for v in np.asarray(a, dtype=float)]
+
+
+def group_study(robot, data: JointData, specs: list[tuple[str, str]], options: ModelOptions = ModelOptions(),
+                skip_first: int = 5, prep: Preprocessing = Preprocessing()) -> dict:
+    """Per-cycle OLS and OLS on each (name, selection) group of cycles; JSON-ready comparison."""
+    if data.cycle is None:
+        raise DataError(f"{data.source}: no 'cycle' column; groups of cycles need the cycle of every sample")
+    base = base_parameters(robot, options)
+    ready = prepare(data, prep, joint_columns=lambda dq, ddq: joint_columns(dq, ddq, options))
+
+    def make():
+        return make_estimator("ols", robot, options, base)
+
+    per = per_cycle(robot, ready, options, base, make, "cycle", prep, prepared=True)
+    values = per["values"]
+    if values.shape[0] <= skip_first:
+        raise DataError(f"{data.source}: {values.shape[0]} cycles identified; need more than --skip-first "
+                        f"{skip_first} to compare first and later cycles")
+    blocks = {"all": values.mean(0), "first": values[:skip_first].mean(0), "rest": values[skip_first:].mean(0)}
+    scale = np.where(per["std"] > 0, per["std"], np.inf)
+    groups = {}
+    column = np.asarray(ready.cycle).astype(np.int64)
+    for name, selection in specs:
+        cycles = parse_cycles(selection, column)
+        est = fit_data(robot, ready.select(np.isin(column, cycles)), options, base, make(), prep, prepared=True)
+        distance = {k: float(np.sqrt(np.mean(((est.coef_ - m) / scale) ** 2))) for k, m in blocks.items()}
+        groups[name] = {"selection": selection, "cycles": cycles, "values": _floats(est.coef_),
+                        "std": _floats(est.std_), "distance": distance,
+                        "closest": min(("first", "rest"), key=lambda k: distance[k])}
+    return {"names": list(base.names), "skip_first": skip_first,
+            "per_cycle": {"labels": per["labels"], "values": values.tolist(), "std": _floats(per["std"]),
+                          "relative_spread": _floats(per["relative_spread"]), "failed": per["failed"],
+                          "statistics": statistics_to_json(thesis_statistics(values, per["labels"], skip_first),
+                                                           list(base.names))},
+            "per_cycle_mean": {k: _floats(v) for k, v in blocks.items()}, "groups": groups}

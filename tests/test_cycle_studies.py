@@ -1,0 +1,144 @@
+"""The thesis' per-cycle studies (5.1.4-5.1.5): the statistics of Tables H.x / F.x / 5.4 as the
+printed rows define them, per-cycle self- and cross-verification (Tables 5.1-5.3, Figs 5.4-5.7)
+and identification on groups of cycles (Table 5.5)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import dynid
+from cli_helpers import run_ok
+from dynid.data.io import load_joint_data
+from dynid.errors import DataError
+from dynid.identify.cycle_groups import THESIS_UNITS, parse_cycles
+from dynid.identify.cycle_stats import thesis_statistics
+
+
+def _series(start, later_start, end, lo, hi, cycles=24):
+    """A per-cycle series: first value ``start``, the minimum ``lo`` among the first 5, then
+    cycles 6.. rising from ``later_start`` (their minimum) to ``hi``, last value ``end``."""
+    later = np.linspace(later_start, hi, cycles - 5)
+    later[-1] = end
+    if end != hi:
+        later[-2] = hi
+    return np.concatenate([[start, lo, lo, lo, lo], later])
+
+
+def test_d_mm_and_d_se_reproduce_thesis_table_h_rows():
+    """Table H.1 (Robot 1, Test 1), printed to 4 decimals (so are its MIN and MAX: the ratios of
+    the rounded values agree to one unit of the last digit). J1_IZZ: the start cycle is the
+    minimum and the end the maximum (D/SE > D/MM, so D/SE is over the start). J2_mPx: the end
+    value implied by the all-cycle D/SE gives the printed D/SE without the first 5 cycles."""
+    izz = _series(377.9726, 387.4123, 404.6069, 377.9726, 404.6069)
+    s = thesis_statistics(izz, skip_first=5)
+    assert float(s["all"]["d_mm"][0]) == pytest.approx(0.0658, abs=1e-4)
+    assert float(s["all"]["d_se"][0]) == pytest.approx(0.0705, abs=1e-4)
+    assert float(s["without_first"]["d_se"][0]) == pytest.approx(0.0444, abs=1e-4)  # cycle 6 = 387.4123 = MIN after 5
+    end = 2.2733 * (1 + 0.0842)  # all-cycle D/SE with start = MIN 2.2733
+    mpx = _series(2.2733, 2.3836, end, 2.2733, 2.4969)
+    s = thesis_statistics(mpx, skip_first=5)
+    assert float(s["all"]["d_mm"][0]) == pytest.approx(0.0895, abs=1e-4)
+    assert float(s["without_first"]["d_mm"][0]) == pytest.approx(0.0454, abs=1e-4)
+    assert float(s["without_first"]["d_se"][0]) == pytest.approx(0.0340, abs=1e-4)
+    ixx = _series(-1.1130, -0.8840, -0.8427, -1.1130, -0.7464)  # negative parameter: over |MAX|
+    # inputs rounded to 1e-4 over |MAX| = 0.75 move the ratio by up to 1.3e-4
+    assert float(thesis_statistics(ixx)["all"]["d_mm"][0]) == pytest.approx(0.4910, abs=2e-4)
+
+
+def test_statistics_blocks_and_sample_standard_deviation():
+    x = np.array([[1.0, 10.0], [2.0, 10.0], [3.0, 10.0], [4.0, 10.0]])
+    s = thesis_statistics(x, skip_first=1)
+    np.testing.assert_allclose(s["all"]["sdv"], [np.sqrt(5.0 / 3.0), 0.0])  # ddof = 1 (MATLAB std)
+    np.testing.assert_allclose(s["without_first"]["mean"], [3.0, 10.0])
+    np.testing.assert_allclose(s["sdv_difference"], [1.0 - np.sqrt(5.0 / 3.0), 0.0])
+    assert thesis_statistics(x, skip_first=3)["without_first"] is None  # one cycle left: no spread
+
+
+def test_cycle_selections():
+    assert parse_cycles("6-24") == list(range(6, 25))
+    assert parse_cycles("unit2") == list(THESIS_UNITS["unit2"]) == [3, 9, 16, 22]
+    assert parse_cycles("last19", np.arange(1, 25)) == list(range(6, 25))
+    assert parse_cycles("1,3, 5-6") == [1, 3, 5, 6]
+    with pytest.raises(DataError, match="not in the data"):
+        parse_cycles("unit1", np.arange(1, 9))
+    with pytest.raises(DataError, match="not a cycle"):
+        parse_cycles("6..9")
+
+
+SIGMA = 0.05  # torque noise std [N m]
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory):
+    """planar2, 8 cycles of 15 s: a cold start (friction 1.8x warm, decaying with 40 s) and a
+    warm log of the same motion (another noise seed)."""
+    d = tmp_path_factory.mktemp("cycles")
+    common = ["simulate", "--robot", "planar2", "--duration", "120", "--rate", "50", "--cycles", "8",
+              "--tau-noise", SIGMA, "--coulomb", "0.4", "--viscous", "0.3"]
+    run_ok(*common, "--friction-drift", "0.8,40,0,40", "--seed", 1, "--out", d / "cold.csv")
+    run_ok(*common, "--seed", 1, "--out", d / "warm.csv")
+    run_ok(*common, "--seed", 2, "--out", d / "warm2.csv")
+    return d
+
+
+def test_self_verification_is_at_the_noise_and_the_cold_cycles_stand_out(logs):
+    d = logs
+    run_ok("identify", "-r", "planar2", "-d", d / "cold.csv", "-o", d / "cold.json", "--per", "cycle",
+           "--skip-first", "2")
+    run_ok("validate", "-r", "planar2", "-p", d / "cold.json", "-d", d / "cold.csv", "--per", "cycle",
+           "--min-velocity", "0", "--json", d / "v.json", "--figure", d / "v.png")
+    rep = json.loads((d / "v.json").read_text())[str(d / "cold.csv")]
+    assert rep["labels"] == [str(c) for c in range(1, 9)]
+    own = np.array(rep["kinds"]["own"]["rmsd"], dtype=float)
+    whole = np.array(rep["kinds"]["whole"]["rmsd"], dtype=float)
+    # once the friction changes little within a cycle (from cycle 5: by < 3 % of its warm value),
+    # each cycle's own parameters leave the noise (RMSD = sigma sqrt(1 - b/N), b/N < 2 %)
+    np.testing.assert_allclose(own[4:], SIGMA, rtol=0.08)
+    # one model for all cycles misses the cold friction of cycle 1 most (drift 40 s, cycles 15 s)
+    assert np.all(whole[0] > 2 * whole[-1])
+    assert np.all(whole[-1] > own[-1])  # and, averaging cold and warm, it is off in the warm cycles too
+    stats = rep["kinds"]["whole"]["statistics"]
+    assert stats["all"]["max"] == pytest.approx(np.nanmax(np.array(rep["kinds"]["whole"]["relative_rmsd"],
+                                                                    dtype=float), axis=0).tolist())
+    assert (d / "v.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_cross_verification_pairs_cycles_of_two_tests(logs):
+    d = logs
+    run_ok("identify", "-r", "planar2", "-d", d / "warm.csv", "-o", d / "warm.json", "--per", "cycle")
+    run_ok("validate", "-r", "planar2", "-p", d / "warm.json", "-d", d / "warm2.csv", "--per", "cycle",
+           "--min-velocity", "0.05", "--json", d / "x.json")
+    rep = json.loads((d / "x.json").read_text())[str(d / "warm2.csv")]
+    assert set(rep["kinds"]) == {"own", "paired", "whole"}
+    paired = np.array(rep["kinds"]["paired"]["moving_rmsd"], dtype=float)
+    own = np.array(rep["kinds"]["own"]["moving_rmsd"], dtype=float)
+    # same robot, same motion: cycle c's parameters of test 1 predict cycle c of test 2 to the noise,
+    # a little worse than test 2's own fit (their estimation error adds to the noise)
+    np.testing.assert_allclose(paired, SIGMA, rtol=0.12)
+    assert np.mean(paired) >= np.mean(own)
+
+
+def test_groups_of_cycles_land_on_the_cold_and_warm_blocks(logs):
+    """Thesis 5.1.5.2: a group of late cycles identifies close to the last cycles, one of early
+    cycles close to the first. Friction of joint 1 decays from 1.8x warm (0.3 N m s) to warm."""
+    d = logs
+    run_ok("cycles", "groups", "-r", "planar2", "-d", d / "cold.csv", "-g", "early=1-2", "-g", "late=6-8",
+           "--skip-first", "2", "--out", d / "g.json", "--figure", d / "g.png")
+    study = json.loads((d / "g.json").read_text())
+    assert study["groups"]["early"]["closest"] == "first" and study["groups"]["late"]["closest"] == "rest"
+    k = study["names"].index("Fv1")
+    def mean_factor(t0, t1):  # time average of 1 + 0.8 exp(-t/40) over [t0, t1] s
+        return 1.0 + 0.8 * 40.0 / (t1 - t0) * (np.exp(-t0 / 40.0) - np.exp(-t1 / 40.0))
+
+    assert study["groups"]["late"]["values"][k] == pytest.approx(0.3 * mean_factor(75, 120), rel=0.03)
+    assert study["groups"]["early"]["values"][k] == pytest.approx(0.3 * mean_factor(0, 30), rel=0.05)
+    run_ok("identify", "-r", "planar2", "-d", d / "cold.csv", "-o", d / "late.json", "--cycles", "6-8")
+    late = json.loads((d / "late.json").read_text())
+    assert late["cycles"] == [6, 7, 8]
+    total = len(load_joint_data(d / "cold.csv", dynid.load_robot("planar2")))
+    assert late["fit"]["samples"] < 0.4 * total
+    out = run_ok("cycles", "stats", "-p", d / "cold.json", "--skip-first", "2")
+    assert "D/SE" in out and "Fv1" in out
