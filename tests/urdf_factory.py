@@ -20,11 +20,14 @@ def _inertial(rng) -> str:
     )
 
 
-def random_urdf(path: Path, rng: np.random.Generator, parents: list[int], types: list[str]) -> Path:
+def random_urdf(path: Path, rng: np.random.Generator, parents: list[int], types: list[str],
+                mimic: dict[int, tuple[int, float, float]] | None = None) -> Path:
     """Tree of links: link k+1 hangs on link parents[k] (0 is the base) by a joint of types[k].
 
     Joint origins, axes (unaligned) and inertials are random; fixed joints make the loader merge.
+    mimic: {k: (leader k', multiplier, offset)}: joint j{k+1} mimics j{k'+1} (0-based k).
     """
+    mimic = mimic or {}
     lines = ['<?xml version="1.0"?>', '<robot name="random">', '<link name="link0"/>']
     for k, (p, jt) in enumerate(zip(parents, types)):
         child = f"link{k + 1}"
@@ -39,7 +42,7 @@ def random_urdf(path: Path, rng: np.random.Generator, parents: list[int], types:
         lines.append(
             f'<joint name="j{k + 1}" type="{jt}"><parent link="link{p}"/><child link="{child}"/>'
             f'<origin xyz="{xyz[0]} {xyz[1]} {xyz[2]}" rpy="{rpy[0]} {rpy[1]} {rpy[2]}"/>'
-            f'<axis xyz="{axis[0]} {axis[1]} {axis[2]}"/>{limit}</joint>'
+            f'<axis xyz="{axis[0]} {axis[1]} {axis[2]}"/>{limit}{_mimic(mimic.get(k))}</joint>'
         )
     lines.append("</robot>")
     path.write_text("\n".join(lines))
@@ -58,6 +61,13 @@ ROBOTS = {
     "mixed7": ([0, 1, 2, 3, 4, 5, 6], ["prismatic", "revolute", "prismatic", "revolute",
                                       "continuous", "revolute", "prismatic"]),
 }
+
+
+def _mimic(entry) -> str:
+    if entry is None:
+        return ""
+    leader, multiplier, offset = entry
+    return f'<mimic joint="j{leader + 1}" multiplier="{multiplier}" offset="{offset}"/>'
 
 
 def write_robot(tmp_path: Path, name: str, seed: int = 0) -> Path:

@@ -67,7 +67,7 @@ def identify(robot: str = robot_option(),
     from dynid.data.io import load_joint_data
     from dynid.data.preprocess import prepare
     from dynid.identify.base import base_parameters
-    from dynid.identify.model import joint_columns
+    from dynid.identify.model import motor_columns
     from dynid.identify.normal_equations import NormalEquations
     from dynid.identify.pipeline import accumulate_file, make_estimator, per_cycle, regressor_arrays
     from dynid.identify.result import build_result, write_result
@@ -93,7 +93,7 @@ def identify(robot: str = robot_option(),
     extra = {}
     if estimator == "irls" or by or cycles:
         joint_data = load_joint_data(data, r, mapping, nan)
-        ready = prepare(joint_data, prep, joint_columns=lambda dq, ddq: joint_columns(dq, ddq, options))
+        ready = prepare(joint_data, prep, joint_columns=lambda dq, ddq: motor_columns(r, dq, ddq, options))
         if cycles:
             from dynid.identify.cycle_groups import cycle_mask, parse_cycles
             ready = ready.select(cycle_mask(ready.cycle, cycles, str(data)))

@@ -11,17 +11,33 @@ from dynid.cli.common import console, friendly_errors
 
 robot_app = typer.Typer(help="Inspect robot descriptions.", no_args_is_help=True)
 
+JOINTS = typer.Option(None, "--joints", help="keep these actuated joints (comma-separated names), lock the others")
+LOCK = typer.Option(None, "--lock", help="hold joints at a value: NAME=VALUE[,NAME=VALUE] [rad | m]")
+
+
+def load_selected(robot: str, joints: str | None, lock: str | None):
+    """load_robot with the --joints / --lock options of the command line (robot/select.py)."""
+    from dynid.robot import load_robot
+    from dynid.robot.select import parse_joints, parse_lock
+
+    return load_robot(robot, joints=parse_joints(joints), lock=parse_lock(lock))
+
 
 @friendly_errors
 def robots() -> None:
-    """List the builtin robots with a one-line description."""
+    """List the builtin robots and the example-robot-data robots (example:NAME)."""
     from dynid.robot import load_robot
     from dynid.robot.builtin import builtin_summaries
+    from dynid.robot.example import catalogue
 
     table = Table("name", "n", "description", title="builtin robots")
     for name, summary in builtin_summaries().items():
         table.add_row(name, str(load_robot(name).n), summary)
     console.print(table)
+    examples = Table("name", "description", title="example-robot-data robots (pip install example-robot-data)")
+    for name, summary in catalogue().items():
+        examples.add_row(f"example:{name}", summary)
+    console.print(examples)
 
 
 def _fmt(x: float) -> str:
@@ -36,25 +52,37 @@ def _vec(v) -> str:
 
 @robot_app.command("show")
 @friendly_errors
-def show(robot: str = typer.Argument(..., help="builtin name, .urdf or .yaml file")) -> None:
+def show(robot: str = typer.Argument(..., help="builtin name, example:NAME, .urdf or .yaml file"),
+         joints: str = JOINTS, lock: str = LOCK) -> None:
     """Joint table, inertial parameters, limits and drives of ROBOT (numbered as data columns)."""
     import numpy as np
 
-    from dynid.robot import load_robot
     from dynid.robot.inertia import to_mass_com_inertia
 
-    r = load_robot(robot)
+    r = load_selected(robot, joints, lock)
     console.print(f"[bold]{r.name}[/]  n = {r.n}  gravity = {np.round(r.gravity, 5).tolist()}  ({r.description})")
-    joints = Table("#", "joint", "type", "parent", "axis", "xyz in parent [m]", "q range", "dq max",
-                   "ddq max", "tau max", "gear", "Ia [kg m2]",
-                   title="joints (depth-first order = data columns; SI units)")
+    column = {int(i): c for c, i in enumerate(r.actuated)}
+    table = Table("#", "joint", "type", "parent", "axis", "xyz in parent [m]", "q range", "dq max",
+                  "ddq max", "tau max", "gear", "Ia [kg m2]",
+                  title="joints (depth-first order = data columns; SI units)")
     for i, j in enumerate(r.joints):
         lim = j.limits
-        joints.add_row(str(i + 1), j.name, j.type[:3], "base" if j.parent < 0 else str(j.parent + 1),
-                       _vec(j.axis), _vec(j.placement_translation),
-                       f"[{_fmt(lim.q_min)}, {_fmt(lim.q_max)}]", _fmt(lim.dq_max), _fmt(lim.ddq_max),
-                       _fmt(lim.tau_max), _fmt(j.drive.gear_ratio), _fmt(j.drive.joint_rotor_inertia))
-    console.print(joints)
+        parent = "base" if j.parent < 0 else r.joints[j.parent].name
+        if j.mimic is not None:  # a follower: no data column, no drive
+            table.add_row("-", j.name, j.type[:3], parent, _vec(j.axis), _vec(j.placement_translation),
+                          f"mimic {j.mimic.multiplier:g} x {j.mimic.leader} + {j.mimic.offset:g}", "", "", "", "", "")
+            continue
+        table.add_row(str(column[i] + 1), j.name, j.type[:3], parent, _vec(j.axis), _vec(j.placement_translation),
+                      f"[{_fmt(lim.q_min)}, {_fmt(lim.q_max)}]", _fmt(lim.dq_max), _fmt(lim.ddq_max),
+                      _fmt(lim.tau_max), _fmt(j.drive.gear_ratio), _fmt(j.drive.joint_rotor_inertia))
+    console.print(table)
+    if r.has_mimic:
+        console.print(f"{r.n_bodies} moving bodies for {r.n} actuated joints (mimic joints): the standard "
+                      f"parameters are 10 per body, theta ({10 * r.n_bodies},), Y (N, {r.n}, {10 * r.n_bodies}); "
+                      "body k is row k of the inertials table (docs/formats.md)")
+    if r.is_coupled:
+        console.print("coupled transmission q_m = T q (motor k drives joint k; rows = motors):")
+        console.print(_matrix(r.transmission_matrix, r.joint_names))
     links = Table("#", "link", "m [kg]", "com [m]", "Ixx", "Ixy", "Ixz", "Iyy", "Iyz", "Izz",
                   title="inertials (inertia about the COM, link axes) [kg m2]")
     for i, link in enumerate(r.links):
@@ -62,3 +90,10 @@ def show(robot: str = typer.Argument(..., help="builtin name, .urdf or .yaml fil
         links.add_row(str(i + 1), link.name, f"{m:.6g}", _vec(com),
                       *(f"{v:.5g}" for v in (ic[0, 0], ic[0, 1], ic[0, 2], ic[1, 1], ic[1, 2], ic[2, 2])))
     console.print(links)
+
+
+def _matrix(t, names: list[str]) -> Table:
+    table = Table("motor", *names)
+    for k, row in enumerate(t):
+        table.add_row(str(k + 1), *(_fmt(x) if x != 0 else "." for x in row))
+    return table

@@ -12,6 +12,9 @@ from dynid.dynamics.spatial import inertia_times_motion, rotate
 def kinetic_energy(robot, q, dq) -> np.ndarray:
     """T = 1/2 sum_i V_i . I_i V_i  (N,) [J]."""
     (q, dq), single = joint_arrays(robot, q=q, dq=dq)
+    if robot.has_mimic:  # the tree's energy at the tree coordinates of q, dq (dynamics/mimic.py)
+        total = kinetic_energy(robot.tree, *robot.tree_coordinates(q, dq)[:2])
+        return total[0] if single else total
     motion = link_motion(robot, q, dq, np.zeros_like(q), gravity=np.zeros(3))
     total = np.zeros(q.shape[0])
     for i, link in enumerate(robot.links):
@@ -23,6 +26,9 @@ def kinetic_energy(robot, q, dq) -> np.ndarray:
 def potential_energy(robot, q) -> np.ndarray:
     """V = -sum_i m_i g . c_i (world COM positions), zero at the world origin (N,) [J]."""
     (q,), single = joint_arrays(robot, q=q)
+    if robot.has_mimic:
+        total = potential_energy(robot.tree, robot.tree_coordinates(q)[0])
+        return total[0] if single else total
     rotation, origin = forward_kinematics(robot, q)
     total = np.zeros(q.shape[0])
     for i, link in enumerate(robot.links):

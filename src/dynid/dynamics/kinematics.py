@@ -19,6 +19,8 @@ def joint_transforms(robot, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     (link origin in parent coordinates) [m].
     """
     (q,), _ = joint_arrays(robot, q=q)
+    if robot.has_mimic:  # one transform per moving body, at the tree coordinates of q
+        return joint_transforms(robot.tree, robot.tree_coordinates(q)[0])
     rotation = np.empty(q.shape + (3, 3))
     translation = np.empty(q.shape + (3,))
     for i, joint in enumerate(robot.joints):
@@ -39,8 +41,12 @@ def forward_kinematics(robot, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     q: (N, n). Returns rotation (N, n, 3, 3) (link axes in world coordinates) and origin
     (N, n, 3) [m] in the world (base) frame; a single sample (n,) gives (n, 3, 3), (n, 3).
+    A robot with mimic joints gives one frame per moving body (n_bodies).
     """
     (q,), single = joint_arrays(robot, q=q)
+    if robot.has_mimic:
+        rotation, origin = forward_kinematics(robot.tree, robot.tree_coordinates(q)[0])
+        return (rotation[0], origin[0]) if single else (rotation, origin)
     rel_r, rel_t = joint_transforms(robot, q)
     rotation = np.empty_like(rel_r)
     origin = np.empty_like(rel_t)
@@ -83,6 +89,8 @@ def link_motion(robot, q, dq, ddq, gravity=None) -> LinkMotion:
     (Featherstone 2008, Table 5.1). ``gravity`` (3,) overrides the robot's gravity.
     """
     (q, dq, ddq), _ = joint_arrays(robot, q=q, dq=dq, ddq=ddq)
+    if robot.has_mimic:  # motion of every moving body (n_bodies)
+        return link_motion(robot.tree, *robot.tree_coordinates(q, dq, ddq), gravity=gravity)
     g = robot.gravity if gravity is None else np.asarray(gravity, dtype=float)
     rel_r, rel_t = joint_transforms(robot, q)
     shape = q.shape + (3,)

@@ -15,6 +15,9 @@ def mass_matrix(robot, q) -> np.ndarray:
     columns go through the compiled RNEA kernel in one call, which beats the composite-rigid-body
     algorithm written in NumPy at every batch size here. q: (N, n); a single (n,) gives (n, n).
     """
+    if robot.has_mimic:  # M = G^T M_tree G (dynamics/mimic.py)
+        from dynid.dynamics import mimic
+        return mimic.mass_matrix(robot, q)
     (q,), single = joint_arrays(robot, q=q)
     count, n = q.shape
     q_rep = np.repeat(q, n, axis=0)

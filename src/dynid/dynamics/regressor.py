@@ -134,7 +134,11 @@ def regressor(robot, q, dq, ddq, out: np.ndarray | None = None) -> np.ndarray:
     q, dq, ddq: (N, n) joint positions [rad | m], velocities, accelerations.
     Returns Y: (N, n, 10 n); a single sample (n,) gives (n, 10 n). ``out`` may supply a
     zero-filled (N, n, 10 n) array to fill (entries of non-ancestor blocks are left alone).
+    A robot with mimic joints gives (N, n, 10 n_bodies) (dynamics/mimic.py).
     """
+    if robot.has_mimic:
+        from dynid.dynamics import mimic
+        return mimic.regressor(robot, q, dq, ddq, out)
     (q, dq, ddq), single = joint_arrays(robot, q=q, dq=dq, ddq=ddq)
     shape = (q.shape[0], robot.n, 10 * robot.n)
     if out is None:

@@ -46,6 +46,9 @@ def inverse_dynamics(robot, q, dq, ddq, gravity=None) -> np.ndarray:
     gravity: optional (3,) override of the robot's gravity vector [m/s^2].
     Returns tau: (N, n) [N m | N]. A single sample (n,) gives (n,).
     """
+    if robot.has_mimic:  # actuated coordinates of a tree with mimic joints (dynamics/mimic.py)
+        from dynid.dynamics import mimic
+        return mimic.inverse_dynamics(robot, q, dq, ddq, gravity)
     (q, dq, ddq), single = joint_arrays(robot, q=q, dq=dq, ddq=ddq)
     arrays = list(robot_arrays(robot))
     if gravity is not None:

@@ -24,7 +24,7 @@ import numpy as np
 
 from dynid.data.io import atomic_write_text
 from dynid.robot.inertia import to_mass_com_inertia
-from dynid.robot.urdf import _move_inertial
+from dynid.robot.inertia import move_inertial
 
 BASE_LINK = "base_link"
 
@@ -92,7 +92,7 @@ def urdf_text(robot, name: str | None = None, comment: str = "") -> str:
               f'  <link name="{BASE_LINK}"/>']
     for i, joint in enumerate(robot.joints):
         theta_link = robot.links[i].inertial
-        theta_joint = _move_inertial(np.asarray(theta_link), joint.offset_rotation, joint.offset_translation)
+        theta_joint = move_inertial(np.asarray(theta_link), joint.offset_rotation, joint.offset_translation)
         lines += [f"  <link name={quoteattr(names[i])}>", *_inertial(theta_joint), "  </link>"]
     for i, joint in enumerate(robot.joints):
         rot, trans = joint.placement_rotation, joint.placement_translation

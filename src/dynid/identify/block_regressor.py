@@ -25,6 +25,11 @@ def _regressor_block(q, dq, ddq, parents, revolute, p_rot, p_t, axis, e_rot, e_t
 
 def rigid_regressor_block(robot, q: np.ndarray, dq: np.ndarray, ddq: np.ndarray, out: np.ndarray) -> np.ndarray:
     """Fill ``out`` (N, n, 10 n), C-contiguous, zero outside the ancestor blocks, with the
-    rigid-body regressor of (N, n) C-contiguous q, dq, ddq, in the calling thread, GIL released."""
+    rigid-body regressor of (N, n) C-contiguous q, dq, ddq, in the calling thread, GIL released.
+    A robot with mimic joints takes the NumPy projection of dynamics/mimic.py instead (GIL held)."""
+    if robot.has_mimic:
+        from dynid.dynamics import regressor
+
+        return regressor(robot, q, dq, ddq, out=out)
     _regressor_block(q, dq, ddq, *robot_arrays(robot), out)
     return out

@@ -12,6 +12,10 @@ by one BLAS product per joint. Only the span's columns that belong to independen
 non-zero in joint j's rows are gathered (for the er3a this more than halves the products);
 they are exactly the base regressor's columns, Y_b = Y[..., independent], so G_j are the
 base-parameter normal equations of joint j (``to_normal_equations``).
+
+With a coupled transmission the own columns O are the motors' (``model.motor_columns``):
+joint j's row holds R_kj O_k for every motor k whose row of R touches it (model eq. C1). With
+mimic joints a row of R is not zero before column 10 j, so the span starts at column 0.
 """
 
 from __future__ import annotations
@@ -29,19 +33,25 @@ class RegressorGram:
     parameters can act on each joint."""
 
     def __init__(self, robot, options, base, table: np.ndarray):
-        n = robot.n
+        n, bodies = robot.n, robot.n_bodies
         own = joint_column_indices(robot, options)
+        r = robot.motor_rows
         independent = np.zeros(table.shape[1], dtype=bool)
         independent[base.independent] = True
         self.n, self.rank = n, base.rank
-        self.rigid_sel, self.own_sel, self.span = [], [], []
+        self.start = [0 if robot.has_mimic else 10 * j for j in range(n)]
+        self.rigid_sel, self.own_parts, self.span = [], [], []
         for j in range(n):
-            rigid = np.arange(10 * j, 10 * n)
+            rigid = np.arange(self.start[j], 10 * bodies)
             rigid = rigid[independent[rigid] & table[j, rigid]]
-            mine = np.flatnonzero(independent[own[j]] & table[j, own[j]])
-            self.rigid_sel.append(rigid - 10 * j)  # local to the view rigid[:, j, 10 j:]
-            self.own_sel.append(mine)
-            self.span.append(np.concatenate([rigid, own[j][mine]]))
+            self.rigid_sel.append(rigid - self.start[j])  # local to the view rigid[:, j, start:]
+            parts, span = [], [rigid]
+            for k in np.flatnonzero(r[:, j]):  # motors acting on joint j (k == j alone without coupling)
+                mine = np.flatnonzero(independent[own[k]] & table[j, own[k]])
+                parts.append((int(k), float(r[k, j]), mine))
+                span.append(own[k][mine])
+            self.own_parts.append(parts)
+            self.span.append(np.concatenate(span))
         self.G = [np.zeros((s.size, s.size)) for s in self.span]
         self.h = [np.zeros(s.size) for s in self.span]
         self.C = np.zeros(n)
@@ -54,7 +64,9 @@ class RegressorGram:
         Per joint, M = [R_j  O_j  tau_j] (its base columns only) and one symmetric product
         M^T M gives G_j, h_j and tau_j^T tau_j together."""
         for j in range(self.n):  # one gather and one BLAS product per joint
-            m = np.concatenate([rigid[:, j, 10 * j:][:, self.rigid_sel[j]], own[:, j, self.own_sel[j]],
+            motors = [own[:, k, mine] if ratio == 1.0 else ratio * own[:, k, mine]
+                      for k, ratio, mine in self.own_parts[j]]
+            m = np.concatenate([rigid[:, j, self.start[j]:][:, self.rigid_sel[j]], *motors,
                                 tau[:, j, None]], axis=1)
             if mask is not None and not mask[:, j].all():
                 m = m[mask[:, j]]

@@ -18,6 +18,19 @@ with, in this order (``parameter_names`` gives the names):
   ``sign`` is the hard sign, or ``tanh(dq / smooth_sign)`` when ``smooth_sign > 0``;
 - ``phi_m`` (n,): joint-side rotor inertias I_a = N^2 J_m, torque I_a ddq (thesis eq. 3.12);
 - ``phi_o`` (n,): per-joint torque offsets (optional).
+
+A robot with mimic joints has 10 standard parameters per moving body, ``phi_d`` (10 n_bodies,)
+(dynamics/mimic.py). A coupled transmission q_m = T q (robot/transmission.py) makes friction,
+rotor inertia and offset terms of the *motors*: motor k turns at dq_m,k = N_k (R_k . dq) with
+R = diag(N)^-1 T, its rotor's kinetic energy 1/2 J_k dq_m,k^2 and its friction torque
+f_k(dq_m,k) act on the joints through T^T (tau = T^T tau_m), so with I_a,k = N_k^2 J_k and
+friction coefficients in joint-side units (Fc_k = |N_k| Fc_m,k, Fv_k = N_k^2 Fv_m,k):
+
+    tau_i += sum_k R_ki [ I_a,k (R_k . ddq) + F_k(R_k . dq) . phi_f,k + off_k ]          (C1)
+
+Motor k's terms enter every joint equation its row of R touches. For an uncoupled
+transmission R = 1 and (C1) is the per-joint model above, number for number. A coupled
+motor's parameters are named with an ``m`` (``Iam6``, ``Fcm6``, ``Fvm6``, ``offm6``).
 """
 
 from __future__ import annotations
@@ -79,20 +92,26 @@ def friction_size(options: ModelOptions) -> int:
 
 
 def parameter_count(robot, options: ModelOptions) -> int:
-    """p = 10 n + k n + (n if rotor inertia) + (n if offset)."""
+    """p = 10 n_bodies + k n + (n if rotor inertia) + (n if offset)."""
     n = robot.n
-    return n * (10 + friction_size(options) + int(options.rotor_inertia) + int(options.offset))
+    return 10 * robot.n_bodies + n * (friction_size(options) + int(options.rotor_inertia) + int(options.offset))
+
+
+def motor_labels(robot) -> list[str]:
+    """Suffix of each motor's parameter names: '6' for motor 6 on its joint alone, 'm6' when coupled."""
+    coupled = np.count_nonzero(robot.transmission_matrix, axis=1) > 1
+    return [f"m{k + 1}" if coupled[k] else f"{k + 1}" for k in range(robot.n)]
 
 
 def parameter_names(robot, options: ModelOptions) -> list[str]:
-    """Names of the full parameter vector, e.g. ``Izz1``, ``Fc2``, ``Ia3``, ``off4``."""
-    n = robot.n
+    """Names of the full parameter vector, e.g. ``Izz1``, ``Fc2``, ``Ia3``, ``off4``, ``Iam6``."""
+    labels = motor_labels(robot)
     names = list(robot.parameter_names())
-    names += [f"{f}{j + 1}" for j in range(n) for f in FRICTION_MODELS[options.friction]]
+    names += [f"{f}{label}" for label in labels for f in FRICTION_MODELS[options.friction]]
     if options.rotor_inertia:
-        names += [f"Ia{j + 1}" for j in range(n)]
+        names += [f"Ia{label}" for label in labels]
     if options.offset:
-        names += [f"off{j + 1}" for j in range(n)]
+        names += [f"off{label}" for label in labels]
     return names
 
 
@@ -100,7 +119,7 @@ def parameter_slices(robot, options: ModelOptions) -> dict[str, slice]:
     """Where each group (rigid, friction, rotor_inertia, offset) sits in theta."""
     n, k = robot.n, friction_size(options)
     out, start = {}, 0
-    for name, size in (("rigid", 10 * n), ("friction", k * n),
+    for name, size in (("rigid", 10 * robot.n_bodies), ("friction", k * n),
                        ("rotor_inertia", n if options.rotor_inertia else 0),
                        ("offset", n if options.offset else 0)):
         out[name] = slice(start, start + size)
@@ -139,6 +158,30 @@ def joint_columns(dq: np.ndarray, ddq: np.ndarray, options: ModelOptions) -> np.
     return np.concatenate(parts, axis=-1)
 
 
+def motor_columns(robot, dq: np.ndarray, ddq: np.ndarray, options: ModelOptions) -> np.ndarray:
+    """(N, n, e) each motor's own columns (``joint_columns`` of its velocity and acceleration in
+    units of its joint, R dq and R ddq, eq. C1); for an uncoupled robot exactly ``joint_columns``."""
+    if robot.is_coupled:
+        r = robot.motor_rows
+        dq, ddq = dq @ r.T, ddq @ r.T
+    return joint_columns(dq, ddq, options)
+
+
+def place_motor_columns(robot, options: ModelOptions, own: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """Write motor columns own (N, n, e) into the full regressor out (N, n, p):
+    out[:, i, index[k, c]] = R_ki own[:, k, c] (eq. C1; R = 1 without coupling)."""
+    index = joint_column_indices(robot, options)
+    if not robot.is_coupled:
+        joints = np.arange(robot.n)
+        for c, columns in enumerate(index.T):  # loop over the e columns
+            out[:, joints, columns] = own[:, :, c]
+        return out
+    r = robot.motor_rows
+    for k, i in zip(*np.nonzero(r)):  # loop over the non-zero entries of R
+        out[:, i, index[k]] = r[k, i] * own[:, k, :]
+    return out
+
+
 def joint_column_indices(robot, options: ModelOptions) -> np.ndarray:
     """(n, e) full-parameter index of each of joint i's own columns (``joint_columns``)."""
     n, k = robot.n, friction_size(options)
@@ -159,7 +202,7 @@ def identification_regressor(robot, q, dq, ddq, options: ModelOptions = ModelOpt
     ``out`` may be a preallocated (N, n, p) float64 array; it is zeroed and filled.
     """
     (q, dq, ddq), single = joint_arrays(robot, q=q, dq=dq, ddq=ddq)
-    n, count = robot.n, q.shape[0]
+    n, count, rigid_size = robot.n, q.shape[0], 10 * robot.n_bodies
     p = parameter_count(robot, options)
     if out is None:
         out = np.zeros((count, n, p))
@@ -167,18 +210,15 @@ def identification_regressor(robot, q, dq, ddq, options: ModelOptions = ModelOpt
         if out.shape != (count, n, p) or out.dtype != np.float64 or not out.flags.c_contiguous:
             raise DataError(f"out: expected a C-contiguous float64 array of shape {(count, n, p)}")
         out.fill(0.0)
-    if p == 10 * n:
+    if p == rigid_size:
         rigid_body_regressor(robot, q, dq, ddq, out=out)
     else:
-        rigid = np.zeros((count, n, 10 * n))
+        rigid = np.zeros((count, n, rigid_size))
         rigid_body_regressor(robot, q, dq, ddq, out=rigid)
-        out[:, :, : 10 * n] = rigid
-    extra = joint_columns(dq, ddq, options)  # (N, n, e): each joint's own columns
-    e = extra.shape[2]
-    if e:
-        joints = np.arange(n)
-        for c, index in enumerate(joint_column_indices(robot, options).T):  # loop over e columns
-            out[:, joints, index] = extra[:, :, c]
+        out[:, :, :rigid_size] = rigid
+    extra = motor_columns(robot, dq, ddq, options)  # (N, n, e): each motor's own columns
+    if extra.shape[2]:
+        place_motor_columns(robot, options, extra, out)
     return out[0] if single else out
 
 

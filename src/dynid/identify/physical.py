@@ -104,7 +104,7 @@ class PhysicallyConsistent(Estimator):
         objective += self.regularization * cp.sum_squares(cp.multiply(1.0 / scale, theta - self.prior))
         constraints = []
         basis = pseudo_inertia_basis()
-        n = self.robot.n
+        n = self.robot.n_bodies  # one LMI per moving body (mimic followers included)
         for i in range(n):  # Wensing et al. 2017: J(theta_i) >= 0, one LMI per link
             ti = theta[10 * i:10 * i + 10]
             mass_scale = max(abs(self.prior[10 * i]), 1e-3)
@@ -149,7 +149,7 @@ class PhysicallyConsistent(Estimator):
 
     def _parameter_scale(self) -> np.ndarray:
         """Per-parameter scale of the regularization: max(|prior_k|, mean |prior| of its group)."""
-        n = self.robot.n
+        n = self.robot.n_bodies
         prior = np.abs(self.prior)
         scale = np.empty_like(prior)
         rigid = prior[:10 * n].reshape(n, 10)
@@ -185,7 +185,7 @@ def consistency_gap(robot, options: ModelOptions, base, beta: np.ndarray, solver
     helper = PhysicallyConsistent(robot, options, base)
     theta = cp.Variable(base.K.shape[1])
     basis = pseudo_inertia_basis()
-    constraints = [sum(theta[10 * i + k] * basis[k] for k in range(10)) >> 0 for i in range(robot.n)]
+    constraints = [sum(theta[10 * i + k] * basis[k] for k in range(10)) >> 0 for i in range(robot.n_bodies)]
     constraints += helper._sign_constraints(theta)
     problem = cp.Problem(cp.Minimize(cp.norm(cp.multiply(d, base.K @ theta - beta))), constraints)
     helper._solve_problem(problem, cp)

@@ -33,7 +33,7 @@ from dynid.identify.base import BaseParameters, identifiability_table
 from dynid.identify.block_regressor import rigid_regressor_block
 from dynid.identify.estimators import ESTIMATORS, Estimator
 from dynid.identify.gram import RegressorGram
-from dynid.identify.model import ModelOptions, identification_regressor, joint_column_indices, joint_columns
+from dynid.identify.model import ModelOptions, identification_regressor, motor_columns, place_motor_columns
 from dynid.identify.normal_equations import NormalEquations
 
 ESTIMATOR_NAMES = ("ols", "wls", "irls", "pc")
@@ -85,7 +85,7 @@ def add_samples(robot, data: JointData, options: ModelOptions, prep: Preprocessi
         rigid = buffer[:m]  # a leading slice stays C-contiguous
         rigid_regressor_block(robot, np.ascontiguousarray(data.q[sl]), np.ascontiguousarray(data.dq[sl]),
                               np.ascontiguousarray(data.ddq[sl]), rigid)
-        own = data.own[sl] if data.own is not None else joint_columns(data.dq[sl], data.ddq[sl], options)
+        own = data.own[sl] if data.own is not None else motor_columns(robot, data.dq[sl], data.ddq[sl], options)
         tau, dq, kb = data.tau[sl], data.dq[sl], None if keep is None else keep[sl]
         gram.add(rigid, own, tau, row_mask(dq, kb, prep))
         count += tau.shape[0] if kb is None else int(kb.sum())
@@ -101,7 +101,7 @@ class _Workers:
         table = identifiability_table(robot, options)
         self.robot, self.options, self.prep = robot, options, prep
         self.grams = [RegressorGram(robot, options, base, table) for _ in range(count)]
-        self.buffers = [np.zeros((BLOCK, robot.n, 10 * robot.n)) for _ in range(count)]
+        self.buffers = [np.zeros((BLOCK, robot.n, 10 * robot.n_bodies)) for _ in range(count)]
         self.pool = ThreadPoolExecutor(max_workers=count)
         self.running: list = []
         self.samples = 0
@@ -147,7 +147,7 @@ def accumulate_file(robot, path, options: ModelOptions, base: BaseParameters,
     # single BLAS thread: the workers are the parallelism (BLAS threads would contend)
     with single_blas_thread():
         try:
-            columns = lambda dq, ddq: joint_columns(dq, ddq, options)  # noqa: E731
+            columns = lambda dq, ddq: motor_columns(robot, dq, ddq, options)  # noqa: E731
             for chunk in prepared_chunks(path, robot, mapping, prep, chunk_rows, nan=nan, joint_columns=columns):
                 notes.extend(chunk.notes)
                 if len(chunk) == 0:
@@ -176,7 +176,7 @@ def regressor_arrays(robot, data: JointData, options: ModelOptions, base: BasePa
         raise DataError(f"{data.source}: no torques (tau1..taun) or currents (i1..in) to identify from")
     y = identification_regressor(robot, data.q, data.dq, data.ddq, options)
     if data.own is not None:  # exactly filtered before decimation
-        y[:, np.arange(robot.n)[:, None], joint_column_indices(robot, options)] = data.own
+        place_motor_columns(robot, options, data.own, y)
     tau, dq = data.tau, data.dq
     keep = edge_mask(len(data), edge_samples(prep, sample_rate(data.t)))
     return np.ascontiguousarray(y[..., base.independent]), tau, row_mask(dq, keep, prep)
@@ -185,7 +185,7 @@ def regressor_arrays(robot, data: JointData, options: ModelOptions, base: BasePa
 def fit_data(robot, data: JointData, options: ModelOptions, base: BaseParameters,
              estimator: Estimator, prep: Preprocessing = Preprocessing(), prepared: bool = False) -> Estimator:
     """Prepare (unless ``prepared``) in-memory data and fit ``estimator`` to it."""
-    ready = data if prepared else prepare(data, prep, joint_columns=lambda dq, ddq: joint_columns(dq, ddq, options))
+    ready = data if prepared else prepare(data, prep, joint_columns=lambda dq, ddq: motor_columns(robot, dq, ddq, options))
     y, tau, mask = regressor_arrays(robot, ready, options, base, prep)
     return estimator.fit(y, tau, mask)
 
@@ -198,7 +198,7 @@ def per_cycle(robot, data: JointData, options: ModelOptions, base: BaseParameter
     cycles of a prepared log). Returns {"labels", "values" (cycles, b), "mean", "std",
     "relative_spread" (100 std / |mean|), "failed": {label: reason}}.
     """
-    ready = data if prepared else prepare(data, prep, joint_columns=lambda dq, ddq: joint_columns(dq, ddq, options))
+    ready = data if prepared else prepare(data, prep, joint_columns=lambda dq, ddq: motor_columns(robot, dq, ddq, options))
     values, labels, failed = [], [], {}
     for label, idx in segments(ready, by):
         try:

@@ -1,6 +1,6 @@
 """Robot descriptions: the immutable Robot and its loaders."""
 
 from dynid.robot.loader import load_robot
-from dynid.robot.model import Drive, Joint, JointLimits, Link, Robot
+from dynid.robot.model import Drive, Joint, JointLimits, Link, Mimic, Robot
 
-__all__ = ["Drive", "Joint", "JointLimits", "Link", "Robot", "load_robot"]
+__all__ = ["Drive", "Joint", "JointLimits", "Link", "Mimic", "Robot", "load_robot"]

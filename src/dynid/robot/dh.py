@@ -23,7 +23,7 @@ _JOINT_KEYS = {"type", "a", "alpha", "d", "theta", "name"}
 _LINK_KEYS = {"mass", "com", "inertia", "name"}
 _LIMIT_KEYS = {"q_min", "q_max", "dq_max", "ddq_max", "tau_max"}
 _DRIVE_KEYS = {"gear_ratio", "rotor_inertia", "torque_constant", "rated_torque"}
-_TOP_KEYS = {"name", "convention", "gravity", "joints", "links", "limits", "drives", "description"}
+_TOP_KEYS = {"name", "convention", "gravity", "joints", "links", "limits", "drives", "description", "transmission"}
 
 
 def dh_joint(kind: str, a: float, alpha: float, d: float, theta: float, convention: str,
@@ -132,13 +132,17 @@ def robot_from_dh_document(doc: dict, where: str, source: str = "yaml") -> Robot
         except ModelError as exc:
             raise ModelError(f"{kw}: {exc}") from None
     gravity = _vector(doc, "gravity", 3, where, [0.0, 0.0, -9.81])
-    return Robot(name=str(doc.get("name", "robot")), joints=tuple(joints), links=tuple(links),
-                 gravity=gravity, description=str(doc.get("description", f"{convention.upper()} table")),
-                 source=source)
+    robot = Robot(name=str(doc.get("name", "robot")), joints=tuple(joints), links=tuple(links),
+                  gravity=gravity, description=str(doc.get("description", f"{convention.upper()} table")),
+                  source=source)
+    if "transmission" in doc:  # a coupled transmission (robot/transmission.py, docs/formats.md)
+        from dynid.robot.description import with_transmission
+        robot = with_transmission(robot, doc["transmission"], f"{where}: transmission")
+    return robot
 
 
-def load_dh_yaml(path: str | Path) -> Robot:
-    """Read a DH/MDH YAML robot file; errors name the file, the entry and the field."""
+def read_yaml(path: str | Path) -> dict:
+    """The top-level mapping of a robot YAML file; errors name the file."""
     path = Path(path)
     try:
         doc = yaml.safe_load(path.read_text())
@@ -147,6 +151,12 @@ def load_dh_yaml(path: str | Path) -> Robot:
     except yaml.YAMLError as exc:
         raise ModelError(f"{path}: malformed YAML ({exc})".replace("\n", " ")) from None
     if not isinstance(doc, dict):
-        raise ModelError(f"{path}: expected a mapping with 'joints' at the top level")
-    doc.setdefault("name", path.stem)
+        raise ModelError(f"{path}: expected a mapping with 'joints' (a DH/MDH table) or 'urdf' at the top level")
+    return doc
+
+
+def load_dh_yaml(path: str | Path) -> Robot:
+    """Read a DH/MDH YAML robot file; errors name the file, the entry and the field."""
+    doc = read_yaml(path)
+    doc.setdefault("name", Path(path).stem)
     return robot_from_dh_document(doc, str(path), source=str(path))

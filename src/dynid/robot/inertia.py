@@ -57,6 +57,20 @@ def to_mass_com_inertia(theta: np.ndarray) -> tuple[float, np.ndarray, np.ndarra
     return mass, com, io - _steiner(mass, com)
 
 
+def move_inertial(theta: np.ndarray, rotation: np.ndarray, translation: np.ndarray) -> np.ndarray:
+    """Express theta (10,) of a body given in frame B in frame A, with B = (rotation, translation) in A."""
+    m = theta[0]
+    h = theta[1:4]
+    io = inertia_matrix(theta[4:10])
+    h_a = rotation @ h
+    # I_A = R I_B R^T + m(|t|^2 1 - t t^T) + (2 t.h_a 1 - t h_a^T - h_a t^T)  (shift of origin)
+    t = translation
+    i_a = rotation @ io @ rotation.T
+    i_a += m * (t @ t * np.eye(3) - np.outer(t, t))
+    i_a += 2 * (t @ h_a) * np.eye(3) - np.outer(t, h_a) - np.outer(h_a, t)
+    return np.concatenate([[m], h_a + m * t, [i_a[0, 0], i_a[0, 1], i_a[0, 2], i_a[1, 1], i_a[1, 2], i_a[2, 2]]])
+
+
 def pseudo_inertia(theta: np.ndarray) -> np.ndarray:
     """4x4 pseudo-inertia J = [[Sigma, h], [h^T, m]], Sigma = tr(I)/2 1 - I (Wensing et al. 2017).
 

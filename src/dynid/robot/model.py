@@ -10,6 +10,16 @@ with ``P_i`` the fixed placement of the joint in the parent frame, ``M_i`` a rot
 origin, and ``E_i`` a fixed offset from the joint frame to the link frame (identity for URDF
 and modified DH; ``TransZ(d) TransX(a) RotX(alpha)`` for standard DH, whose link frame i
 sits at the far end of link i). Inertial parameters are expressed in link frames.
+
+Mimic joints (URDF ``<mimic>``) keep their own body and their own coordinate in the kinematic
+tree, but no coordinate of their own in the data: a follower moves as
+``q_f = multiplier * q_leader + offset``. The tree has ``n_bodies`` moving joints, the data
+``n`` actuated coordinates, and a constant linear map (Featherstone 2008, ch. 8 "gears")
+
+    q_tree = G q + o,   dq_tree = G dq,   ddq_tree = G ddq,   tau = G^T tau_tree
+
+takes one to the other (``Robot.mimic_map``). ``Robot.tree`` is the same tree with every
+joint actuated (n == n_bodies): the compiled kernels only ever see trees.
 """
 
 from __future__ import annotations
@@ -22,6 +32,7 @@ import numpy as np
 
 from dynid.errors import ModelError
 from dynid.robot.inertia import PARAMETER_NAMES, consistency_problems
+from dynid.robot.transmission import check_transmission
 
 JOINT_TYPES = ("revolute", "prismatic")
 
@@ -65,6 +76,15 @@ class Drive:
 
 
 @dataclass(frozen=True, eq=False)
+class Mimic:
+    """URDF <mimic>: this joint follows ``leader`` as q = multiplier * q_leader + offset."""
+
+    leader: str
+    multiplier: float = 1.0
+    offset: float = 0.0
+
+
+@dataclass(frozen=True, eq=False)
 class Joint:
     name: str
     type: str
@@ -76,6 +96,7 @@ class Joint:
     offset_translation: np.ndarray = field(default_factory=lambda: _frozen(np.zeros(3), (3,)))
     limits: JointLimits = JointLimits()
     drive: Drive = Drive()
+    mimic: Mimic | None = None
 
     def __post_init__(self):
         if self.type not in JOINT_TYPES:
@@ -134,7 +155,11 @@ class Link:
 
 @dataclass(frozen=True, eq=False)
 class Robot:
-    """Immutable robot: joints (actuated, parents before children), their links, gravity."""
+    """Immutable robot: moving joints (parents before children), their links, gravity.
+
+    ``joints`` and ``links`` are the kinematic tree (``n_bodies`` of each); the data columns are
+    the ``n`` actuated joints, those without a ``mimic`` (module docstring).
+    """
 
     name: str
     joints: tuple[Joint, ...]
@@ -142,6 +167,7 @@ class Robot:
     gravity: np.ndarray = field(default_factory=lambda: _frozen([0.0, 0.0, -9.81], (3,)))
     description: str = ""
     source: str = "builtin"
+    transmission: np.ndarray | None = None  # (n, n) coupling T, q_m = T q; None: diag(gear ratios)
 
     def __post_init__(self):
         object.__setattr__(self, "joints", tuple(self.joints))
@@ -163,37 +189,119 @@ class Robot:
                     f"robot '{self.name}': joint '{joint.name}' has parent {joint.parent}; "
                     "parents must come before children"
                 )
+        if self.has_mimic:
+            self.mimic_map  # noqa: B018 - resolves (and so checks) the mimic relations now
+        if self.transmission is not None:
+            t = check_transmission(self.transmission, self.gear_ratios, self.joint_names,
+                                   f"robot '{self.name}': transmission")
+            object.__setattr__(self, "transmission", _frozen(t, t.shape))
 
     # -- sizes and parameters -------------------------------------------------------------
     @property
     def n(self) -> int:
         """Number of actuated joints (data columns follow this order)."""
+        return len(self.actuated)
+
+    @property
+    def n_bodies(self) -> int:
+        """Number of moving bodies of the tree (== n unless there are mimic joints)."""
         return len(self.joints)
 
     def parameters(self) -> np.ndarray:
-        """Standard inertial parameters (10 n,), link by link, CONTRACTS.md order."""
+        """Standard inertial parameters (10 n_bodies,), link by link, CONTRACTS.md order."""
         return np.concatenate([link.inertial for link in self.links])
 
     def parameter_names(self) -> list[str]:
-        return [f"{p}{i + 1}" for i in range(self.n) for p in PARAMETER_NAMES]
+        return [f"{p}{i + 1}" for i in range(self.n_bodies) for p in PARAMETER_NAMES]
 
     def with_parameters(self, theta: np.ndarray) -> "Robot":
-        """A copy with new standard parameters (10 n,) (checked for physical consistency)."""
-        theta = np.asarray(theta, dtype=float).reshape(self.n, 10)
+        """A copy with new standard parameters (10 n_bodies,) (checked for physical consistency)."""
+        theta = np.asarray(theta, dtype=float).reshape(self.n_bodies, 10)
         links = tuple(Link(link.name, theta[i]) for i, link in enumerate(self.links))
         return replace(self, links=links)
 
     def with_gravity(self, gravity) -> "Robot":
         return replace(self, gravity=np.asarray(gravity, dtype=float))
 
+    # -- actuated coordinates and mimic joints ----------------------------------------------
+    @cached_property
+    def actuated(self) -> np.ndarray:
+        """(n,) tree indices of the actuated joints (those without a mimic), in tree order."""
+        return np.array([i for i, j in enumerate(self.joints) if j.mimic is None], dtype=np.int64)
+
+    @property
+    def actuated_joints(self) -> tuple[Joint, ...]:
+        """The n actuated joints, in data-column order."""
+        return tuple(self.joints[i] for i in self.actuated)
+
+    @property
+    def joint_names(self) -> list[str]:
+        """Names of the n actuated joints (data columns q1..qn)."""
+        return [j.name for j in self.actuated_joints]
+
+    @cached_property
+    def has_mimic(self) -> bool:
+        return any(j.mimic is not None for j in self.joints)
+
+    @cached_property
+    def mimic_map(self) -> tuple[np.ndarray, np.ndarray]:
+        """(G (n_bodies, n), o (n_bodies,)): q_tree = G q + o (module docstring).
+
+        A follower of a follower is resolved to the actuated joint at the end of the chain."""
+        index = {j.name: i for i, j in enumerate(self.joints)}
+        column = {int(i): c for c, i in enumerate(self.actuated)}
+        g = np.zeros((self.n_bodies, len(self.actuated)))
+        o = np.zeros(self.n_bodies)
+        done = np.zeros(self.n_bodies, dtype=bool)
+
+        def resolve(i: int, chain: tuple[str, ...]) -> None:
+            joint = self.joints[i]
+            if done[i]:
+                return
+            if joint.mimic is None:
+                g[i, column[i]] = 1.0
+            else:
+                leader = joint.mimic.leader
+                if leader not in index:
+                    raise ModelError(f"robot '{self.name}': joint '{joint.name}' mimics '{leader}', "
+                                     "which is not a moving joint of the robot")
+                if leader in chain:
+                    raise ModelError(f"robot '{self.name}': mimic joints form a cycle "
+                                     f"{' -> '.join(chain + (leader,))}")
+                resolve(index[leader], chain + (leader,))
+                g[i] = joint.mimic.multiplier * g[index[leader]]
+                o[i] = joint.mimic.multiplier * o[index[leader]] + joint.mimic.offset
+            done[i] = True
+
+        for i, joint in enumerate(self.joints):
+            resolve(i, (joint.name,))
+        for a in (g, o):
+            a.setflags(write=False)
+        return g, o
+
+    @cached_property
+    def tree(self) -> "Robot":
+        """The kinematic tree with every moving joint actuated (self when there is no mimic)."""
+        if not self.has_mimic:
+            return self
+        joints = tuple(replace(j, mimic=None) for j in self.joints)
+        return replace(self, joints=joints)
+
+    def tree_coordinates(self, q=None, dq=None, ddq=None):
+        """(q_tree, dq_tree, ddq_tree) (N, n_bodies) of actuated (N, n) arrays (None stays None)."""
+        g, o = self.mimic_map
+        return (None if q is None else q @ g.T + o, None if dq is None else dq @ g.T,
+                None if ddq is None else ddq @ g.T)
+
     # -- tree structure -------------------------------------------------------------------
     @cached_property
     def parents(self) -> np.ndarray:
+        """(n_bodies,) parent of each tree joint (-1: the base)."""
         return np.array([j.parent for j in self.joints], dtype=np.int64)
 
     @cached_property
     def ancestors(self) -> tuple[tuple[int, ...], ...]:
-        """Per joint, the joints from the root to itself (inclusive)."""
+        """Per tree joint, the joints from the root to itself (inclusive)."""
         chains = []
         for i, joint in enumerate(self.joints):
             chains.append((chains[joint.parent] if joint.parent >= 0 else ()) + (i,))
@@ -201,23 +309,41 @@ class Robot:
 
     @cached_property
     def is_revolute(self) -> np.ndarray:
-        return np.array([j.type == "revolute" for j in self.joints])
+        """(n,) per actuated joint: revolute (rad) or prismatic (m)."""
+        return np.array([j.type == "revolute" for j in self.actuated_joints])
 
     @cached_property
     def screw_axes(self) -> np.ndarray:
-        """(n, 6) motion subspaces in link frames (angular, linear)."""
+        """(n_bodies, 6) motion subspaces in link frames (angular, linear)."""
         return np.array([j.screw_axis for j in self.joints])
 
-    # -- limits and drives as arrays ------------------------------------------------------
+    # -- limits and drives as arrays (actuated joints) ------------------------------------
     def limit_array(self, name: str) -> np.ndarray:
         """(n,) array of one JointLimits field: q_min, q_max, dq_max, ddq_max or tau_max."""
-        return np.array([getattr(j.limits, name) for j in self.joints], dtype=float)
+        return np.array([getattr(j.limits, name) for j in self.actuated_joints], dtype=float)
 
     @property
     def gear_ratios(self) -> np.ndarray:
-        return np.array([j.drive.gear_ratio for j in self.joints])
+        return np.array([j.drive.gear_ratio for j in self.actuated_joints])
 
     @property
     def rotor_inertias(self) -> np.ndarray:
-        """(n,) joint-side rotor inertias I_a = N^2 J_m [kg m^2]."""
-        return np.array([j.drive.joint_rotor_inertia for j in self.joints])
+        """(n,) joint-side rotor inertias I_a = N^2 J_m [kg m^2] (motor k through its own N_k)."""
+        return np.array([j.drive.joint_rotor_inertia for j in self.actuated_joints])
+
+    # -- transmission (robot/transmission.py) ---------------------------------------------
+    @property
+    def transmission_matrix(self) -> np.ndarray:
+        """(n, n) T with q_m = T q: the coupling matrix, or diag(gear ratios) without one."""
+        return np.diag(self.gear_ratios) if self.transmission is None else np.array(self.transmission)
+
+    @property
+    def is_coupled(self) -> bool:
+        """True when a motor moves more than one joint (T has off-diagonal entries)."""
+        t = self.transmission
+        return t is not None and bool(np.any(t[~np.eye(t.shape[0], dtype=bool)] != 0))
+
+    @property
+    def motor_rows(self) -> np.ndarray:
+        """(n, n) R = diag(N)^-1 T: motor k's velocity in units of joint k, dq_m,k / N_k = R_k . dq."""
+        return self.transmission_matrix / self.gear_ratios[:, None]
