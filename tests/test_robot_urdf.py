@@ -141,3 +141,32 @@ def test_example_robots_by_name_and_their_errors():
         dynid.load_robot("example:anymal")
     with pytest.raises(ModelError, match="example:nonsense: not an example-robot-data robot"):
         dynid.load_robot("example:nonsense")
+
+
+def test_a_mimic_robot_is_identified_exactly_by_both_pipelines(mimic_urdf, tmp_path):
+    """Noise-free data of a robot with mimic joints: the in-memory and the streaming (per-joint
+    Gram) paths both recover every base parameter (10 per moving body + friction + rotor)."""
+    from dynid.data.io import joint_data_columns, write_columns
+    from dynid.data.preprocess import Preprocessing
+    from dynid.identify import ModelOptions, base_parameters, full_parameters
+    from dynid.identify.estimators import OrdinaryLeastSquares
+    from dynid.identify.pipeline import accumulate_file, fit_data
+    from dynid.simulate import random_multisine, simulate_joint_data
+
+    robot = dynid.load_robot(mimic_urdf)
+    options = ModelOptions()
+    base = base_parameters(robot, options)
+    t = np.arange(0.0, 30.0, 1.0 / 200.0)
+    theta = full_parameters(robot, options, np.column_stack([np.linspace(0.5, 1.0, robot.n),
+                                                             np.linspace(0.2, 0.4, robot.n)]))
+    theta[-robot.n:] = np.linspace(0.05, 0.1, robot.n)  # rotor inertias
+    assert theta.size == 10 * robot.n_bodies + 3 * robot.n
+    data, _, _ = simulate_joint_data(robot, t, *random_multisine(robot, seed=4).sample(t), options, theta=theta)
+    beta, prep = base.K @ theta, Preprocessing(lowpass_hz=0)
+    fitted = fit_data(robot, data, options, base, OrdinaryLeastSquares(names=base.names), prep)
+    np.testing.assert_allclose(fitted.coef_, beta, rtol=1e-6)
+    path = tmp_path / "mimic.csv"
+    write_columns(path, joint_data_columns(data))
+    streamed = OrdinaryLeastSquares(names=base.names).fit_normal_equations(
+        accumulate_file(robot, path, options, base, prep=prep).ne)
+    np.testing.assert_allclose(streamed.coef_, beta, rtol=1e-6)
