@@ -49,7 +49,7 @@ def test_demo_directory_is_complete_and_atomic(demo_dir):
     names = {p.name for p in demo_dir.iterdir()}
     assert {"report.html", "result_ols.json", "result_pc.json", "excitation.json", "train.csv", "validation.csv",
             "friction.json", "multibody.json", "model.urdf", "model.json", "summary.json"} <= names
-    assert not list(demo_dir.parent.glob(".out.partial-*"))  # the work directory became the target
+    assert not list(demo_dir.parent.glob(".out.*"))  # the work directory became the target, no litter
     summary = json.loads((demo_dir / "summary.json").read_text())
     assert summary["figures"]["excitation within limits"] is True
 

@@ -15,3 +15,8 @@ class DataError(DynidError):
 
 class IllConditionedError(DynidError):
     """A problem is rank deficient or too ill-conditioned to give trustworthy numbers."""
+
+
+class DynidWarning(UserWarning):
+    """Something almost surely wrong that does not stop the work (units, an old file format...);
+    the CLI prints each as one 'warning:' line."""

@@ -13,7 +13,7 @@ from dynid.cli import data_options as O
 from dynid.cli.common import console, friendly_errors
 
 
-@friendly_errors
+@friendly_errors(outputs=("json_out",))
 def base_params(robot: str = typer.Argument(..., help="builtin name (dynid robots), .urdf or .yaml file"),
                 friction: str = O.FRICTION, offset: bool = O.OFFSET, rotor_inertia: bool = O.ROTOR,
                 smooth_sign: float = O.SMOOTH_SIGN,

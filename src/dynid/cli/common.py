@@ -1,38 +1,111 @@
-"""Shared CLI plumbing: one console, error handling that prints one line and exits non-zero."""
+"""Shared CLI plumbing: one console, error handling that prints one line and exits non-zero,
+and the output safety of every command (``dynid.data.output``)."""
 
 from __future__ import annotations
 
 import functools
+import inspect
 import os
 import sys
+import warnings
+from pathlib import Path
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from dynid.errors import DynidError
+from dynid.data.output import check_output_directory, check_outputs, command_scope
+from dynid.errors import DynidError, DynidWarning
 
 # Piped output (logs, CI) gets a wide console instead of rich's default of 80 columns.
 console = Console(width=None if sys.stdout.isatty() else 140)
 err_console = Console(stderr=True, width=None if sys.stderr.isatty() else 140)
+
+_issued: list[list[str]] = []  # DynidWarning texts of the running command(s), innermost last
 
 
 def debug_enabled() -> bool:
     return os.environ.get("DYNID_DEBUG", "") not in ("", "0")
 
 
-def friendly_errors(fn):
-    """Turn user-caused errors (DynidError, missing files) into one line and exit code 2."""
+def command_warnings() -> list[str]:
+    """The DynidWarning lines printed so far by the running command (e.g. to store in result.json)."""
+    return list(_issued[-1]) if _issued else []
+
+
+def warn_line(text: str) -> None:
+    err_console.print(f"[yellow]warning:[/] {escape(text)}", highlight=False, soft_wrap=True)
+
+
+def _error_text(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and not isinstance(exc, DynidError) and exc.filename and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}"
+    return str(exc)
+
+
+def _option_name(fn, name: str) -> str:
+    """'--json' for the parameter json_out declared with typer.Option(None, '--json')."""
+    default = inspect.signature(fn).parameters[name].default
+    decls = [d for d in getattr(default, "param_decls", ()) or () if d.startswith("--")]
+    return decls[0].split("/")[0] if decls else "--" + name.replace("_", "-")
+
+
+def _paths(value) -> list:
+    values = value if isinstance(value, (list, tuple)) else [value]
+    return [v for v in values if isinstance(v, (str, Path)) and str(v) and os.path.lexists(str(v))]
+
+
+def friendly_errors(fn=None, *, outputs: tuple[str, ...] = (), directories: tuple[str, ...] = (),
+                    command: str | None = None):
+    """Run a command inside ``dynid.data.output.command_scope``; user-caused errors (DynidError,
+    OSError) become one line and exit code 2.
+
+    ``outputs``: names of the parameters that are output paths: each is checked before the work
+    starts against every other path argument (an input) and against the other outputs;
+    ``directories``: those of them that are directory outputs (replaced only when they are an
+    earlier output of ``command``, or with the command's ``force`` parameter).
+    DynidWarnings print as one 'warning:' line each; other warnings (NumPy's RuntimeWarning...)
+    print after a successful run and are dropped when the command ends in an error line."""
+    if fn is None:
+        return lambda f: friendly_errors(f, outputs=outputs, directories=directories, command=command)
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        issued: list[str] = []
+        others: list[str] = []
+
+        def show(message, category, filename, lineno, file=None, line=None):
+            if issubclass(category, DynidWarning):
+                if str(message) not in issued:
+                    issued.append(str(message))
+                    warn_line(str(message))
+            elif f"{category.__name__}: {message}" not in others:
+                others.append(f"{category.__name__}: {message}")
+
+        _issued.append(issued)
         try:
-            return fn(*args, **kwargs)
-        except (DynidError, FileNotFoundError, PermissionError, IsADirectoryError) as exc:
+            with command_scope(), warnings.catch_warnings():
+                warnings.simplefilter("default")
+                warnings.showwarning = show
+                bound = inspect.signature(fn).bind(*args, **kwargs)
+                named = {_option_name(fn, k): bound.arguments.get(k) for k in outputs}
+                inputs = [p for k, v in bound.arguments.items() if k not in outputs for p in _paths(v)]
+                check_outputs(named, inputs, tuple(_option_name(fn, k) for k in directories))
+                for k in directories:
+                    if bound.arguments.get(k) is not None:
+                        check_output_directory(bound.arguments[k], command or fn.__name__,
+                                               bool(bound.arguments.get("force")), _option_name(fn, k))
+                value = fn(*args, **kwargs)
+            for text in others:
+                warn_line(text)
+            return value
+        except (DynidError, OSError) as exc:
             if debug_enabled():
                 raise
-            err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+            err_console.print(f"[bold red]error:[/] {escape(_error_text(exc))}", highlight=False, soft_wrap=True)
             sys.exit(2)
+        finally:
+            _issued.pop()
 
     return wrapper
 

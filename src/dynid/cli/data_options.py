@@ -18,6 +18,8 @@ DEGREES = typer.Option(False, "--degrees", help="positions/velocities/accelerati
 MOTOR_SIDE = typer.Option(False, "--motor-side", help="q, dq, ddq and tau are motor side (gear ratios of the robot apply)")
 CURRENT_GAIN = typer.Option(None, "--current-gain",
                             help="tau = K i from currents i1..in: K per joint (N m/A, comma-separated) or 'drive'")
+FORCE_ROBOT = typer.Option(False, "--force", help="use the result even if it was identified on another robot "
+                                                    "(the mismatch is printed as a warning)")
 NAN = typer.Option("drop", "--nan", help="rows with NaN/empty fields: drop (noted) or reject")
 
 LOWPASS = typer.Option(None, "--lowpass", help="zero-phase Butterworth cutoff [Hz] before differentiation; "

@@ -13,16 +13,19 @@ from rich.table import Table
 from dynid.cli.common import console, friendly_errors
 
 
-@friendly_errors
+@friendly_errors(outputs=("out",), directories=("out",), command="demo")
 def demo(robot: str = typer.Option("er3a", "--robot", "-r", help="builtin robot to run on (dynid robots)"),
          out: Path = typer.Option(Path("dynid-demo"), "--out", "-o",
-                                  help="output directory (replaced as a whole when the run completes)"),
+                                  help="output directory, replaced as a whole when the run completes (only if "
+                                       "missing, empty or an earlier demo output)"),
          seed: int = typer.Option(0, "--seed", help="seed of every random choice (optimizer, noise, validation)"),
          cycles: int = typer.Option(6, "--cycles", help="test cycles of the protocol (24 in the thesis)"),
          warming: float = typer.Option(20.0, "--warming", help="warming stage per cycle [s] (180 in the thesis)"),
          generations: int = typer.Option(10, "--generations", help="differential-evolution generations of the "
                                                                    "excitation search (fixed budget)"),
-         noise: float = typer.Option(0.02, "--noise", help="torque noise std as a share of each joint's RMS torque")
+         noise: float = typer.Option(0.02, "--noise", help="torque noise std as a share of each joint's RMS torque"),
+         force: bool = typer.Option(False, "--force", help="replace --out even if it is a directory the demo did "
+                                                           "not write (everything in it is deleted)")
          ) -> None:
     """Run the whole workflow on a builtin robot: optimize an excitation, simulate the thesis
     protocol (cycles with friction drifting from cold to warm, sensor noise), identify (OLS, per
@@ -37,6 +40,7 @@ def demo(robot: str = typer.Option("er3a", "--robot", "-r", help="builtin robot 
                             noise=noise)
     wall = time.perf_counter()
     ws = start(settings, out)
+    ws.force = force
     console.print(f"[bold]dynid demo[/] on [cyan]{ws.robot.name}[/] (n = {ws.robot.n}): {ws.robot.description}")
     try:
         with Progress(TextColumn("{task.description:<36}"), BarColumn(), TextColumn("{task.percentage:>3.0f} %"),

@@ -14,6 +14,7 @@ from dynid.errors import DataError
 from dynid.identify.base import BaseParameters, base_parameters
 from dynid.identify.model import ModelOptions
 from dynid.identify.result import write_result
+from dynid.robot.identity import robot_identity
 from dynid import __version__
 
 
@@ -49,7 +50,8 @@ def identify_drive(robot_spec, r, data, out, kind, signal, known_text, filter_hz
     params = [{"name": nm, "value": float(v), "std": _num(s) if s > 0 else None}
               for nm, v, s in zip(fit.names, fit.values, fit.std)]
     result = {
-        "robot": robot_spec, "robot_name": r.name, "n": r.n, "estimator": "ols-momentum",
+        "robot": robot_spec, "robot_name": r.name, "robot_identity": robot_identity(r),
+        "n": r.n, "estimator": "ols-momentum",
         "friction": options.friction, "model": options.to_dict(), "preprocessing": {"filter_hz": filter_hz},
         "base_parameters": params[:b],
         "fit": {"rmsd": fit.rmsd.tolist(),

@@ -50,7 +50,7 @@ def _print_evaluation(name: str, report: dict) -> None:
 
 
 @excite_app.command("evaluate")
-@friendly_errors
+@friendly_errors(outputs=("json_out",))
 def evaluate(robot: str = robot_option(),
              trajectory: str = typer.Option(..., "--trajectory", "-t",
                                             help="trajectory JSON file or builtin name (thesis-table-4.1)"),
@@ -73,7 +73,7 @@ def evaluate(robot: str = robot_option(),
 
 
 @excite_app.command("optimize")
-@friendly_errors
+@friendly_errors(outputs=("out", "csv"))
 def optimize(robot: str = robot_option(),
              out: Path = typer.Option(..., "--out", "-o", help="trajectory JSON to write"),
              csv: Path = typer.Option(None, "--csv", help="also write t, q, dq, ddq samples (CSV or .parquet)"),
@@ -150,7 +150,7 @@ def optimize(robot: str = robot_option(),
 
 
 @excite_app.command("protocol")
-@friendly_errors
+@friendly_errors(outputs=("out",))
 def protocol(robot: str = robot_option(),
              out: Path = typer.Option(..., "--out", "-o", help="joint data file to write (CSV or .parquet)"),
              trajectory: str = typer.Option("thesis-table-4.1", "--trajectory", "-t",

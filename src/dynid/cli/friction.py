@@ -36,7 +36,7 @@ def _cycles(text: str | None) -> list[int] | None:
 
 
 @friction_app.command("analyze")
-@friendly_errors
+@friendly_errors(outputs=("out",))
 def analyze(robot: str = robot_option(),
             data: Path = typer.Option(..., "--data", "-d", help="joint data file with t, q, tau, stage (cycle optional)"),
             out: Path = typer.Option(..., "--out", "-o", help="friction analysis JSON to write"),
@@ -87,7 +87,7 @@ def analyze(robot: str = robot_option(),
 
 
 @friction_app.command("identify")
-@friendly_errors
+@friendly_errors(outputs=("out",))
 def identify(robot: str = robot_option(),
              data: Path = typer.Option(..., "--data", "-d", help="multi-cycle joint data file (t, q, tau, cycle)"),
              out: Path = typer.Option(..., "--out", "-o", help="drift-aware model JSON to write"),
@@ -144,7 +144,7 @@ def identify(robot: str = robot_option(),
 
 
 @friction_app.command("compare")
-@friendly_errors
+@friendly_errors(outputs=("out",))
 def compare(first: list[Path] = typer.Option(..., "--first", help="friction analysis JSON of robot 1 (repeat per test)"),
             second: list[Path] = typer.Option(..., "--second", help="friction analysis JSON of robot 2 (repeat per test)"),
             out: Path = typer.Option(..., "--out", "-o", help="comparison JSON to write"),
@@ -154,11 +154,10 @@ def compare(first: list[Path] = typer.Option(..., "--first", help="friction anal
     from dynid.friction.compare import compare_robots
 
     def read(path: Path) -> dict:
-        try:
-            d = json.loads(Path(path).read_text())
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{path}: not a JSON file ({exc})") from exc
-        if d.get("format") != "dynid-friction-analysis":
+        from dynid.data.inputs import read_json_document
+
+        d = read_json_document(path, "friction analysis")
+        if not isinstance(d, dict) or d.get("format") != "dynid-friction-analysis":
             raise DataError(f"{path}: not a friction analysis (write one with 'dynid friction analyze')")
         return d
 

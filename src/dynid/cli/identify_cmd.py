@@ -11,7 +11,7 @@ from rich.table import Table
 
 import dynid
 from dynid.cli import data_options as O
-from dynid.cli.common import console, friendly_errors, robot_option
+from dynid.cli.common import command_warnings, console, friendly_errors, robot_option
 from dynid.errors import DataError
 
 
@@ -27,7 +27,7 @@ def _fmt(x, spec=".4g") -> str:
     return "-" if x is None else format(x, spec)
 
 
-@friendly_errors
+@friendly_errors(outputs=("out",))
 def identify(robot: str = robot_option(),
              data: Path = typer.Option(..., "--data", "-d", help="joint data file (CSV or Parquet)"),
              out: Path = typer.Option(..., "--out", "-o", help="result.json to write"),
@@ -152,13 +152,14 @@ def _mapping_override(result, rename, columns, time_unit, degrees, motor_side, c
     return None
 
 
-@friendly_errors
+@friendly_errors(outputs=("out",))
 def predict(robot: str = robot_option(),
             params: Path = typer.Option(..., "--params", "-p", help="result.json from 'dynid identify'"),
             data: Path = typer.Option(..., "--data", "-d", help="joint data file (CSV or Parquet)"),
             out: Path = typer.Option(..., "--out", "-o", help="CSV or Parquet with t, tau1..taun"),
             rename: str = O.RENAME, columns: str = O.COLUMNS, time_unit: str = O.TIME_UNIT,
-            degrees: bool = O.DEGREES, motor_side: bool = O.MOTOR_SIDE, current_gain: str = O.CURRENT_GAIN) -> None:
+            degrees: bool = O.DEGREES, motor_side: bool = O.MOTOR_SIDE, current_gain: str = O.CURRENT_GAIN,
+            force: bool = O.FORCE_ROBOT) -> None:
     """Torques of an identified model on another log, preprocessed as in training.
 
     The data layout options default to those used by 'identify' (stored in result.json)."""
@@ -167,7 +168,7 @@ def predict(robot: str = robot_option(),
 
     passive_openmp_workers()
     r = dynid.load_robot(robot)
-    result = load_result(params)
+    result = load_result(params, r, force)
     if "drive" in result:  # acceleration-free model (dynid identify --drive)
         from dynid.cli.drive_cmd import predict_drive
         predict_drive(r, result, data, out, write_columns)
@@ -180,7 +181,7 @@ def predict(robot: str = robot_option(),
     console.print(f"wrote [bold]{out}[/] ({pred['t'].size} samples)")
 
 
-@friendly_errors
+@friendly_errors(outputs=("json_out",))
 def validate(robot: str = robot_option(),
              params: Path = typer.Option(..., "--params", "-p", help="result.json from 'dynid identify'"),
              data: list[Path] = typer.Option(..., "--data", "-d", help="joint data file(s) with torques; repeatable"),
@@ -196,7 +197,8 @@ def validate(robot: str = robot_option(),
                                          "(thesis Figs 5.4-5.7)"),
              json_out: Path = typer.Option(None, "--json", help="write the figures to this JSON file"),
              rename: str = O.RENAME, columns: str = O.COLUMNS, time_unit: str = O.TIME_UNIT,
-             degrees: bool = O.DEGREES, motor_side: bool = O.MOTOR_SIDE, current_gain: str = O.CURRENT_GAIN) -> None:
+             degrees: bool = O.DEGREES, motor_side: bool = O.MOTOR_SIDE, current_gain: str = O.CURRENT_GAIN,
+             force: bool = O.FORCE_ROBOT) -> None:
     """RMSD and relative RMSD per joint (thesis eq. 5.1) of a model on one or more logs
     (self-validation on the training log, cross-validation on others)."""
     from dynid.identify.result import load_result, predict_file
@@ -204,7 +206,8 @@ def validate(robot: str = robot_option(),
 
     passive_openmp_workers()
     r = dynid.load_robot(robot)
-    result = load_result(params)
+    result = load_result(params, r, force)
+    mismatch = command_warnings()
     mapping = _mapping_override(result, rename, columns, time_unit, degrees, motor_side, current_gain)
     if per is not None:
         from dynid.cli.cycles_cmd import validate_per
@@ -229,5 +232,7 @@ def validate(robot: str = robot_option(),
         console.print(f"relative error ||tau - tau_hat|| / ||tau|| = {report['relative_error']:.4%}")
     if json_out:
         from dynid.data.io import atomic_write_text
+        if force and mismatch:
+            reports["warnings"] = mismatch
         atomic_write_text(json_out, json.dumps(reports, indent=2) + "\n")
         console.print(f"wrote [bold]{json_out}[/]")

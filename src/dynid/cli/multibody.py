@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import typer
@@ -90,13 +88,9 @@ def _select(data, times):
 
 
 def _write_json(path: Path, payload: dict) -> None:
-    from dynid.multibody.bodydata import _umask
+    from dynid.data.io import atomic_write_text
 
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent or ".")
-    with os.fdopen(fd, "w") as fh:
-        json.dump(payload, fh, indent=2)
-    os.chmod(tmp, 0o666 & ~_umask())
-    os.replace(tmp, path)
+    atomic_write_text(path, json.dumps(payload, indent=2))
 
 
 def _label(res) -> str:
@@ -108,7 +102,7 @@ def _rel(err, true):
 
 
 @multibody_app.command("identify")
-@friendly_errors
+@friendly_errors(outputs=("out",))
 def identify_command(
     robot: str = typer.Option(..., "--robot", "-r", help="builtin name, .urdf or .yaml file"),
     body_data: Path = typer.Option(..., "--body-data", help="body data CSV (CONTRACTS.md section 5)"),

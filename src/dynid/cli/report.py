@@ -13,7 +13,7 @@ _FROM = typer.Option(None, "--from", help="directory with the files 'dynid demo'
                                             "friction.json, multibody.json)")
 
 
-@friendly_errors
+@friendly_errors(outputs=("out",))
 def report(source: Path = _FROM,
            out: Path = typer.Option(None, "--out", "-o", help="HTML file to write (default: DIR/report.html with "
                                                                "--from, else report.html)"),
@@ -28,7 +28,9 @@ def report(source: Path = _FROM,
            validation: Path = typer.Option(None, "--validation", help="separate joint data log for cross-validation"),
            friction: Path = typer.Option(None, "--friction", help="friction drift analysis JSON"),
            multibody: Path = typer.Option(None, "--multibody", help="'dynid multibody identify' JSON"),
-           title: str = typer.Option(None, "--title", help="page title")) -> None:
+           title: str = typer.Option(None, "--title", help="page title"),
+           force: bool = typer.Option(False, "--force", help="report even if a result was identified on another "
+                                      "robot than --robot (said in the report)")) -> None:
     """Write an HTML report (inline figures and styles, viewable offline): torques and residuals,
     parameters with standard deviations, identifiability, excitation, evolution across cycles,
     friction curves and drift, and the multibody per-body table. Sections without input show a note."""
@@ -40,7 +42,7 @@ def report(source: Path = _FROM,
     if source is None and all(v is None for v in explicit.values()):
         raise DataError("no input: give --from DIR (a 'dynid demo' output) or files such as --result result.json")
     inputs = ReportInputs.gather(source, robot, **explicit)
-    text = build_report(inputs, title, progress=lambda name: console.print(f"[dim]section {name}[/]"))
+    text = build_report(inputs, title, progress=lambda name: console.print(f"[dim]section {name}[/]"), force=force)
     target = out or ((source / "report.html") if source is not None else Path("report.html"))
     write_report(target, text)
     omitted = [s for s in ("pc_result", "trajectory", "validation", "friction", "multibody") if s in inputs.missing]

@@ -58,7 +58,7 @@ def _trajectory(robot, trajectory: str, duration: float, rate: float, seed: int)
     return data.t, sample
 
 
-@friendly_errors
+@friendly_errors(outputs=("out", "body_data", "truth"))
 def simulate(robot: str = robot_option(),
              out: Path = typer.Option(None, "--out", "-o", help="joint data file to write (CSV or Parquet)"),
              experiment: str = typer.Option(None, "--experiment", help="a seed experiment, e.g. seed-kr500"),

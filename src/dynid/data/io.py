@@ -12,8 +12,7 @@ counted from 1 after the header, so CSV row k is file line k + 1):
 
 from __future__ import annotations
 
-import os
-import tempfile
+import contextlib
 from pathlib import Path
 
 import numpy as np
@@ -22,24 +21,18 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from dynid.data.columns import ColumnMapping, JointData
+from dynid.data.inputs import input_file
+from dynid.data.output import write_output
 from dynid.errors import DataError
 
 SIGNAL_PREFIXES = ("q", "dq", "ddq", "tau", "i", "u")
 
 
 def atomic_write_bytes(path: str | Path, write) -> None:
-    """Call write(tmp_path) then move tmp_path onto path (os.replace), so readers never see half a file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Call write(tmp_path), then put the file at path without destroying anything
+    (``dynid.data.output.write_output``: atomic rename, usual permissions, links written
+    through, inputs never overwritten, temporaries cleaned)."""
+    write_output(path, write)
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:
@@ -72,9 +65,13 @@ class BadRows:
 
 def table_to_columns(table: pa.Table, mapping: ColumnMapping, source: str) -> dict[str, np.ndarray]:
     """Arrow table -> {contract name: numpy array}; NaN for nulls in numeric columns."""
-    out = {}
+    out, origin = {}, {}
     for name in table.column_names:
         key = mapping.contract_name(name)
+        if key in origin:
+            same = f"'{name}'" if origin[key] == name else f"'{origin[key]}' and '{name}' (both mapped to '{key}')"
+            raise DataError(f"{source}: column {same} appears twice in the header; expected each column once")
+        origin[key] = name
         col = table.column(name)
         if pa.types.is_integer(col.type) or pa.types.is_floating(col.type) or pa.types.is_null(col.type):
             arr = col.to_numpy(zero_copy_only=False)
@@ -99,19 +96,38 @@ def _is_number(v) -> bool:
 
 def read_table(path: str | Path, mapping: ColumnMapping = ColumnMapping()) -> tuple[pa.Table, list[str]]:
     """The whole file as an Arrow table, plus notes about dropped malformed lines."""
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"data file not found: {path}")
-    if is_parquet(path):
-        return pq.read_table(path), []
+    path = data_file(path)
     bad = BadRows()
-    try:
+    with arrow_errors(path):
+        if is_parquet(path):
+            return pq.read_table(path), []
         table = pacsv.read_csv(path, read_options=csv_read_options(mapping),
                                parse_options=pacsv.ParseOptions(invalid_row_handler=bad),
                                convert_options=pacsv.ConvertOptions(strings_can_be_null=True))
-    except pa.ArrowInvalid as exc:
-        raise DataError(f"{path}: not a readable CSV joint data file ({exc})") from exc
     return table, check_bad_rows(bad, table.num_rows, str(path))
+
+
+def data_file(path: str | Path) -> Path:
+    """A joint data file to read: a regular file (a FIFO for CSV, e.g. ``--data <(zcat log.csv.gz)``)."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"data file not found: {path}")
+    return input_file(path, "joint data file (CSV or Parquet)", fifo=not is_parquet(path))
+
+
+@contextlib.contextmanager
+def arrow_errors(path: Path):
+    """pyarrow's errors on a malformed file (empty, binary, truncated, CSV named .parquet...) as a
+    DataError naming the file and what was expected."""
+    kind = "Parquet" if is_parquet(path) else "CSV"
+    try:
+        yield
+    except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:
+        if isinstance(exc, (FileNotFoundError, PermissionError)):
+            raise
+        detail = " ".join(str(exc).split())[:200]
+        raise DataError(f"{path}: not a readable {kind} joint data file ({detail}); expected a header line "
+                        "t,q1,...,tau1,... and one row per sample (CONTRACTS.md section 3)") from None
 
 
 def check_bad_rows(bad: BadRows, good_rows: int, source: str, final: bool = True) -> list[str]:

@@ -21,7 +21,8 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from dynid.data.columns import ColumnMapping, JointData
-from dynid.data.io import BadRows, check_bad_rows, clean_rows, csv_read_options, is_parquet, table_to_columns
+from dynid.data.io import (BadRows, arrow_errors, check_bad_rows, clean_rows, csv_read_options, data_file, is_parquet,
+                           table_to_columns)
 from dynid.data.preprocess import Preprocessing, is_irregular, prepare, sample_rate
 from dynid.errors import DataError
 
@@ -49,6 +50,16 @@ def _batches(path: Path, mapping: ColumnMapping, chunk_rows: int, bad: BadRows) 
         yield pa.Table.from_batches(pending)
 
 
+def _guarded(batches: Iterator[pa.Table], path: Path) -> Iterator[pa.Table]:
+    """The batches, with pyarrow's errors raised while reading turned into DataError (``arrow_errors``)."""
+    while True:
+        with arrow_errors(path):
+            table = next(batches, None)
+        if table is None:
+            return
+        yield table
+
+
 def _concat(a: JointData, b: JointData) -> JointData:
     cat = lambda x, y: None if x is None or y is None else np.concatenate([x, y])  # noqa: E731
     return JointData(cat(a.t, b.t), cat(a.q, b.q), cat(a.dq, b.dq), cat(a.ddq, b.ddq), cat(a.tau, b.tau),
@@ -61,12 +72,12 @@ def raw_chunks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapping()
 
     A malformed line other than the last one is reported when the stream reaches its end.
     """
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"data file not found: {path}")
+    path = data_file(path)
+    if not isinstance(chunk_rows, int) or chunk_rows < 1:
+        raise DataError(f"--chunk-rows {chunk_rows}: expected a positive number of rows")
     bad = BadRows()
     offset, last_t = 0, -np.inf
-    for table in _batches(path, mapping, chunk_rows, bad):
+    for table in _guarded(_batches(path, mapping, chunk_rows, bad), path):
         data = mapping.apply(robot, table_to_columns(table, mapping, str(path)), str(path))
         data = clean_rows(data, nan, row_offset=offset)
         if len(data) and data.t[0] < last_t:

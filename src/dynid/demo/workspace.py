@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from dynid.data.io import atomic_write_text
+from dynid.data.output import finish_directory, start_directory
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,7 @@ class Workspace:
     robot: object = None
     figures: dict = field(default_factory=dict)
     state: dict = field(default_factory=dict)
+    force: bool = False  # replace a target the demo did not write
 
     def path(self, role: str) -> Path:
         from dynid.report.inputs import DEMO_FILES
@@ -63,28 +64,19 @@ class Workspace:
 
 
 def start(settings: DemoSettings, target: str | Path) -> Workspace:
-    """A fresh hidden directory beside ``target`` for the run."""
+    """A fresh hidden directory beside ``target`` for the run (``dynid.data.output.start_directory``)."""
     from dynid.robot import load_robot
 
-    target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{target.name}.partial-", dir=target.parent))
-    return Workspace(settings, target, work, load_robot(settings.robot))
+    work = start_directory(target, "demo")
+    return Workspace(settings, Path(target), work, load_robot(settings.robot))
 
 
 def finish(ws: Workspace) -> Path:
-    """Write summary.json and move the directory onto the target (the old one is removed)."""
+    """Write summary.json and move the directory onto the target, which is replaced only when it is
+    missing, empty or an earlier demo output (or with --force)."""
     atomic_write_text(ws.path("summary"), json.dumps({"settings": ws.settings.__dict__, "figures": ws.figures},
                                                      indent=2) + "\n")
-    ws.dir.chmod(0o755)
-    old = None
-    if ws.target.exists():
-        old = ws.target.with_name(f".{ws.target.name}.old-{ws.dir.name.rsplit('-', 1)[-1]}")
-        ws.target.rename(old)
-    ws.dir.rename(ws.target)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
-    return ws.target
+    return finish_directory(ws.dir, ws.target, "demo", ws.force)
 
 
 def abort(ws: Workspace) -> None:

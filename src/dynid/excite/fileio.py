@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dynid.data.inputs import read_json_document
 from dynid.data.io import atomic_write_text, write_columns
 from dynid.errors import DataError
 from dynid.excite.builtin import BUILTIN_TRAJECTORIES, builtin_trajectory
@@ -96,10 +97,9 @@ def load_trajectory(spec: str, n: int | None = None, robot_name: str | None = No
     if not path.exists():
         raise FileNotFoundError(f"trajectory '{spec}': no such file, and not a builtin "
                                 f"({', '.join(sorted(BUILTIN_TRAJECTORIES))})")
-    try:
-        d = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{spec}: not valid JSON ({exc})") from exc
+    d = read_json_document(path, "trajectory file")
+    if not isinstance(d, dict):
+        raise DataError(f"{spec}: expected a JSON object with \"format\": \"{FORMAT}\"")
     traj = trajectory_from_dict(d, spec)
     traj = traj.with_coefficients(traj.q0, traj.coefficients, robot=d.get("robot"))
     if n is not None and traj.n != n:

@@ -7,14 +7,12 @@ joint data, so they stay aligned whatever the preprocessing did.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from dynid.data.columns import TIME_UNITS, ColumnMapping
-from dynid.data.io import read_table, table_to_columns
+from dynid.data.io import atomic_write_bytes, read_table, table_to_columns
 from dynid.errors import DataError
 
 
@@ -41,14 +39,7 @@ def read_temperatures(path, n: int, t: np.ndarray, mapping: ColumnMapping = Colu
 
 
 def _save(fig, path: Path) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".png", dir=path.parent)
-    os.close(fd)
-    try:
-        fig.savefig(tmp, dpi=110)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    atomic_write_bytes(path, lambda tmp: fig.savefig(tmp, dpi=110, format="png"))
 
 
 def plot_analysis(analysis, directory) -> list[Path]:

@@ -17,6 +17,7 @@ import numpy as np
 
 from dynid import __version__
 from dynid.data.columns import ColumnMapping
+from dynid.data.inputs import read_json_document
 from dynid.data.io import atomic_write_text
 from dynid.data.preprocess import Preprocessing, edge_mask, edge_samples, sample_rate
 from dynid.data.stream import prepared_chunks
@@ -26,6 +27,8 @@ from dynid.identify.base import BaseParameters
 from dynid.identify.estimators import Estimator
 from dynid.identify.model import ModelOptions, identification_regressor
 from dynid.identify.normal_equations import NormalEquations
+from dynid.identify.result_schema import check_result, check_result_robot
+from dynid.robot.identity import robot_identity
 
 
 def _num(x) -> float | None:
@@ -55,7 +58,8 @@ def build_result(robot_spec: str, robot, options: ModelOptions, base: BaseParame
     fit.update({"samples": int(samples), "condition_number": _num(est.cond_),
                 "sigma": [_num(v) for v in np.sqrt(est.sigma2_)]})
     result = {
-        "robot": robot_spec, "robot_name": robot.name, "n": robot.n, "estimator": est.name,
+        "robot": robot_spec, "robot_name": robot.name, "robot_identity": robot_identity(robot),
+        "n": robot.n, "estimator": est.name,
         "friction": options.friction, "model": options.to_dict(), "preprocessing": prep.to_dict(),
         "column_mapping": mapping.to_dict(), "data": str(data_path),
         "base_parameters": params, "base": base.to_dict(), "fit": fit,
@@ -75,26 +79,31 @@ def write_result(path: str | Path, result: dict) -> None:
     atomic_write_text(path, json.dumps(result, indent=2) + "\n")
 
 
-def load_result(path: str | Path) -> dict:
+def load_result(path: str | Path, robot=None, force: bool = False) -> dict:
+    """A result.json, checked (``result_schema.check_result``); with ``robot``, also checked to
+    belong to it (``check_result_robot``: a mismatch is an error unless ``force``)."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"result file not found: {path}")
-    try:
-        result = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{path}: not a JSON result file ({exc})") from exc
-    for key in ("n", "model", "preprocessing", "base", "base_parameters"):
-        if key not in result:
-            raise DataError(f"{path}: field '{key}' missing; expected a result.json written by 'dynid identify'")
+    result = check_result(read_json_document(path, "result.json"), str(path))
+    if robot is not None:
+        check_result_robot(result, robot, str(path), force)
     return result
 
 
 def result_model(result: dict) -> tuple[ModelOptions, BaseParameters, np.ndarray, Preprocessing]:
     """(model options, base parameters, beta (b,), preprocessing) stored in a result."""
-    options = ModelOptions.from_dict(result["model"])
-    base = BaseParameters.from_dict(result["base"], options)
-    beta = np.array([p["value"] for p in result["base_parameters"]], dtype=float)
-    return options, base, beta, Preprocessing.from_dict(result["preprocessing"])
+    try:
+        options = ModelOptions.from_dict(result["model"])
+        base = BaseParameters.from_dict(result["base"], options)
+        beta = np.array([p["value"] for p in result["base_parameters"]], dtype=float)
+        prep = Preprocessing.from_dict(result["preprocessing"])
+    except (KeyError, TypeError, ValueError, IndexError, OverflowError) as exc:
+        if isinstance(exc, DataError):
+            raise
+        raise DataError(f"result.json: malformed model, base or preprocessing field ({type(exc).__name__}: {exc})"
+                        ) from None
+    return options, base, beta, prep
 
 
 def predict_file(robot, result: dict, path, mapping: ColumnMapping | None = None, chunk_rows: int = 50_000,

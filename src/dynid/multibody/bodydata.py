@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import csv
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from dynid.data.inputs import input_file
+from dynid.data.output import write_output
 from dynid.errors import DataError
 from dynid.multibody.quaternion import Quaternion
 
@@ -65,14 +65,8 @@ def body_data_from_states(t, states, force, moment) -> BodyData:
                     states.a, states.w, states.dw, states.joint_point, force, moment)
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 def write_body_data(path, data: BodyData, significant_digits: int | None = None) -> Path:
-    """Write atomically (temporary file in the same folder, then os.replace).
+    """Write atomically (``dynid.data.output.write_output``).
 
     significant_digits: round every value to this many significant digits (7 = ADAMS);
     None writes full double precision.
@@ -80,25 +74,22 @@ def write_body_data(path, data: BodyData, significant_digits: int | None = None)
     path = Path(path)
     table = data.table()
     fmt = "%.17g" if significant_digits is None else f"%.{significant_digits}g"
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent or ".")
-    try:
-        with os.fdopen(fd, "w", newline="") as fh:
+
+    def write(tmp):
+        with open(tmp, "w", newline="") as fh:
             fh.write(",".join(columns(data.n)) + "\n")
             np.savetxt(fh, table, fmt=fmt, delimiter=",")
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp creates 0600; give the usual file mode
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+
+    write_output(path, write)
     return path
 
 
 def read_body_data(path) -> BodyData:
     """Read a body data file; DataError naming the file and column when it is malformed."""
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise DataError(f"{path}: body data file not found")
+    input_file(path, "body data file")
     try:
         with open(path, newline="") as fh:
             header = next(csv.reader(fh), None)

@@ -19,9 +19,11 @@ SECTION_IDS = ("overview", "torques", "parameters", "identifiability", "excitati
                "multibody")
 
 
-def load_context(inputs: ReportInputs) -> sections.Context:
-    """Read the JSON inputs and the robot (explicit --robot, else the one the result names)."""
+def load_context(inputs: ReportInputs, force: bool = False) -> sections.Context:
+    """Read the JSON inputs and the robot (explicit --robot, else the one the result names); a
+    result identified on another robot is refused unless ``force`` (then noted in the report)."""
     from dynid.identify.result import load_result
+    from dynid.identify.result_schema import check_result_robot
 
     ctx = sections.Context(inputs=inputs)
     ctx.result = load_result(inputs.result) if inputs.result else None
@@ -40,12 +42,17 @@ def load_context(inputs: ReportInputs) -> sections.Context:
         from dynid.robot import load_robot
 
         ctx.robot = load_robot(spec)
+        for path, result in ((inputs.result, ctx.result), (inputs.pc_result, ctx.pc_result)):
+            if result is not None and check_result_robot(result, ctx.robot, str(path), force):
+                ctx.robot_problem = (f"{path} was identified on another robot than '{ctx.robot.name}' "
+                                     "(report made with --force)")
     return ctx
 
 
-def build_report(inputs: ReportInputs, title: str | None = None, progress=None) -> str:
-    """HTML text of the report. progress: optional callable(section_id) before each section."""
-    ctx = load_context(inputs)
+def build_report(inputs: ReportInputs, title: str | None = None, progress=None, force: bool = False) -> str:
+    """HTML text of the report. progress: optional callable(section_id) before each section;
+    force: report a result identified on another robot (``load_context``)."""
+    ctx = load_context(inputs, force)
     built = []
     for make, sid in zip(SECTION_BUILDERS, SECTION_IDS):
         if progress is not None:

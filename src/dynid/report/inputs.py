@@ -83,7 +83,9 @@ class ReportInputs:
 def load_json(path: Path | None, what: str) -> dict | None:
     if path is None:
         return None
-    try:
-        return json.loads(Path(path).read_text())
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{path}: not a JSON {what} ({exc})") from None
+    from dynid.data.inputs import read_json_document
+
+    value = read_json_document(path, what)
+    if not isinstance(value, dict):
+        raise DataError(f"{path}: expected a JSON object ({what}), found {type(value).__name__}")
+    return value

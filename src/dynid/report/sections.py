@@ -61,6 +61,8 @@ def overview(ctx: Context) -> Section:
     body = ""
     if ctx.robot is not None:
         body += paragraph(f"Robot {ctx.robot.name} (n = {ctx.robot.n}): {ctx.robot.description}")
+        if ctx.robot_problem:  # e.g. a result of another robot, reported with --force
+            body += paragraph(f"Warning: {ctx.robot_problem}")
     if ctx.summary:
         body += table(["key figure", "value"], [[k, fmt(v)] for k, v in ctx.summary.get("figures", {}).items()],
                       cls="kv")

@@ -11,8 +11,7 @@ import math
 from pathlib import Path
 
 import numpy as np
-import yaml
-
+from dynid.data.inputs import read_yaml_document
 from dynid.errors import ModelError
 from dynid.robot.inertia import from_mass_com_inertia
 from dynid.robot.model import Drive, Joint, JointLimits, Link, Robot
@@ -145,11 +144,9 @@ def read_yaml(path: str | Path) -> dict:
     """The top-level mapping of a robot YAML file; errors name the file."""
     path = Path(path)
     try:
-        doc = yaml.safe_load(path.read_text())
+        doc = read_yaml_document(path, "robot file", error=ModelError)
     except FileNotFoundError:
         raise ModelError(f"{path}: no such file") from None
-    except yaml.YAMLError as exc:
-        raise ModelError(f"{path}: malformed YAML ({exc})".replace("\n", " ")) from None
     if not isinstance(doc, dict):
         raise ModelError(f"{path}: expected a mapping with 'joints' (a DH/MDH table) or 'urdf' at the top level")
     return doc

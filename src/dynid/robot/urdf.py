@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dynid.data.inputs import input_file
 from dynid.errors import ModelError
 from dynid.robot.inertia import from_mass_com_inertia, inertia_matrix, move_inertial
 from dynid.robot.model import Drive, Joint, JointLimits, Link, Mimic, Robot
@@ -150,7 +151,7 @@ def load_urdf(path: str | Path, name: str | None = None, joints: list[str] | Non
     lock = dict(lock or {})
     held = {}
     try:
-        root = ET.parse(path).getroot()
+        root = ET.parse(input_file(path, "URDF file", error=ModelError)).getroot()
     except FileNotFoundError:
         raise ModelError(f"{path}: no such file") from None
     except ET.ParseError as exc:
