@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import os
 import sys
 import warnings
@@ -15,7 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from dynid.data.output import check_output_directory, check_outputs, command_scope
-from dynid.errors import DynidError, DynidWarning
+from dynid.errors import DataError, DynidError, DynidWarning
 
 # Piped output (logs, CI) gets a wide console instead of rich's default of 80 columns.
 console = Console(width=None if sys.stdout.isatty() else 140)
@@ -88,6 +89,9 @@ def friendly_errors(fn=None, *, outputs: tuple[str, ...] = (), directories: tupl
                 warnings.simplefilter("default")
                 warnings.showwarning = show
                 bound = inspect.signature(fn).bind(*args, **kwargs)
+                for k, v in bound.arguments.items():
+                    if isinstance(v, float) and math.isnan(v):
+                        raise DataError(f"{_option_name(fn, k)} nan: expected a number")
                 named = {_option_name(fn, k): bound.arguments.get(k) for k in outputs}
                 inputs = [p for k, v in bound.arguments.items() if k not in outputs for p in _paths(v)]
                 check_outputs(named, inputs, tuple(_option_name(fn, k) for k in directories))

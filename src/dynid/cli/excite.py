@@ -123,7 +123,7 @@ def optimize(robot: str = robot_option(),
         task = bar.add_task("search", total=1.0, start_no=1, best="-")
 
         def progress(fraction, best, start_index):
-            shown = math.exp(best) if criterion == "cond" and math.isfinite(best) else best
+            shown = math.exp(best) if criterion == "cond" and best < 700 else best  # beyond: a limit penalty
             bar.update(task, completed=min(fraction, 1.0), start_no=start_index + 1, best=f"{shown:.4g}")
 
         result = optimize_excitation(model, settings, progress)

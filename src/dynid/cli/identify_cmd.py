@@ -119,6 +119,7 @@ def identify(robot: str = robot_option(),
         est = make().fit_normal_equations(acc.ne)
         ne, samples, notes = acc.ne, acc.samples, acc.notes
     result = build_result(robot, r, options, base, est, ne, prep, mapping, samples, notes, str(data), extra)
+    result["warnings"] = command_warnings() + result["warnings"]  # e.g. positions far outside the limits
     write_result(out, result)
     _print_result(result)
     if by:

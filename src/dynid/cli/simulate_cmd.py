@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import typer
@@ -10,6 +11,8 @@ import dynid
 from dynid.cli import data_options as O
 from dynid.cli.common import console, friendly_errors, robot_option
 from dynid.errors import DataError
+
+MAX_SAMPLES = 1e8  # 0.8 GB per float column: beyond that a typo (--duration 1e9), not a study
 
 
 def _per_joint(text: str | None, n: int, what: str) -> np.ndarray | None:
@@ -102,8 +105,11 @@ def simulate(robot: str = robot_option(),
     from dynid.simulate import Measurement, simulate_joint_data
 
     r = dynid.load_robot(robot)
-    if not (rate > 0 and duration > 0):
-        raise DataError(f"--rate and --duration must be positive, got {rate:g} Hz and {duration:g} s")
+    if not (0 < rate < math.inf and 0 < duration < math.inf):
+        raise DataError(f"--rate and --duration must be positive and finite, got {rate:g} Hz and {duration:g} s")
+    if duration * rate > MAX_SAMPLES:
+        raise DataError(f"--duration {duration:g} s at --rate {rate:g} Hz is {duration * rate:.3g} samples; at most "
+                        f"{MAX_SAMPLES:.0e} are simulated in one run")
     if experiment is not None or body_data is not None:
         if experiment is None or body_data is None:
             raise DataError("--experiment and --body-data go together, e.g. --experiment seed-kr500 --body-data out.csv")

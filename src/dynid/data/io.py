@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 from dynid.data.columns import ColumnMapping, JointData
 from dynid.data.inputs import input_file
 from dynid.data.output import write_output
+from dynid.data.plausibility import PositionRange
 from dynid.errors import DataError
 
 SIGNAL_PREFIXES = ("q", "dq", "ddq", "tau", "i", "u")
@@ -59,7 +60,11 @@ class BadRows:
         self.rows: list[tuple[int | None, int, int, str]] = []
 
     def __call__(self, row) -> str:
-        self.rows.append((row.number, row.expected_columns, row.actual_columns, row.text))
+        try:
+            text = row.text
+        except UnicodeDecodeError:  # pyarrow decodes the line's bytes as UTF-8
+            text = "<not UTF-8 text>"
+        self.rows.append((row.number, row.expected_columns, row.actual_columns, text))
         return "skip"
 
 
@@ -72,7 +77,9 @@ def table_to_columns(table: pa.Table, mapping: ColumnMapping, source: str) -> di
             same = f"'{name}'" if origin[key] == name else f"'{origin[key]}' and '{name}' (both mapped to '{key}')"
             raise DataError(f"{source}: column {same} appears twice in the header; expected each column once")
         origin[key] = name
-        col = table.column(name)
+    for index, name in enumerate(table.column_names):
+        key = mapping.contract_name(name)
+        col = table.column(index)
         if pa.types.is_integer(col.type) or pa.types.is_floating(col.type) or pa.types.is_null(col.type):
             arr = col.to_numpy(zero_copy_only=False)
             out[key] = arr.astype(float) if key not in ("cycle",) else arr
@@ -112,7 +119,37 @@ def data_file(path: str | Path) -> Path:
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"data file not found: {path}")
-    return input_file(path, "joint data file (CSV or Parquet)", fifo=not is_parquet(path))
+    path = input_file(path, "joint data file (CSV or Parquet)", fifo=not is_parquet(path))
+    if not is_parquet(path) and path.is_file():
+        _check_text(path)
+    return path
+
+
+_BINARY = {b"\x1f\x8b": ("gzip-compressed file", "decompress it or name it {name}.gz"),
+           b"BZh": ("bzip2-compressed file", "decompress it or name it {name}.bz2"),
+           b"\xfd7zXZ": ("xz-compressed file", "decompress it or name it {name}.xz"),
+           b"\x28\xb5\x2f\xfd": ("zstd-compressed file", "decompress it or name it {name}.zst"),
+           b"PK\x03\x04": ("zip archive", "unzip it"),
+           b"PAR1": ("Parquet file", "name it .parquet")}
+
+
+def _check_text(path: Path) -> None:
+    """A CSV must start as text: a compressed or binary file named .csv is named as such."""
+    if path.suffix.lower() in (".gz", ".bz2", ".xz", ".zst", ".lz4"):
+        return  # pyarrow decompresses by extension
+    with open(path, "rb") as fh:
+        head = fh.read(4096)
+    for magic, (kind, hint) in _BINARY.items():
+        if head.startswith(magic):
+            raise DataError(f"{path}: a {kind}, not CSV text; {hint.format(name=path.name)}")
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 4:  # not a multi-byte character cut at the end of the block
+            raise DataError(f"{path}: not UTF-8 text (binary byte {head[exc.start:exc.start + 1]!r} at offset "
+                            f"{exc.start}); expected a CSV joint data file") from None
+    if b"\x00" in head:
+        raise DataError(f"{path}: holds NUL bytes, a binary file; expected a CSV joint data file")
 
 
 @contextlib.contextmanager
@@ -181,6 +218,9 @@ def load_joint_data(path: str | Path, robot, mapping: ColumnMapping = ColumnMapp
     data = clean_rows(data, nan)
     if len(data) < 3:
         raise DataError(f"{path}: {len(data)} usable rows; at least 3 are needed")
+    positions = PositionRange(robot.n)
+    positions.update(data.q)
+    positions.warn(robot, str(path))
     return data
 
 

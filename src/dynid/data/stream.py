@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 from dynid.data.columns import ColumnMapping, JointData
 from dynid.data.io import (BadRows, arrow_errors, check_bad_rows, clean_rows, csv_read_options, data_file, is_parquet,
                            table_to_columns)
+from dynid.data.plausibility import PositionRange
 from dynid.data.preprocess import Preprocessing, is_irregular, prepare, sample_rate
 from dynid.errors import DataError
 
@@ -77,9 +78,11 @@ def raw_chunks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapping()
         raise DataError(f"--chunk-rows {chunk_rows}: expected a positive number of rows")
     bad = BadRows()
     offset, last_t = 0, -np.inf
+    positions = PositionRange(robot.n)
     for table in _guarded(_batches(path, mapping, chunk_rows, bad), path):
         data = mapping.apply(robot, table_to_columns(table, mapping, str(path)), str(path))
         data = clean_rows(data, nan, row_offset=offset)
+        positions.update(data.q)
         if len(data) and data.t[0] < last_t:
             raise DataError(f"{path}: time goes backwards near row {offset + 1} "
                             f"(t = {data.t[0]!r} after {last_t!r}); expected strictly increasing t")
@@ -92,6 +95,7 @@ def raw_chunks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapping()
             yield data
     if offset == 0:
         raise DataError(f"{path}: no data rows")
+    positions.warn(robot, str(path))
     notes = check_bad_rows(bad, offset, str(path), final=True)
     if notes:
         yield JointData(np.empty(0), np.empty((0, robot.n)), source=str(path), notes=notes)

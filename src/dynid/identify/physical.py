@@ -87,6 +87,12 @@ class PhysicallyConsistent(Estimator):
     def fit_normal_equations(self, ne: NormalEquations) -> "PhysicallyConsistent":
         import cvxpy as cp
 
+        if np.isfinite(self.max_condition):  # data that cannot determine beta: the SDP would return the prior
+            try:
+                self._solve(*ne.totals())
+            except IllConditionedError as exc:
+                raise IllConditionedError(f"{exc} (physically consistent estimate: it would rest on the prior "
+                                          "for these parameters; --max-condition inf accepts that)") from None
         var = np.ones(ne.n)
         beta_ls = pseudo_solve(*ne.totals())
         if self.weighted:

@@ -16,6 +16,7 @@ from dynid.errors import ModelError
 from dynid.robot.inertia import from_mass_com_inertia
 from dynid.robot.model import Drive, Joint, JointLimits, Link, Robot
 from dynid.robot.transforms import rot_x, rot_z
+from dynid.robot.validation import angle_warning, check_limits
 
 CONVENTIONS = ("mdh", "dh")
 _JOINT_KEYS = {"type", "a", "alpha", "d", "theta", "name"}
@@ -107,16 +108,17 @@ def robot_from_dh_document(doc: dict, where: str, source: str = "yaml") -> Robot
         lim = JointLimits(*(_number(limits_doc[i], k, lw, d) for k, d in (
             ("q_min", -math.inf), ("q_max", math.inf), ("dq_max", math.inf),
             ("ddq_max", math.inf), ("tau_max", math.inf))))
-        if lim.q_min > lim.q_max:
-            raise ModelError(f"{lw}: q_min {lim.q_min} > q_max {lim.q_max}")
+        check_limits(lim, lw)
         dw = f"{where}: drives[{i}]"
         _check_keys(drives_doc[i], _DRIVE_KEYS, dw)
         drive = Drive(*(_number(drives_doc[i], k, dw, d) for k, d in (
             ("gear_ratio", 1.0), ("rotor_inertia", 0.0), ("torque_constant", math.nan),
             ("rated_torque", math.nan))))
         name = str(entry.get("name", f"joint{i + 1}"))
-        joints.append(dh_joint(kind, _number(entry, "a", jw), _number(entry, "alpha", jw),
-                               _number(entry, "d", jw), _number(entry, "theta", jw, 0.0),
+        alpha, theta = _number(entry, "alpha", jw), _number(entry, "theta", jw, 0.0)
+        angle_warning(alpha, "alpha", jw)
+        angle_warning(theta, "theta", jw)
+        joints.append(dh_joint(kind, _number(entry, "a", jw), alpha, _number(entry, "d", jw), theta,
                                convention, name, i - 1, lim, drive))
         kw = f"{where}: links[{i}]"
         _check_keys(links_doc[i], _LINK_KEYS, kw)

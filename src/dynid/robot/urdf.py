@@ -33,6 +33,7 @@ from dynid.robot.model import Drive, Joint, JointLimits, Link, Mimic, Robot
 from dynid.robot.select import select_joints
 from dynid.robot.transmission import coupled_matrix, joint_index
 from dynid.robot.transforms import rpy_matrix
+from dynid.robot.validation import check_limits
 
 _ACTUATED = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic"}
 _BASE_MOTION = ("floating", "planar")  # joints that would give the robot a moving base
@@ -137,7 +138,9 @@ def _limits(el, jtype: str, where: str) -> JointLimits:
         lo, hi = -math.inf, math.inf
     vel = _number(lim, "velocity", where + " <limit>", math.inf)
     eff = _number(lim, "effort", where + " <limit>", math.inf)
-    return JointLimits(lo, hi, vel if vel > 0 else math.inf, math.inf, eff if eff > 0 else math.inf)
+    limits = JointLimits(lo, hi, vel if vel > 0 else math.inf, math.inf, eff if eff > 0 else math.inf)
+    check_limits(limits, where + " <limit>")
+    return limits
 
 
 def load_urdf(path: str | Path, name: str | None = None, joints: list[str] | None = None,
