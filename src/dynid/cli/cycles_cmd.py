@@ -105,7 +105,7 @@ def print_per_cycle_statistics(result: dict, by: str) -> None:
 
 
 @cycles_app.command("stats")
-@friendly_errors
+@friendly_errors(outputs=("json_out",))
 def stats(params: Path = typer.Option(..., "--params", "-p", help="result.json of 'dynid identify --per cycle'"),
           skip_first: int = SKIP_FIRST,
           json_out: Path = typer.Option(None, "--json", help="write the statistics to this JSON file")) -> None:
@@ -134,7 +134,7 @@ def stats(params: Path = typer.Option(..., "--params", "-p", help="result.json o
 
 
 @cycles_app.command("groups")
-@friendly_errors
+@friendly_errors(outputs=("out", "figure"))
 def groups(robot: str = robot_option(),
            data: Path = typer.Option(..., "--data", "-d", help="joint data file with a cycle column"),
            group: list[str] = typer.Option(None, "--group", "-g",

@@ -182,7 +182,7 @@ def predict(robot: str = robot_option(),
     console.print(f"wrote [bold]{out}[/] ({pred['t'].size} samples)")
 
 
-@friendly_errors(outputs=("json_out",))
+@friendly_errors(outputs=("json_out", "figure"))
 def validate(robot: str = robot_option(),
              params: Path = typer.Option(..., "--params", "-p", help="result.json from 'dynid identify'"),
              data: list[Path] = typer.Option(..., "--data", "-d", help="joint data file(s) with torques; repeatable"),
