@@ -84,6 +84,9 @@ def friendly_errors(fn=None, *, outputs: tuple[str, ...] = (), directories: tupl
                 others.append(f"{category.__name__}: {message}")
 
         _issued.append(issued)
+        unraisable = sys.unraisablehook  # e.g. pyarrow's CSV row handler failing to decode a binary line
+        sys.unraisablehook = lambda u: show(str(u.exc_value), type(u.exc_value) if isinstance(
+            u.exc_value, Warning) else RuntimeWarning, "", 0)
         try:
             with command_scope(), warnings.catch_warnings():
                 warnings.simplefilter("default")
@@ -110,6 +113,7 @@ def friendly_errors(fn=None, *, outputs: tuple[str, ...] = (), directories: tupl
             sys.exit(2)
         finally:
             _issued.pop()
+            sys.unraisablehook = unraisable
 
     return wrapper
 

@@ -153,15 +153,10 @@ def compare(first: list[Path] = typer.Option(..., "--first", help="friction anal
     from dynid.data.io import atomic_write_text
     from dynid.friction.compare import compare_robots
 
-    def read(path: Path) -> dict:
-        from dynid.data.inputs import read_json_document
+    from dynid.friction.io import read_friction_analysis
 
-        d = read_json_document(path, "friction analysis")
-        if not isinstance(d, dict) or d.get("format") != "dynid-friction-analysis":
-            raise DataError(f"{path}: not a friction analysis (write one with 'dynid friction analyze')")
-        return d
-
-    result = compare_robots([read(p) for p in first], [read(p) for p in second], seed)
+    result = compare_robots([read_friction_analysis(p) for p in first], [read_friction_analysis(p) for p in second],
+                            seed)
     atomic_write_text(out, json.dumps(result, indent=1))
     table = Table("joint", "level", "speed", "warm a: 1 | 2 [N m]", "cold a+b+c: 1 | 2 (95 %) [N m]", "z (cold)",
                   title=f"robot 1 ({len(first)} tests) vs robot 2 ({len(second)} tests), eq. 5.4 mix fits")

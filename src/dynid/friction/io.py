@@ -91,3 +91,32 @@ def plot_analysis(analysis, directory) -> list[Path]:
     plt.close(fig)
     written.append(path)
     return written
+
+
+def read_friction_analysis(path) -> dict:
+    """A friction analysis JSON (``dynid friction analyze``), checked field by field: DataError
+    naming the file and the field when it is not one."""
+    from dynid.data.inputs import read_json_document
+
+    d = read_json_document(path, "friction analysis")
+    if not isinstance(d, dict) or d.get("format") != "dynid-friction-analysis":
+        raise DataError(f"{path}: not a friction analysis (write one with 'dynid friction analyze')")
+    n = d.get("n")
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise DataError(f"{path}: field 'n' must be a positive number of joints, got {n!r}")
+    levels = d.get("levels")
+    if not isinstance(levels, list) or not all(
+            isinstance(lv, dict) and lv.get("joint") in range(1, n + 1) and isinstance(lv.get("speeds"), list)
+            and all(_number(s) for s in lv["speeds"]) for lv in levels):
+        raise DataError(f"{path}: field 'levels' must list {{\"joint\": 1..{n}, \"speeds\": [numbers]}}")
+    friction = d.get("friction")
+    keys = ("joint", "level", "time", "friction")
+    if not isinstance(friction, dict) or not all(isinstance(friction.get(k), list) for k in keys):
+        raise DataError(f"{path}: field 'friction' must hold the lists {list(keys)}")
+    if len({len(friction[k]) for k in keys}) != 1 or not all(_number(v) for k in keys for v in friction[k]):
+        raise DataError(f"{path}: the lists of field 'friction' must be numbers, all of one length")
+    return d
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)

@@ -99,6 +99,8 @@ def read_body_data(path) -> BodyData:
             rows = [r for r in csv.reader(fh) if r]
     except UnicodeDecodeError:
         raise DataError(f"{path}: not a text CSV file") from None
+    except csv.Error as exc:
+        raise DataError(f"{path}: not a readable CSV body data file ({exc})") from None
     if "t" not in header:
         raise DataError(f"{path}: missing column 't' (not a body data file?)")
     n = 0

@@ -30,7 +30,9 @@ def load_context(inputs: ReportInputs, force: bool = False) -> sections.Context:
     ctx.pc_result = (ctx.result if inputs.pc_result == inputs.result
                      else load_result(inputs.pc_result) if inputs.pc_result else None)
     ctx.trajectory = load_json(inputs.trajectory, "trajectory")
-    ctx.friction = load_json(inputs.friction, "friction analysis")
+    if inputs.friction is not None:
+        from dynid.friction.io import read_friction_analysis
+        ctx.friction = read_friction_analysis(inputs.friction)
     ctx.multibody = load_json(inputs.multibody, "multibody result")
     if ctx.multibody is not None and "bodies" not in ctx.multibody:
         raise DynidError(f"{inputs.multibody}: no 'bodies' list; expected a 'dynid multibody identify' result")

@@ -1,0 +1,78 @@
+"""A longer fuzzing campaign than the test suite's: every reader on N seeded malformed inputs
+(tests/fuzz_inputs.py). Prints, per reader, the cases tried and their outcomes: read (the reader
+accepted the file), refused (a DynidError: one line and exit 2 in the CLI), and any other
+exception (a bug: listed with its seed to reproduce).
+
+    .venv/bin/python bench/fuzz.py [--cases 500] [--seed 0] [--readers csv,urdf]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from fuzz_inputs import READERS, write_case  # noqa: E402
+
+from dynid.errors import DynidError  # noqa: E402
+
+
+def result_base(directory: Path) -> bytes:
+    """A result.json of planar2 identified on a short simulated log (as the suite's fixture)."""
+    from typer.testing import CliRunner
+
+    from dynid.cli.main import app
+
+    runner = CliRunner()
+    for args in (["simulate", "-r", "planar2", "--out", str(directory / "log.csv"), "--duration", "3"],
+                 ["identify", "-r", "planar2", "--data", str(directory / "log.csv"), "--out", str(directory / "r.json")]):
+        assert runner.invoke(app, args).exit_code == 0
+    return (directory / "r.json").read_bytes()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cases", type=int, default=500, help="cases per reader")
+    parser.add_argument("--seed", type=int, default=0, help="first seed (cases use seed .. seed + cases - 1)")
+    parser.add_argument("--readers", default=",".join(READERS), help="comma-separated: " + ", ".join(READERS))
+    args = parser.parse_args()
+    warnings.simplefilter("ignore")
+    bugs, total = [], collections.Counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        bases = {name: (make() if make else None) for name, (_, make, _) in READERS.items()}
+        bases["result"] = result_base(tmp)
+        print(f"{'reader':<11} {'cases':>6} {'read':>6} {'refused':>8} {'other':>6}  seconds  mutations")
+        for name in args.readers.split(","):
+            counts, mutations = collections.Counter(), collections.Counter()
+            start = time.perf_counter()
+            for seed in range(args.seed, args.seed + args.cases):
+                mutation, path = write_case(tmp, name, seed, bases[name])
+                mutations[mutation] += 1
+                try:
+                    READERS[name][2](path)
+                    counts["read"] += 1
+                except DynidError:
+                    counts["refused"] += 1
+                except Exception as exc:  # noqa: BLE001 - what the campaign looks for
+                    counts["other"] += 1
+                    bugs.append(f"{name} seed {seed} ({mutation}): {type(exc).__name__}: {str(exc)[:160]}")
+                path.unlink()
+            total.update(counts)
+            print(f"{name:<11} {args.cases:>6} {counts['read']:>6} {counts['refused']:>8} {counts['other']:>6} "
+                  f"{time.perf_counter() - start:8.1f}  {len(mutations)} kinds")
+    cases = sum(total.values())
+    print(f"{'total':<11} {cases:>6} {total['read']:>6} {total['refused']:>8} {total['other']:>6}")
+    for line in bugs[:40]:
+        print("  " + line)
+    return 1 if bugs else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+"""Fuzzing harness (issue 14 part 2, issue 18 section 2): for every reader, malformed inputs made
+from a valid file by seeded mutations (tests/fuzz_inputs.py: random bytes, truncation, wrong
+encodings, missing/duplicated/extra columns, NaN/inf/huge values, wrong types, deep nesting, YAML
+alias bombs) either read or raise dynid's own error type; through the CLI they end in exit code 0,
+or 2 with one 'error:' line. A longer campaign: bench/fuzz.py."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cli_helpers import run_ok, runner
+from dynid.cli.main import app
+from dynid.errors import DynidError
+from fuzz_inputs import READERS, write_case
+
+FAST = settings(max_examples=40, derandomize=True, deadline=None, database=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+CLI = settings(max_examples=6, derandomize=True, deadline=None, database=None,
+               suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+
+@pytest.fixture(scope="module")
+def bases(tmp_path_factory):
+    """Valid content of each reader's file (the result: one that identify wrote)."""
+    d = tmp_path_factory.mktemp("fuzz-base")
+    run_ok("simulate", "-r", "planar2", "--out", d / "log.csv", "--duration", "3")
+    run_ok("identify", "-r", "planar2", "--data", d / "log.csv", "--out", d / "r.json")
+    out = {name: (make() if make else None) for name, (_, make, _) in READERS.items()}
+    out["result"] = (d / "r.json").read_bytes()
+    out["log"] = d / "log.csv"
+    return out
+
+
+def check_reader(name, seed, base, directory):
+    mutation, path = write_case(directory, name, seed, base)
+    try:
+        READERS[name][2](path)
+    except DynidError:
+        pass
+    except Exception as exc:  # noqa: BLE001 - the property under test
+        pytest.fail(f"{name} reader, seed {seed} ({mutation}): {type(exc).__name__}: {exc}"[:2000])
+
+
+@pytest.mark.parametrize("name", list(READERS))
+def test_readers_raise_only_dynid_errors(name, bases, tmp_path):
+    @FAST
+    @given(seed=st.integers(0, 2**31))
+    def run(seed):
+        check_reader(name, seed, bases[name], tmp_path)
+
+    run()
+
+
+def cli_command(name, path, bases, out):
+    return {
+        "csv": ["identify", "-r", "planar2", "--data", path, "--out", out],
+        "parquet": ["identify", "-r", "planar2", "--data", path, "--out", out],
+        "urdf": ["robot", "show", path],
+        "yaml": ["base-params", path],
+        "result": ["predict", "-r", "planar2", "--params", path, "--data", bases["log"], "--out", out],
+        "trajectory": ["excite", "evaluate", "-r", "er3a", "--trajectory", path],
+        "body": ["multibody", "identify", "-r", "planar2", "--body-data", path, "--out", out],
+        "friction": ["friction", "compare", "--first", path, "--second", path, "--out", out],
+    }[name]
+
+
+@pytest.mark.parametrize("name", list(READERS))
+def test_cli_turns_bad_input_into_one_line_and_exit_2(name, bases, tmp_path):
+    @CLI
+    @given(seed=st.integers(0, 2**31))
+    def run(seed):
+        mutation, path = write_case(tmp_path, name, seed, bases[name])
+        out = tmp_path / "out.json"
+        result = runner.invoke(app, [str(a) for a in cli_command(name, path, bases, out)])
+        where = f"{name} seed {seed} ({mutation}): exit {result.exit_code}\n{result.output[-1500:]}"
+        assert result.exit_code in (0, 2), where + repr(result.exception)
+        if result.exit_code == 2:
+            errors = [ln for ln in result.output.splitlines() if ln.startswith("error: ")]
+            assert len(errors) == 1 and "Traceback" not in result.output, where
+
+    run()
