@@ -97,8 +97,8 @@ def test_friction_levels_one_joint_at_a_time():
     for j in range(6):
         speeds = np.abs(dq[fr][:, j])
         shares = np.asarray(summary["friction_speed_shares"][j])
-        # the low levels are the thesis' shares exactly; each level shows a constant-speed plateau
-        np.testing.assert_allclose(shares[:3], FRICTION_LEVELS[:3])
+        # every level is the thesis' share of dq_max (5 .. 100 %); each shows a constant-speed plateau
+        np.testing.assert_allclose(shares, FRICTION_LEVELS)
         for share in shares:
             at_level = np.isclose(speeds, share * dq_max[j], rtol=1e-9)
             assert at_level.sum() > 100, (j, share)
@@ -119,14 +119,15 @@ def test_warming_uses_80_percent_of_range_and_speed():
     mid, half = (lo + hi) / 2, (hi - lo) / 2
     np.testing.assert_allclose(q[w].max(axis=0), mid + 0.8 * half, atol=1e-9)
     np.testing.assert_allclose(q[w].min(axis=0), mid - 0.8 * half, atol=1e-9)
-    # 80 % of the speed wherever the stroke is long enough to reach it: ramping up and down
-    # with peak acceleration a covers 2 v^2 / a (the ramps use 80 % of ddq_max)
+    # 80 % of the speed on every joint (thesis 4.5), joint 3 included: its 80 % range is too
+    # short for cycloidal ramps at 80 % of ddq_max (2 v^2 / a = 3.4 rad > 2.37 rad), so its
+    # ramps hold a constant acceleration; the limits hold everywhere
     speed = np.abs(dq[w]).max(axis=0)
     target = 0.8 * robot.limit_array("dq_max")
-    reachable = 2 * target**2 / (0.8 * robot.limit_array("ddq_max")) <= 1.6 * half
-    np.testing.assert_allclose(speed[reachable], target[reachable], rtol=1e-9)
-    assert np.all(speed[~reachable] < target[~reachable])
-    assert reachable.sum() >= 5
+    np.testing.assert_allclose(speed, target, rtol=1e-9)
+    cycloid_reach = 2 * target**2 / (0.8 * robot.limit_array("ddq_max")) <= 1.6 * half
+    assert not cycloid_reach[2]
+    assert np.all(np.abs(dq[w]) <= robot.limit_array("dq_max"))
 
 
 def test_protocol_with_an_excitation_at_the_limits():

@@ -155,14 +155,19 @@ def protocol(robot: str = robot_option(),
              out: Path = typer.Option(..., "--out", "-o", help="joint data file to write (CSV or .parquet)"),
              trajectory: str = typer.Option("thesis-table-4.1", "--trajectory", "-t",
                                             help="excitation: trajectory JSON or builtin name"),
-             cycles: int = typer.Option(1, "--cycles", "-K", help="number of test cycles (24 in the thesis)"),
+             cycles: int = typer.Option(24, "--cycles", "-K", help="number of test cycles (the thesis' 24 by default: "
+                                        "about 2 h 20 min for the er3a)"),
              rate: float = typer.Option(100.0, "--rate", help="controller sample rate [Hz]"),
              excitation_periods: int = typer.Option(1, "--excitation-periods", help="excitation periods per cycle"),
              cycloid: bool = typer.Option(True, "--cycloid/--no-cycloid", help="additional segment (eq. 4.22-4.24)"),
              level_duration: float = typer.Option(4.0, "--level-duration", help="duration of each friction speed level [s]"),
              warming_duration: float = typer.Option(180.0, "--warming-duration", help="warming stage [s]"),
-             seed: int = typer.Option(0, "--seed", help="seed of the vertical-axis pose search")) -> None:
-    """Write the full test cycle (excitation, friction levels, warming) repeated K times."""
+             seed: int = typer.Option(0, "--seed", help="seed of the vertical-axis pose search"),
+             summary: Path = typer.Option(None, "--summary", help="JSON of the cycle: stage durations, every friction "
+                                          "level actually used (default: OUT with suffix .protocol.json)")) -> None:
+    """Write the full test cycle (excitation, friction levels, warming) repeated K times (thesis
+    chapter 4: 24 cycles, six friction levels 5-100 % of each joint's maximum speed, warming at
+    80 % of range and speed). Prints and stores every speed level used."""
     from dynid.excite.fileio import load_trajectory, write_joint_file
     from dynid.excite.protocol import ProtocolSettings, sample_protocol
     from dynid.robot import load_robot
@@ -181,6 +186,29 @@ def protocol(robot: str = robot_option(),
     console.print(table)
     console.print("friction stage: |cos(axis, gravity)| per joint "
                   + ", ".join(f"{c:.3f}" for c in s["vertical_axis_cos"]))
+    _print_levels(s)
     console.print("largest limit ratios over the file: "
                   + ", ".join(f"{k} {v:.3f}" for k, v in s["max_ratio"].items()))
     console.print(f"wrote {out} ({data['t'].size} samples at {rate:g} Hz, {data['t'][-1] / 60:.1f} min)")
+    import json
+
+    from dynid.data.io import atomic_write_text
+
+    target = summary or Path(out).with_suffix(".protocol.json")
+    atomic_write_text(target, json.dumps({"robot": r.name, "cycles": cycles, "rate": rate, **s}, indent=1) + "\n")
+    console.print(f"wrote {target} (stage durations, friction levels used)")
+
+
+def _print_levels(s: dict) -> None:
+    """The friction levels actually used per joint (share of dq_max, time at constant speed per
+    stroke), flagged where they differ from the thesis' share."""
+    levels = s["friction_levels"]
+    table = Table("joint", *[f"{100 * u['target']:.0f} %" for u in levels[0]], "warming speed",
+                  title="friction levels used: % of dq_max (s at constant speed per stroke)")
+    for j, row in enumerate(levels):
+        cells = []
+        for u in row:
+            text = f"{100 * u['share']:.1f} ({u['cruise']:.2f} s)"
+            cells.append(text if abs(u["share"] - u["target"]) < 1e-9 else f"[yellow]{text}[/]")
+        table.add_row(str(j + 1), *cells, f"{100 * s['warming']['speed_shares'][j]:.0f} %")
+    console.print(table)

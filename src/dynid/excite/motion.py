@@ -10,8 +10,8 @@ local times tau in [0, duration] (held constant outside). ``start_state`` and
 - ``Cycloid``: the additional excitation segment, thesis eq. 4.22-4.24, one direction per
   segment (a negative displacement runs it backwards).
 - ``Oscillation``: per joint, rest-to-rest strokes back and forth at a constant cruise speed,
-  with cycloidal speed ramps (the acceleration rises and falls as 1 - cos, so it is
-  continuous). Used for the friction levels (one joint moving, thesis 4.4) and the warming
+  with speed ramps whose acceleration rises and falls as 1 - cos (continuous), cycloidal or
+  with a constant-acceleration phase between (``ramp_profile``). Used for the friction levels (one joint moving, thesis 4.4) and the warming
   stage (all joints, thesis 4.5).
 - ``PeriodicSegment``: a window of a periodic excitation trajectory (eq. 4.19).
 """
@@ -112,24 +112,49 @@ class Cycloid(_Segment):
         return q, dq, ddq
 
 
-def ramp_profile(s: np.ndarray, speed, ramp):
-    """Speed ramp from rest to ``speed`` over ``ramp`` seconds, s in [0, ramp]:
-    a = speed/ramp (1 - cos(2 pi s/ramp)), v = speed (s/ramp - sin(2 pi s/ramp)/(2 pi)),
-    x = speed (s^2/(2 ramp) + ramp/(4 pi^2)(cos(2 pi s/ramp) - 1)); covers speed*ramp/2."""
-    x = TWO_PI * s / ramp
-    pos = speed * (s * s / (2 * ramp) + ramp / (TWO_PI**2) * (np.cos(x) - 1.0))
-    vel = speed * (s / ramp - np.sin(x) / TWO_PI)
-    acc = speed / ramp * (1.0 - np.cos(x))
+def ramp_profile(s: np.ndarray, speed, ramp, jerk=None):
+    """Speed ramp from rest to ``speed`` over ``ramp`` seconds, s in [0, ramp]; covers speed*ramp/2.
+
+    The acceleration rises as (1 - cos) over the jerk phase tj = ``jerk`` (default ramp/2),
+    holds its peak A = speed / (ramp - tj) and falls symmetrically. With tj = ramp/2 this is
+    the cycloidal ramp a = speed/ramp (1 - cos(2 pi s/ramp)) (peak 2 speed / ramp); a shorter
+    jerk phase reaches a speed with less travel (speed^2 / (2 A) + speed tj / 2 per ramp),
+    which the friction levels of short-range joints need (thesis 4.4: up to 100 % of dq_max).
+    """
+    s = np.asarray(s, dtype=float)
+    tj = 0.5 * np.asarray(ramp, dtype=float) if jerk is None else np.asarray(jerk, dtype=float)
+    peak = speed / (ramp - tj)
+    w = np.pi / tj
+    hold = ramp - 2.0 * tj
+
+    def rise(u):  # u in [0, tj]: a = A (1 - cos(w u)) / 2
+        acc = 0.5 * peak * (1.0 - np.cos(w * u))
+        vel = 0.5 * peak * (u - np.sin(w * u) / w)
+        pos = 0.5 * peak * (u * u / 2.0 + (np.cos(w * u) - 1.0) / w**2)
+        return pos, vel, acc
+
+    p1, v1, _ = rise(tj)
+    u1 = np.minimum(s, tj)
+    pr, vr, ar = rise(u1)
+    u2 = np.clip(s - tj, 0.0, hold)  # constant acceleration
+    ph, vh = p1 + v1 * u2 + 0.5 * peak * u2 * u2, v1 + peak * u2
+    u3 = np.clip(ramp - s, 0.0, tj)  # mirrored fall: distance to the end of the ramp
+    pf, vf, af = rise(u3)
+    total = 0.5 * speed * ramp
+    in_rise, in_hold = s <= tj, s <= tj + hold
+    pos = np.where(in_rise, pr, np.where(in_hold, ph, total - (speed * u3 - pf)))
+    vel = np.where(in_rise, vr, np.where(in_hold, vh, speed - vf))
+    acc = np.where(in_rise, ar, np.where(in_hold, peak, af))
     return pos, vel, acc
 
 
-def stroke_profile(tau: np.ndarray, distance, speed, ramp):
+def stroke_profile(tau: np.ndarray, distance, speed, ramp, jerk=None):
     """One rest-to-rest stroke of length ``distance`` >= speed*ramp: ramp up, cruise, ramp down.
     Arrays broadcast per joint. Duration distance/speed + ramp. Returns pos, vel, acc."""
     duration = distance / speed + ramp
     tau = np.clip(tau, 0.0, duration)
-    up = ramp_profile(np.minimum(tau, ramp), speed, ramp)
-    down = ramp_profile(np.clip(duration - tau, 0.0, ramp), speed, ramp)
+    up = ramp_profile(np.minimum(tau, ramp), speed, ramp, jerk)
+    down = ramp_profile(np.clip(duration - tau, 0.0, ramp), speed, ramp, jerk)
     cruise_pos = speed * ramp / 2 + speed * (tau - ramp)
     in_up = tau < ramp
     in_down = tau > duration - ramp
@@ -142,8 +167,9 @@ def stroke_profile(tau: np.ndarray, distance, speed, ramp):
 @dataclass(frozen=True, eq=False)
 class Oscillation(_Segment):
     """Per joint j: ``strokes[j]`` strokes alternating +stroke[j], -stroke[j] from ``start``,
-    each at cruise speed ``speed[j]`` with ramps of ``ramp[j]`` s; then holds. Joints with
-    0 strokes stand still. Stroke j lasts stroke[j]/speed[j] + ramp[j]."""
+    each at cruise speed ``speed[j]`` with ramps of ``ramp[j]`` s (jerk phases ``jerk[j]`` s,
+    default ramp/2: cycloidal); then holds. Joints with 0 strokes stand still. Stroke j lasts
+    stroke[j]/speed[j] + ramp[j]."""
 
     start: np.ndarray
     stroke: np.ndarray
@@ -151,6 +177,7 @@ class Oscillation(_Segment):
     ramp: np.ndarray
     strokes: np.ndarray
     duration: float
+    jerk: np.ndarray | None = None
 
     def __post_init__(self):
         moving = np.asarray(self.strokes) > 0
@@ -173,7 +200,8 @@ class Oscillation(_Segment):
         for j in np.flatnonzero(np.asarray(self.strokes) > 0):  # loop over joints, not samples
             k = np.minimum(np.floor(tau / ts[j]), self.strokes[j] - 1)
             local = np.minimum(tau - k * ts[j], ts[j])
-            pos, vel, acc = stroke_profile(local, self.stroke[j], self.speed[j], self.ramp[j])
+            jerk = None if self.jerk is None else self.jerk[j]
+            pos, vel, acc = stroke_profile(local, self.stroke[j], self.speed[j], self.ramp[j], jerk)
             forward = (k % 2) == 0
             q[:, j] += np.where(forward, pos, self.stroke[j] - pos)
             dq[:, j] = np.where(forward, vel, -vel)

@@ -6,12 +6,15 @@ One cycle, from and back to rest at the home pose (middle of every range):
    at its calmest phase (``calm_phase``), then ``additional``: the cycloid of eq. 4.22-4.24 forward and backward (thesis 4.3);
 2. ``friction``: joint by joint, from a rest pose that keeps its axis vertical where the
    kinematics allow (``rest_pose``), strokes at 5, 20, 40, 60, 80, 100 % of its maximum
-   speed, the same duration for every level (thesis 4.4);
+   speed, the same duration for every level (thesis 4.4); a level the default stroke and
+   acceleration cannot reach gets a longer stroke and ramps with a constant-acceleration
+   phase (``plan_stroke``): every level of the er3a is reached;
 3. ``warming``: all joints together between the ends of 80 % of their range at 80 % of
    their maximum speed (thesis 4.5; about 3 minutes in the thesis).
 
 ``transition`` segments (quintic blends, ``timeline``) join the stages with continuous
-position, velocity and acceleration. The thesis runs 24 cycles (about two hours).
+position, velocity and acceleration. The thesis runs 24 cycles of about 5 minutes (two
+hours); with 4 s per level and 180 s of warming the er3a's cycle lasts 5.8 minutes.
 """
 
 from __future__ import annotations
@@ -38,8 +41,11 @@ class ProtocolSettings:
     a friction stroke may cover; warming_duration [s]; warming_range, warming_speed:
     shares of range and speed in the warming stage (0.8, 0.8 in the thesis);
     acceleration_fraction: share of ddq_max for ramps; min_ramp [s]: shortest speed ramp
-    (bounds the jerk); blend_fraction: share of all limits
-    for blends; seed: random candidates of the vertical-axis search."""
+    (bounds the jerk); wide_stroke_fraction: share of the range a friction stroke may cover
+    when a level cannot be reached within stroke_fraction; jerk_time [s]: jerk phase of ramps
+    with a constant-acceleration phase; min_cruise [s]: least time at constant speed per
+    stroke of such a level; blend_fraction: share of all limits
+    for blends; seed: random candidates of the vertical-axis search (``plan_stroke``)."""
 
     excitation_periods: int = 1
     cycloid: bool = True
@@ -52,6 +58,9 @@ class ProtocolSettings:
     warming_speed: float = 0.8
     acceleration_fraction: float = 0.8
     min_ramp: float = 0.3
+    wide_stroke_fraction: float = 0.98
+    jerk_time: float = 0.05
+    min_cruise: float = 0.12
     blend_fraction: float = 0.9
     seed: int = 0
 
@@ -86,23 +95,75 @@ def additional_segments(limits: KinematicLimits, fraction: float):
     return [Cycloid(low, delta, t), Cycloid(low + delta, -delta, t)]
 
 
-def friction_level(joint: int, pose: np.ndarray, speed: float, duration: float, stroke_max: float,
-                   accel: float, low: float, min_ramp: float = 0.3) -> Oscillation:
+@dataclass(frozen=True)
+class StrokePlan:
+    """How one speed level (or the warming stage) of a joint is run: the cruise ``speed`` used,
+    the longest ``stroke`` allowed, the ``ramp`` time, its jerk phase ``jerk`` (ramp/2 =
+    cycloidal ramp) and the peak acceleration ``accel``."""
+
+    speed: float
+    stroke: float
+    ramp: float
+    jerk: float
+    accel: float
+
+    @property
+    def cruise(self) -> float:
+        """Time at constant speed in a full-length stroke [s]."""
+        return self.stroke / self.speed - self.ramp
+
+
+def plan_stroke(speed: float, stroke: float, wide_stroke: float, accel: float, accel_max: float,
+                min_ramp: float, jerk_time: float, min_cruise: float, stroke_time: float = np.inf,
+                cruise_target: float = 0.5) -> StrokePlan:
+    """The gentlest way to run strokes at ``speed`` (thesis 4.4, 4.5), a stroke lasting at most
+    ``stroke_time`` [s] (half a level: there and back), in this order:
+
+    1. cycloidal ramps (acceleration 1 - cos, peak ``accel``, at least ``min_ramp`` s) over
+       ``stroke``, ramps taking at most two thirds of it (2 speed^2 / accel <= 2 stroke / 3):
+       the protocol's default;
+    2. ramps with a constant-acceleration phase (jerk phases ``jerk_time``, travel speed^2/a +
+       speed tj for both), first at ``accel`` over ``stroke``, then over ``wide_stroke``,
+       then at ``accel_max`` (the joint's ddq_max): the first that keeps ``cruise_target`` s
+       at constant speed per stroke, else the one with the longest cruise if it reaches
+       ``min_cruise`` s (plateaus shorter than that are lost to filters);
+    3. the highest speed that 2. allows over ``wide_stroke`` at ``accel_max`` (the level is
+       then slower than asked: the summary and the CLI say so).
+    """
+
+    def cruise(d, ramp):  # time at constant speed of the longest stroke that fits in stroke_time
+        return min(d, speed * (stroke_time - ramp)) / speed - ramp
+
+    ramp = max(2.0 * speed / accel, min_ramp)
+    if speed * speed <= stroke * accel / 3.0 and cruise(stroke, ramp) >= min_cruise:
+        return StrokePlan(speed, stroke, ramp, 0.5 * ramp, accel)
+    options = []
+    for d, a in ((stroke, accel), (wide_stroke, accel), (wide_stroke, accel_max)):
+        tj = min(jerk_time, speed / a)  # the constant phase needs speed / a >= tj
+        plan = StrokePlan(speed, d, speed / a + tj, tj, a)
+        options.append((cruise(d, plan.ramp), plan))
+        if options[-1][0] >= cruise_target:
+            return plan
+    best_cruise, best = max(options, key=lambda o: o[0])
+    if best_cruise >= min_cruise:
+        return best
+    a, d, c = accel_max, min(wide_stroke, 0.5 * accel_max * stroke_time ** 2), jerk_time + min_cruise
+    v = 0.5 * a * (-c + np.sqrt(c * c + 4.0 * d / a))  # v^2/a + v (tj + cruise) = d
+    tj = min(jerk_time, v / a)
+    return StrokePlan(float(v), d, v / a + tj, tj, a)
+
+
+def friction_level(joint: int, pose: np.ndarray, plan: StrokePlan, duration: float, low: float) -> Oscillation:
     """One speed level of one joint: an even number m of equal strokes within ``duration``.
 
-    Ramp time max(2 speed / accel, min_ramp) (peak acceleration <= accel; the floor bounds
-    the jerk 2 pi speed / ramp^2 of slow levels). m = 2 floor(duration / (2 t_max))
-    (at least 2), t_max the time of a full-length stroke; stroke = min(stroke_max,
-    speed (duration/m - ramp)); the rest of the level, if any, is spent at rest. The strokes
-    start at ``low`` and return there, so every level lasts ``duration`` exactly.
-    A speed that cannot be reached within the stroke (ramping up and down takes
-    2 speed^2 / accel of travel) is lowered so that a third of the stroke is at constant
-    speed: speed <= sqrt(stroke_max accel / 3). ``.speed[joint]`` tells the speed used.
+    m = 2 floor(duration / (2 t_max)) (at least 2), t_max the time of a full-length stroke;
+    stroke = min(plan.stroke, speed (duration/m - ramp)); the rest of the level, if any, is
+    spent at rest. The strokes start at ``low`` and return there, so every level lasts
+    ``duration`` exactly.
     """
-    speed = min(speed, float(np.sqrt(stroke_max * accel / 3.0)))
-    ramp = max(2.0 * speed / accel, min_ramp)
-    m = 2 * max(1, int(np.floor(duration / (2.0 * (stroke_max / speed + ramp)))))
-    stroke = min(stroke_max, speed * (duration / m - ramp))
+    speed, ramp = plan.speed, plan.ramp
+    m = 2 * max(1, int(np.floor(duration / (2.0 * (plan.stroke / speed + ramp)))))
+    stroke = min(plan.stroke, speed * (duration / m - ramp))
     if stroke < speed * ramp - 1e-12:
         raise DataError(f"friction level of joint {joint + 1} at {speed:.3g}/s: {duration:g} s per level "
                         "is too short to ramp up and down twice; use a longer level duration")
@@ -113,23 +174,48 @@ def friction_level(joint: int, pose: np.ndarray, speed: float, duration: float, 
     strokes[joint] = m
     one = lambda v: np.where(np.arange(n) == joint, v, 0.0)  # noqa: E731
     return Oscillation(start, one(stroke), np.where(np.arange(n) == joint, speed, 1.0), one(ramp),
-                       strokes, duration)
+                       strokes, duration, one(plan.jerk))
+
+
+def friction_levels(limits: KinematicLimits, joint: int, pose: np.ndarray, settings: "ProtocolSettings"):
+    """The six levels of one joint (``settings.friction_levels`` x dq_max, ``plan_stroke``) and
+    what each used: [{target, share (of dq_max), stroke [rad | m], strokes, accel_share (peak
+    of ddq_max), cruise (time at constant speed per stroke [s])}]."""
+    j = joint
+    half = limits.half_range[j]
+    stroke, wide = 2 * settings.stroke_fraction * half, 2 * settings.wide_stroke_fraction * half
+    accel, accel_max = settings.acceleration_fraction * limits.ddq_max[j], limits.ddq_max[j]
+    plans = [plan_stroke(share * limits.dq_max[j], stroke, wide, accel, accel_max, settings.min_ramp,
+                         settings.jerk_time, settings.min_cruise, settings.level_duration / 2)
+             for share in settings.friction_levels]
+    low = limits.center[j] - max(p.stroke for p in plans) / 2  # one start for all levels: continuous
+    levels = [friction_level(j, pose, plan, settings.level_duration, low) for plan in plans]
+    used = [{"target": float(share), "share": float(plan.speed / limits.dq_max[j]),
+             "stroke": float(level.stroke[j]), "strokes": int(level.strokes[j]),
+             "accel_share": float(plan.accel / limits.ddq_max[j]),
+             "cruise": float(level.stroke[j] / plan.speed - plan.ramp)}
+            for share, plan, level in zip(settings.friction_levels, plans, levels)]
+    return levels, used
 
 
 def warming_segment(limits: KinematicLimits, settings: ProtocolSettings) -> Oscillation:
-    """All joints between the ends of ``warming_range`` of their range at ``warming_speed``."""
+    """All joints between the ends of ``warming_range`` of their range at ``warming_speed``
+    (``plan_stroke`` per joint: a joint whose range is short for its speed gets ramps with a
+    constant-acceleration phase, up to its ddq_max)."""
     stroke = 2 * settings.warming_range * limits.half_range
-    speed = settings.warming_speed * limits.dq_max
-    accel = settings.acceleration_fraction * limits.ddq_max
-    speed = np.minimum(speed, np.sqrt(stroke * accel / 2))  # ramping up and down covers 2 v^2 / a
-    ramp = np.maximum(2.0 * speed / accel, settings.min_ramp)
+    plans = [plan_stroke(settings.warming_speed * v, d, d, settings.acceleration_fraction * a, a,
+                         settings.min_ramp, settings.jerk_time, 0.0)
+             for v, d, a in zip(limits.dq_max, stroke, limits.ddq_max)]
+    speed = np.array([p.speed for p in plans])
+    ramp = np.array([p.ramp for p in plans])
+    jerk = np.array([p.jerk for p in plans])
     speed = np.minimum(speed, stroke / ramp)
     stroke_time = stroke / speed + ramp
     strokes = 2 * np.floor(settings.warming_duration / (2 * stroke_time)).astype(int)
     if np.any(strokes < 2):
         raise DataError(f"warming stage of {settings.warming_duration:g} s is shorter than one "
                         f"round trip ({2 * stroke_time.max():.2f} s)")
-    return Oscillation(limits.center - stroke / 2, stroke, speed, ramp, strokes, settings.warming_duration)
+    return Oscillation(limits.center - stroke / 2, stroke, speed, ramp, strokes, settings.warming_duration, jerk)
 
 
 def cycle_timeline(robot, excitation, settings: ProtocolSettings = ProtocolSettings(),
@@ -161,16 +247,13 @@ def cycle_timeline(robot, excitation, settings: ProtocolSettings = ProtocolSetti
         tl.append(forward, "additional")
         tl.append(backward, "additional")
     stroke_limits = limits.scaled(settings.stroke_fraction)
-    alignment, speeds = [], []
+    alignment, speeds, level_table = [], [], []
     for j in range(robot.n):
         pose, cos = vertical_axis_pose(robot, j, home, stroke_limits.q_min, stroke_limits.q_max, seed=settings.seed)
         alignment.append(cos)
-        low = stroke_limits.q_min[j]
-        stroke_max = stroke_limits.q_max[j] - low
-        levels = [friction_level(j, pose, share * limits.dq_max[j], settings.level_duration, stroke_max,
-                                 settings.acceleration_fraction * limits.ddq_max[j], low, settings.min_ramp)
-                  for share in settings.friction_levels]
-        speeds.append([float(level.speed[j] / limits.dq_max[j]) for level in levels])
+        levels, used = friction_levels(limits, j, pose, settings)
+        speeds.append([u["share"] for u in used])
+        level_table.append(used)
         tl.blend_to(levels[0].start_state, blend_limits, fallback=limits)
         for level in levels:
             tl.append(level, "friction")
@@ -185,8 +268,11 @@ def cycle_timeline(robot, excitation, settings: ProtocolSettings = ProtocolSetti
     durations: dict[str, float] = {}
     for seg, stage in zip(tl.segments, tl.stages):
         durations[stage] = durations.get(stage, 0.0) + seg.duration
+    w = warming.speed / limits.dq_max
     summary = {"cycle_duration": tl.duration, "stage_durations": durations,
-               "vertical_axis_cos": alignment, "friction_speed_shares": speeds, "excitation_ratio_bounds": worst}
+               "vertical_axis_cos": alignment, "friction_speed_shares": speeds, "friction_levels": level_table,
+               "warming": {"range_share": settings.warming_range, "speed_shares": w.tolist()},
+               "excitation_ratio_bounds": worst}
     return tl, summary
 
 
