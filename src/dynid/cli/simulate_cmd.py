@@ -96,7 +96,19 @@ def simulate(robot: str = robot_option(),
              dq_noise: str = typer.Option("0", "--dq-noise", help="--drive: velocity noise std per joint [rad/s | m/s]"),
              u_noise: str = typer.Option("0", "--u-noise", help="--drive: voltage noise std per joint [V]"),
              truth: Path = typer.Option(None, "--truth", help="--drive: write the drive constants and true base "
-                                        "parameters to this JSON file")) -> None:
+                                        "parameters to this JSON file"),
+             thesis_friction: bool = typer.Option(None, "--thesis-friction/--no-thesis-friction",
+                                                  help="the thesis' friction f1..f4 (Table H) drifting as Table 5.6; "
+                                                       "default on for an er3a protocol file without friction "
+                                                       "options (docs/thesis-chapter5.md)"),
+             digits: int = typer.Option(None, "--digits", help="--experiment: round every value to this many "
+                                        "significant digits (the seeds' ADAMS export: 7)"),
+             joint_acceleration: float = typer.Option(None, "--joint-acceleration",
+                                                      help="--experiment: joint acceleration [rad/s^2] (default "
+                                                           "9.5493 as printed; 0.5236 = the '30 deg/s^2' reading)"),
+             tables: bool = typer.Option(False, "--tables", help="--experiment: identify the bodies at the seeds' "
+                                         "five instants and print the seeds' Tables 2-4 and multipliers beside ours")
+             ) -> None:
     """Simulate a joint data log of ROBOT (or, with --experiment, write seed body data)."""
     import numpy as np
 
@@ -113,9 +125,8 @@ def simulate(robot: str = robot_option(),
     if experiment is not None or body_data is not None:
         if experiment is None or body_data is None:
             raise DataError("--experiment and --body-data go together, e.g. --experiment seed-kr500 --body-data out.csv")
-        from dynid.multibody.experiment import write_experiment_body_data
-        write_experiment_body_data(r, experiment, body_data)
-        console.print(f"wrote [bold]{body_data}[/] ({experiment})")
+        from dynid.cli.seed_tables_cmd import run_experiment
+        run_experiment(r, experiment, body_data, digits, joint_acceleration, tables)
         return
     if out is None:
         raise DataError("--out is required for a joint-space simulation")
@@ -126,6 +137,21 @@ def simulate(robot: str = robot_option(),
         t = t + np.random.default_rng(seed + 1).uniform(-0.5, 0.5, t.shape) * jitter * dt
     q, dq, ddq = sample(t)
     coefficients = None
+    if thesis_friction is None:  # default: on for an er3a protocol log without friction options
+        stages = getattr(sample, "labels", (None, None))[1]
+        thesis_friction = (stages is not None and "friction" in set(np.asarray(stages).astype(str))
+                           and friction == "coulomb-viscous" and coulomb is None and viscous is None
+                           and friction_drift is None and drive is None)
+        from dynid.simulate.thesis_friction import applies_to
+        thesis_friction = thesis_friction and applies_to(r)
+    thesis_drift = None
+    if thesis_friction:
+        from dynid.simulate.thesis_friction import applies_to, thesis_drift as table_5_6_drift, thesis_friction as table_h
+        if not applies_to(r):
+            raise DataError(f"--thesis-friction: the thesis' values are for the er3a, not '{r.name}'")
+        options = ModelOptions(friction="polynomial", rotor_inertia=rotor_inertia, offset=offsets is not None)
+        coefficients = table_h()
+        thesis_drift = table_5_6_drift() if friction_drift is None else None
     if coulomb is not None or viscous is not None:
         if options.friction != "coulomb-viscous":
             raise DataError("--coulomb/--viscous set the coulomb-viscous model; use --friction coulomb-viscous")
@@ -137,6 +163,7 @@ def simulate(robot: str = robot_option(),
     measurement = Measurement(tuple(_per_joint(tau_noise, r.n, "--tau-noise")), encoder_counts, derivatives)
     from dynid.simulate.drift import drift_options
     drift, warmup = drift_options(friction_drift, temperature)
+    drift = thesis_drift or drift
     data, _, _ = simulate_joint_data(r, t, q, dq, ddq, options, coefficients,
                                          _per_joint(offsets, r.n, "--offsets"), measurement, seed, drift=drift)
     data.cycle, data.stage = getattr(sample, "labels", (None, None))
@@ -155,6 +182,9 @@ def simulate(robot: str = robot_option(),
     write_columns(out, cols)
     console.print(f"wrote [bold]{out}[/] ({len(data)} samples, {options.friction} friction "
                   f"{FRICTION_MODELS[options.friction]}, rotor inertia {'on' if rotor_inertia else 'off'})")
+    if thesis_friction:
+        console.print("friction: the thesis' f1..f4 (Table H, Robot 2, Test 1, cycles 6-24)"
+                      + (", drifting as Table 5.6 (cold = 1.8..9.6 x warm)" if thesis_drift is not None else ""))
 
 
 def _simulate_drive(r, kind, sample, t, coefficients, inductance, dq_noise, u_noise, seed, out, truth_path) -> None:

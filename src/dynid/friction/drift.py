@@ -18,7 +18,7 @@ The "mix" fit (thesis 5.2.4, Figure 5.23) is the same fit over the points of sev
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.optimize
@@ -54,6 +54,7 @@ class DriftFit:
     points: int
     t_span: tuple
     cov: np.ndarray | None = None
+    notes: list = field(default_factory=list)
 
     @property
     def cold(self) -> tuple[float, float]:
@@ -79,7 +80,8 @@ class DriftFit:
                 "std": {k: f(v) for k, v in zip(NAMES, self.std)},
                 "ci95": {k: [f(lo), f(hi)] for k, lo, hi in zip(NAMES, self.ci_low, self.ci_high)},
                 "cold": {"value": f(self.cold[0]), "std": f(self.cold[1])},
-                "rmse": self.rmse, "points": self.points, "t_span": [float(x) for x in self.t_span]}
+                "rmse": self.rmse, "points": self.points, "t_span": [float(x) for x in self.t_span],
+                "notes": list(self.notes)}
 
 
 def _grid_start(t: np.ndarray, y: np.ndarray, candidates: int = 24) -> tuple[np.ndarray, np.ndarray]:
@@ -143,8 +145,14 @@ def fit_drift(t: np.ndarray, y: np.ndarray, seed: int = 0, starts: int = 6) -> D
     except np.linalg.LinAlgError:
         cov, std = None, np.full(5, np.inf)
     half = scipy.stats.t.ppf(0.975, dof) * std
+    notes = []
+    spacing = float(np.min(np.diff(np.unique(t))))
+    if p[4] < spacing / 3:  # the fast term falls below 5 % between two points: it rests on the first one
+        notes.append(f"t2 = {p[4]:.4g} s is below a third of the spacing of the points ({spacing:.4g} s): the "
+                     "fast term shows in the first point only, c and t2 are not determined separately "
+                     "(fit every sample instead: dynid friction drift)")
     return DriftFit(p, std, p - half, p + half, float(np.sqrt(np.mean(r**2))), int(t.size),
-                    (float(t.min()), float(t.max())), cov)
+                    (float(t.min()), float(t.max())), cov, notes)
 
 
 def mix_fit(tests: list, seed: int = 0) -> DriftFit:
