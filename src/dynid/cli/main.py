@@ -9,6 +9,8 @@ import typer
 
 from dynid.cli.base_params_cmd import base_params
 from dynid.cli.cycles_cmd import cycles_app
+from dynid.cli.draw_cmd import draw
+from dynid.cli.drift_cmd import friction_drift
 from dynid.cli.common import debug_enabled, err_console
 from dynid.cli.demo import demo
 from dynid.cli.excite import excite_app
@@ -36,6 +38,7 @@ def _global(debug: bool = typer.Option(False, "--debug", help="show tracebacks o
 
 
 app.command("robots")(robots)
+robot_app.command("draw")(draw)
 app.add_typer(robot_app, name="robot")
 app.command("demo")(demo)
 app.command("simulate")(simulate)
@@ -45,6 +48,7 @@ app.command("validate")(validate)
 app.command("base-params")(base_params)
 app.add_typer(multibody_app, name="multibody")
 app.add_typer(excite_app, name="excite")
+friction_app.command("drift")(friction_drift)
 app.add_typer(friction_app, name="friction")
 app.add_typer(cycles_app, name="cycles")
 app.command("export")(export)

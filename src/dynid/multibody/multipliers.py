@@ -62,8 +62,10 @@ class JointMultipliers:
     measured_moment: np.ndarray
 
 
-def multipliers_at(robot, data: BodyData, form, time: float) -> JointMultipliers:
-    """Solve eq. 110 for the joint efforts and multipliers at the sample nearest ``time``."""
+def multipliers_at(robot, data: BodyData, form, time: float, static: bool = False) -> JointMultipliers:
+    """Solve eq. 110 for the joint efforts and multipliers at the sample nearest ``time``;
+    ``static``: of the pose at that time held at rest (zero velocities and accelerations),
+    which is what the seeds' printed multipliers (eqs. 113-118) describe."""
     model = body_model(robot)
     j = int(np.argmin(np.abs(data.t - time)))
     spacing = np.min(np.diff(data.t)) if len(data.t) > 1 else 0.0
@@ -72,6 +74,8 @@ def multipliers_at(robot, data: BodyData, form, time: float) -> JointMultipliers
     states = states_from_body_data(model, data)
     one = BodyStates(*(getattr(states, f)[j:j + 1] for f in BodyStates.__dataclass_fields__))
     q, qd, qdd = body_coordinates(form, one, "body data")
+    if static:
+        qd, qdd = np.zeros_like(qd), np.zeros_like(qdd)
     sol = inverse(model, form, q, qd, qdd)
     rot = one.rotation[0]
     n = model.n
