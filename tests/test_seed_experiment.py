@@ -82,3 +82,19 @@ def test_printed_multipliers_are_those_of_the_robot_at_rest(runs):
     assert np.all(np.abs(printed[:, :2]) < 1e-2)
     assert np.min(np.abs(moving[:, :3])) > 1e5
     assert "seed discrepancy" in runs["printed"][1] and "Table 4 (errors)" in runs["printed"][1]
+
+
+def test_posture_drawing_geometry_and_command(tmp_path):
+    """The stick figure follows forward kinematics: the KR500 at q = 0 stands B1 upright (1.045 m)
+    and lays B2..B6 along x, so the tip of B6 is at x = 1.245 + 1.21 + 0.315 + 0.29 + 0.3 m."""
+    from dynid.report.pose_figure import posture_points
+
+    g = posture_points(dynid.load_robot("kr500"), np.zeros(6))
+    np.testing.assert_allclose(g["tips"][0][1], [S.LENGTH[1:].sum(), 0.0, S.LENGTH[0]], atol=1e-12)
+    run_ok("robot", "draw", "kr500", "--q", "0,0,0,0,0,0", "--q", "10.74,10.74,0,0,0,0", "--out", tmp_path / "p.png")
+    assert (tmp_path / "p.png").read_bytes()[:4] == b"\x89PNG"
+    from cli_helpers import runner
+    from dynid.cli.main import app
+
+    bad = runner.invoke(app, ["robot", "draw", "er3a", "--q", "0,0", "--out", str(tmp_path / "x.png")])
+    assert bad.exit_code == 2 and "6 joints" in bad.output and not (tmp_path / "x.png").exists()
