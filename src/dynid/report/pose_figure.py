@@ -30,7 +30,7 @@ def posture_points(robot, q) -> dict:
         com[i] = origin[i] + rotation[i] @ (np.asarray(c, dtype=float) if m > 0 else np.zeros(3))
     parents = robot.parents
     segments = [(np.zeros(3) if p < 0 else origin[p], origin[i]) for i, p in enumerate(parents)]
-    leaves = [i for i in range(robot.n) if i not in set(parents.tolist())]
+    leaves = [i for i in range(origin.shape[0]) if i not in set(parents.tolist())]
     tips = [(origin[i], origin[i] + 2.0 * (com[i] - origin[i])) for i in leaves]
     return {"origin": origin, "rotation": rotation, "com": com, "segments": segments, "tips": tips}
 
