@@ -26,7 +26,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile tests
 
 bench: $(STAMP)
-	$(BIN)/python bench/regressor.py
+	$(BIN)/python bench/dynamics.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info

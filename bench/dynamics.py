@@ -1,0 +1,139 @@
+"""Speed of dynid's regressor and inverse dynamics beside Pinocchio called from C++.
+
+    .venv/bin/python bench/dynamics.py [--samples 20000] [--repeat 7] [--robots er3a,iiwa14,solo12]
+
+For each robot (6-DoF er3a; 7-DoF KUKA iiwa14 from shared/real, else the builtin kr500-rail;
+12-DoF solo12 from example-robot-data, a branched tree of four legs on a fixed base) and the
+same random states (seeded), prints in one run:
+
+- Pinocchio 4 `computeJointTorqueRegressor` and `rnea` in a C++ loop (bench/cpp/, built here
+  with -O3 -march=native into a cache directory; one thread): the baseline of every ratio;
+- `dynid.regressor(..., out=Y)` and `dynid.inverse_dynamics` on one thread and on all cores;
+- the write bound: bytes of Y the regressor writes per sample over the machine's measured
+  store bandwidth (one thread / all cores), the floor no regressor that fills Y can beat;
+- agreement: max |Y_dynid - Y_pinocchio| and max |tau_dynid - tau_pinocchio| on these states.
+
+Times are the best of --repeat passes over all samples (wall clock; the machine is shared, so
+the load average is printed before and after).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+import pinocchio_cpp  # noqa: E402  (bench/pinocchio_cpp.py)
+
+
+def find_robot(name: str):
+    """(robot, label): builtin names as they are; iiwa14 and solo12 from their URDFs."""
+    import dynid
+
+    if name == "iiwa14":
+        here = Path(__file__).resolve().parent
+        roots = [Path(os.environ["DYNID_SHARED"])] if os.environ.get("DYNID_SHARED") else []
+        roots += [p / "shared" for p in here.parents]
+        for root in roots:
+            urdf = root / "real" / "kuka_iiwa14" / "urdf" / "iiwa14.urdf"
+            if urdf.exists():
+                return dynid.load_robot(str(urdf)), "iiwa14 (shared/real URDF)"
+        return dynid.load_robot("kr500-rail"), "kr500-rail (iiwa14 URDF not found)"
+    if name == "solo12":
+        urdf = pinocchio_cpp.prefix() / "share" / "example-robot-data" / "robots" / "solo_description" / "robots" / "solo12.urdf"
+        return dynid.load_robot(str(urdf)), "solo12 (example-robot-data, fixed base)"
+    return dynid.load_robot(name), name
+
+
+def best_of(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def store_bandwidth(threads: int, megabytes: int = 256, repeat: int = 5) -> float:
+    """Bytes per second that ordinary stores reach when filling a large array (what the
+    regressor's writes of Y are; no cache holds it)."""
+    import numba
+
+    @numba.njit(parallel=True)
+    def fill_parallel(a, value):
+        for k in numba.prange(a.size):
+            a[k] = value
+
+    a = np.empty(megabytes * 2**20 // 8)
+    numba.set_num_threads(threads)
+    fill_parallel(a, 1.0)
+    return a.nbytes / best_of(lambda: fill_parallel(a, 1.0), repeat)
+
+
+def main() -> None:
+    import numba
+
+    import dynid
+
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--samples", type=int, default=20_000)
+    ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--robots", default="er3a,iiwa14,solo12")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    cores = numba.config.NUMBA_NUM_THREADS
+    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
+          f"{platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}")
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    binary, how = pinocchio_cpp.build()
+    print(f"Pinocchio C++ baseline: {how}" if binary else f"NOTE: {how}")
+    bandwidth = {1: store_bandwidth(1), cores: store_bandwidth(cores)}
+    print(f"store bandwidth (filling 256 MB): {bandwidth[1] / 1e9:.1f} GB/s one thread, "
+          f"{bandwidth[cores] / 1e9:.1f} GB/s {cores} threads")
+    rows = []
+    for name in args.robots.split(","):
+        robot, label = find_robot(name)
+        n, count = robot.n, args.samples
+        rng = np.random.default_rng(args.seed)
+        q, dq, ddq = rng.uniform(-2.0, 2.0, (3, count, n))
+        y = np.zeros((count, n, 10 * n))
+        dynid.regressor(robot, q[:600], dq[:600], ddq[:600])  # load the compiled kernels
+        dynid.inverse_dynamics(robot, q[:600], dq[:600], ddq[:600])
+        timing = {}
+        for threads in (1, cores):
+            numba.set_num_threads(threads)
+            timing["reg", threads] = best_of(lambda: dynid.regressor(robot, q, dq, ddq, out=y), args.repeat) / count
+            timing["id", threads] = best_of(lambda: dynid.inverse_dynamics(robot, q, dq, ddq), args.repeat) / count
+        numba.set_num_threads(cores)
+        written = 8 * int(np.count_nonzero(np.any(y != 0.0, axis=0)))  # bytes of Y's non-zero pattern per sample
+        tau = dynid.inverse_dynamics(robot, q, dq, ddq)
+        pin = pinocchio_cpp.run(binary, robot, q, dq, ddq, repeats=args.repeat) if binary else None
+        print(f"\n{label}: n = {n}, {count} random states (seed {args.seed}), "
+              f"its Y has {written} bytes of non-zero entries per sample")
+        head = f"{'':34} {'Pinocchio C++':>14} {'dynid 1 thread':>15} {'ratio':>6} {f'dynid {cores} threads':>16} {'write bound':>12}"
+        print(head)
+        for key, what, pin_key in (("reg", "regressor  [us/sample]", "regressor_ns"), ("id", "inverse dynamics  [us/sample]", "rnea_ns")):
+            base = pin[pin_key][0] * 1e-9 if pin else float("nan")
+            one, many = timing[key, 1], timing[key, cores]
+            bound = (f"{written / bandwidth[1] * 1e6:.3f}/{written / bandwidth[cores] * 1e6:.3f}" if key == "reg" else "")
+            print(f"{what:34} {base * 1e6:>14.3f} {one * 1e6:>15.3f} {base / one:>5.2f}x {many * 1e6:>16.3f} {bound:>12}")
+            rows.append((label, n, key, base, one, many))
+        if pin:
+            checked = pin["Y"].shape[0]
+            y_err = float(np.abs(pin["Y"] - y[:checked]).max())
+            tau_err = float(np.abs(pin["tau"] - tau).max())
+            print(f"agreement with Pinocchio C++: max |Y diff| = {y_err:.1e} ({checked} samples), "
+                  f"max |tau diff| = {tau_err:.1e} N m (all samples; max |tau| {np.abs(tau).max():.3g})")
+    print(f"\nload average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print("ratio = Pinocchio C++ time / dynid one-thread time (both single thread, same states); "
+          "write bound = bytes of Y / store bandwidth, one thread / all threads")
+
+
+if __name__ == "__main__":
+    main()
