@@ -15,8 +15,11 @@ Y[i, 10 j : 10 j + 10] (derived in docs/derivations.md):
     Y_h = s x dw + w x (w x s) + a x u
     Y_I = L(dw)^T u + L(w)^T (u x w),   L(w) I6 = I w
 
-Only ancestors couple, so the rest of Y is zero. The per-sample work runs in a Numba kernel,
-parallel over samples; there is no Python loop over samples.
+Only ancestors couple, so the rest of Y is zero and is not written. The kernels run over blocks
+of samples in SIMD lanes (``lanes.py``): after the forward recursion, for each link j the pair
+(j, j) uses the constant axis S_j of frame j; each ancestor i's axis is carried down one
+motion transform per pair, S_i^(j) = X_{j<-p(j)} S_i^(p(j)) (u = R^T u_p, s = R^T (s_p - t x u_p)),
+and the ten numbers go straight to Y. Parallel over blocks of samples; no Python loop over samples.
 """
 
 from __future__ import annotations
@@ -25,107 +28,106 @@ import numba as nb
 import numpy as np
 
 from dynid.dynamics.arrays import joint_arrays
-from dynid.dynamics.kernels import cross3 as _cross
-from dynid.dynamics.kernels import PARALLEL_MIN_SAMPLES, motion_sample, robot_arrays
+from dynid.dynamics.lanes import (
+    CHUNK, JR, LANES, PARALLEL_MIN_SAMPLES, R_A, R_DV, R_DW, R_REL, R_T, R_V, R_W, cross3, forward_block,
+    kernel_arrays, load_block, new_workspace,
+)
+
+
+@nb.njit(cache=True, inline="always")
+def _link_block(u0, u1, u2, s0, s1, s2, w0, w1, w2, e0, e1, e2, a0, a1, a2):
+    """Y[i, 10 j : 10 j + 10] from joint i's axis (u, s) and link j's w, dw = e and classical
+    acceleration a, all in frame j (regressor.py's module docstring):
+    Y_m = s . a, Y_h = s x dw + w x (w x s) + a x u, Y_I = L(dw)^T u + L(w)^T (u x w)."""
+    b0, b1, b2 = cross3(w0, w1, w2, s0, s1, s2)
+    b0, b1, b2 = cross3(w0, w1, w2, b0, b1, b2)
+    c0, c1, c2 = cross3(s0, s1, s2, e0, e1, e2)
+    d0, d1, d2 = cross3(a0, a1, a2, u0, u1, u2)
+    x0, x1, x2 = cross3(u0, u1, u2, w0, w1, w2)
+    return (s0 * a0 + s1 * a1 + s2 * a2, c0 + b0 + d0, c1 + b1 + d1, c2 + b2 + d2,
+            e0 * u0 + w0 * x0, e1 * u0 + e0 * u1 + w1 * x0 + w0 * x1, e2 * u0 + e0 * u2 + w2 * x0 + w0 * x2,
+            e1 * u1 + w1 * x1, e2 * u1 + e1 * u2 + w2 * x1 + w1 * x2, e2 * u2 + w2 * x2)
+
+
+@nb.njit(cache=True, inline="always")
+def _store_block(yb, k, i, col, b):
+    row = yb[k, i]
+    row[col], row[col + 1], row[col + 2], row[col + 3], row[col + 4] = b[0], b[1], b[2], b[3], b[4]
+    row[col + 5], row[col + 6], row[col + 7], row[col + 8], row[col + 9] = b[5], b[6], b[7], b[8], b[9]
 
 
 @nb.njit(cache=True)
-def _workspace(n):
-    """Scratch arrays of one sample: rel, t, w, v, dw, dv, rw (world rotations), ow (world
-    origins), uw, sw (joint motion subspaces in world coordinates, linear part at the origin)."""
-    return (np.empty((n, 3, 3)), np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3)),
-            np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3, 3)), np.empty((n, 3)),
-            np.empty((n, 3)), np.empty((n, 3)))
-
-
-@nb.njit(cache=True)
-def _regressor_sample(k, q, dq, ddq, parents, revolute, p_rot, p_t, axis, e_rot, e_t, screw, gravity, y):
-    _regressor_sample_in(k, q, dq, ddq, parents, revolute, p_rot, p_t, axis, e_rot, e_t, screw, gravity, y,
-                         _workspace(q.shape[1]))
-
-
-@nb.njit(cache=True)
-def _regressor_sample_in(k, q, dq, ddq, parents, revolute, p_rot, p_t, axis, e_rot, e_t, screw, gravity, y,
-                         work):
-    n = q.shape[1]
-    rel, t, w, v, dw, dv, rw, ow, uw, sw = work
-    motion_sample(q[k], dq[k], ddq[k], parents, revolute, p_rot, p_t, axis, e_rot, e_t, screw,
-                  gravity, rel, t, w, v, dw, dv)
-    for i in range(n):
-        p = parents[i]
-        for a in range(3):
-            if p < 0:
-                ow[i, a] = t[i, a]
-                for b in range(3):
-                    rw[i, a, b] = rel[i, a, b]
-            else:
-                ow[i, a] = ow[p, a] + rw[p, a, 0] * t[i, 0] + rw[p, a, 1] * t[i, 1] + rw[p, a, 2] * t[i, 2]
-                for b in range(3):
-                    rw[i, a, b] = rw[p, a, 0] * rel[i, 0, b] + rw[p, a, 1] * rel[i, 1, b] + rw[p, a, 2] * rel[i, 2, b]
-        for a in range(3):
-            uw[i, a] = rw[i, a, 0] * screw[i, 0] + rw[i, a, 1] * screw[i, 1] + rw[i, a, 2] * screw[i, 2]
-            sw[i, a] = rw[i, a, 0] * screw[i, 3] + rw[i, a, 1] * screw[i, 4] + rw[i, a, 2] * screw[i, 5]
-        c0, c1, c2 = _cross(ow[i, 0], ow[i, 1], ow[i, 2], uw[i, 0], uw[i, 1], uw[i, 2])
-        sw[i, 0] += c0
-        sw[i, 1] += c1
-        sw[i, 2] += c2
+def regressor_pairs(ws, constants, parents, slots, m, y, k0):
+    """The ancestor blocks Y[i, 10 j : 10 j + 10] of the lanes 0 .. m of a block after
+    ``forward_block``, written to y[k0 : k0 + m] (N, n, 10 n)."""
+    n = parents.shape[0]
+    pair_row = (n + 1) * JR
+    yb = y[k0:k0 + m]
     for j in range(n):
-        w0, w1, w2 = w[j, 0], w[j, 1], w[j, 2]
-        e0, e1, e2 = dw[j, 0], dw[j, 1], dw[j, 2]
-        c0, c1, c2 = _cross(w0, w1, w2, v[j, 0], v[j, 1], v[j, 2])
-        a0, a1, a2 = dv[j, 0] + c0, dv[j, 1] + c1, dv[j, 2] + c2  # classical acceleration
-        col = 10 * j
-        i = j
-        while i >= 0:
-            # S_i in frame j: u = Rj^T uw_i, s = Rj^T (sw_i - o_j x uw_i)
-            c0, c1, c2 = _cross(ow[j, 0], ow[j, 1], ow[j, 2], uw[i, 0], uw[i, 1], uw[i, 2])
-            l0, l1, l2 = sw[i, 0] - c0, sw[i, 1] - c1, sw[i, 2] - c2
-            u0 = rw[j, 0, 0] * uw[i, 0] + rw[j, 1, 0] * uw[i, 1] + rw[j, 2, 0] * uw[i, 2]
-            u1 = rw[j, 0, 1] * uw[i, 0] + rw[j, 1, 1] * uw[i, 1] + rw[j, 2, 1] * uw[i, 2]
-            u2 = rw[j, 0, 2] * uw[i, 0] + rw[j, 1, 2] * uw[i, 1] + rw[j, 2, 2] * uw[i, 2]
-            s0 = rw[j, 0, 0] * l0 + rw[j, 1, 0] * l1 + rw[j, 2, 0] * l2
-            s1 = rw[j, 0, 1] * l0 + rw[j, 1, 1] * l1 + rw[j, 2, 1] * l2
-            s2 = rw[j, 0, 2] * l0 + rw[j, 1, 2] * l1 + rw[j, 2, 2] * l2
-            row = y[k, i]
-            row[col] = s0 * a0 + s1 * a1 + s2 * a2
-            # Y_h = s x dw + w x (w x s) + a x u
-            b0, b1, b2 = _cross(w0, w1, w2, s0, s1, s2)
-            b0, b1, b2 = _cross(w0, w1, w2, b0, b1, b2)
-            c0, c1, c2 = _cross(s0, s1, s2, e0, e1, e2)
-            d0, d1, d2 = _cross(a0, a1, a2, u0, u1, u2)
-            row[col + 1] = c0 + b0 + d0
-            row[col + 2] = c1 + b1 + d1
-            row[col + 3] = c2 + b2 + d2
-            # Y_I = L(dw)^T u + L(w)^T (u x w)
-            x0, x1, x2 = _cross(u0, u1, u2, w0, w1, w2)
-            row[col + 4] = e0 * u0 + w0 * x0
-            row[col + 5] = e1 * u0 + e0 * u1 + w1 * x0 + w0 * x1
-            row[col + 6] = e2 * u0 + e0 * u2 + w2 * x0 + w0 * x2
-            row[col + 7] = e1 * u1 + w1 * x1
-            row[col + 8] = e2 * u1 + e1 * u2 + w2 * x1 + w1 * x2
-            row[col + 9] = e2 * u2 + w2 * x2
+        rj = j * JR
+        su0, su1, su2 = constants[j, 39], constants[j, 40], constants[j, 41]
+        sv0, sv1, sv2 = constants[j, 42], constants[j, 43], constants[j, 44]
+        for k in range(m):  # pair (j, j): the axis is constant in its own frame
+            w0, w1, w2 = ws[rj + R_W, k], ws[rj + R_W + 1, k], ws[rj + R_W + 2, k]
+            v0, v1, v2 = ws[rj + R_V, k], ws[rj + R_V + 1, k], ws[rj + R_V + 2, k]
+            c0, c1, c2 = cross3(w0, w1, w2, v0, v1, v2)
+            a0, a1, a2 = ws[rj + R_DV, k] + c0, ws[rj + R_DV + 1, k] + c1, ws[rj + R_DV + 2, k] + c2
+            ws[rj + R_A, k], ws[rj + R_A + 1, k], ws[rj + R_A + 2, k] = a0, a1, a2
+            e0, e1, e2 = ws[rj + R_DW, k], ws[rj + R_DW + 1, k], ws[rj + R_DW + 2, k]
+            _store_block(yb, k, j, 10 * j, _link_block(su0, su1, su2, sv0, sv1, sv2, w0, w1, w2, e0, e1, e2, a0, a1, a2))
+        p = parents[j]
+        if p < 0:
+            continue
+        i = p
+        while i >= 0:  # S_i^(j) = X_{j<-p} S_i^(p): u = R^T u_p, s = R^T (s_p - t x u_p)
+            src = pair_row + 6 * slots[i, p]
+            dst = pair_row + 6 * slots[i, j]
+            for k in range(m):
+                r00, r01, r02 = ws[rj + R_REL, k], ws[rj + R_REL + 1, k], ws[rj + R_REL + 2, k]
+                r10, r11, r12 = ws[rj + R_REL + 3, k], ws[rj + R_REL + 4, k], ws[rj + R_REL + 5, k]
+                r20, r21, r22 = ws[rj + R_REL + 6, k], ws[rj + R_REL + 7, k], ws[rj + R_REL + 8, k]
+                tx, ty, tz = ws[rj + R_T, k], ws[rj + R_T + 1, k], ws[rj + R_T + 2, k]
+                p0, p1, p2 = ws[src, k], ws[src + 1, k], ws[src + 2, k]
+                c0, c1, c2 = cross3(tx, ty, tz, p0, p1, p2)
+                l0, l1, l2 = ws[src + 3, k] - c0, ws[src + 4, k] - c1, ws[src + 5, k] - c2
+                u0 = r00 * p0 + r10 * p1 + r20 * p2
+                u1 = r01 * p0 + r11 * p1 + r21 * p2
+                u2 = r02 * p0 + r12 * p1 + r22 * p2
+                s0 = r00 * l0 + r10 * l1 + r20 * l2
+                s1 = r01 * l0 + r11 * l1 + r21 * l2
+                s2 = r02 * l0 + r12 * l1 + r22 * l2
+                ws[dst, k], ws[dst + 1, k], ws[dst + 2, k] = u0, u1, u2
+                ws[dst + 3, k], ws[dst + 4, k], ws[dst + 5, k] = s0, s1, s2
+                w0, w1, w2 = ws[rj + R_W, k], ws[rj + R_W + 1, k], ws[rj + R_W + 2, k]
+                e0, e1, e2 = ws[rj + R_DW, k], ws[rj + R_DW + 1, k], ws[rj + R_DW + 2, k]
+                a0, a1, a2 = ws[rj + R_A, k], ws[rj + R_A + 1, k], ws[rj + R_A + 2, k]
+                _store_block(yb, k, i, 10 * j, _link_block(u0, u1, u2, s0, s1, s2, w0, w1, w2, e0, e1, e2, a0, a1, a2))
             i = parents[i]
 
 
-_BLOCK = 256
+@nb.njit(cache=True, nogil=True)
+def regressor_range(q, dq, ddq, constants, parents, slots, ws, y, start, stop):
+    """Y[start:stop] of (N, n) q, dq, ddq into y (N, n, 10 n), block by block, in this thread."""
+    for k0 in range(start, stop, LANES):
+        m = min(LANES, stop - k0)
+        load_block(q, dq, ddq, k0, m, ws)
+        forward_block(ws, constants, parents, m)
+        regressor_pairs(ws, constants, parents, slots, m, y, k0)
 
 
 @nb.njit(cache=True, parallel=True)
-def _regressor_parallel(q, dq, ddq, parents, revolute, p_rot, p_t, axis, e_rot, e_t, screw, gravity, y):
-    n_blocks = (q.shape[0] + _BLOCK - 1) // _BLOCK
-    for b in nb.prange(n_blocks):  # scratch space once per block of samples, not per sample
-        work = _workspace(q.shape[1])
-        for k in range(b * _BLOCK, min((b + 1) * _BLOCK, q.shape[0])):
-            _regressor_sample_in(k, q, dq, ddq, parents, revolute, p_rot, p_t, axis, e_rot, e_t, screw,
-                                 gravity, y, work)
+def _regressor_parallel(q, dq, ddq, constants, parents, slots, gravity, y):
+    count = q.shape[0]
+    for c in nb.prange((count + CHUNK - 1) // CHUNK):
+        ws = new_workspace(q.shape[1], slots, constants, gravity)
+        regressor_range(q, dq, ddq, constants, parents, slots, ws, y, c * CHUNK, min(count, (c + 1) * CHUNK))
 
 
-@nb.njit(cache=True)
-def _regressor_serial(q, dq, ddq, parents, revolute, p_rot, p_t, axis, e_rot, e_t, screw, gravity, y):
-    work = _workspace(q.shape[1])
-    for k in range(q.shape[0]):
-        _regressor_sample_in(k, q, dq, ddq, parents, revolute, p_rot, p_t, axis, e_rot, e_t, screw, gravity, y,
-                             work)
+@nb.njit(cache=True, nogil=True)
+def regressor_serial(q, dq, ddq, constants, parents, slots, gravity, y):
+    """The whole of Y in the calling thread, GIL released (streaming identification's workers)."""
+    ws = new_workspace(q.shape[1], slots, constants, gravity)
+    regressor_range(q, dq, ddq, constants, parents, slots, ws, y, 0, q.shape[0])
 
 
 def regressor(robot, q, dq, ddq, out: np.ndarray | None = None) -> np.ndarray:
@@ -145,9 +147,6 @@ def regressor(robot, q, dq, ddq, out: np.ndarray | None = None) -> np.ndarray:
         out = np.zeros(shape)
     elif out.shape != shape or out.dtype != np.float64 or not out.flags.c_contiguous:
         raise ValueError(f"out: expected a C-contiguous float64 array of shape {shape}")
-    kernel = _regressor_parallel if q.shape[0] >= PARALLEL_MIN_SAMPLES else _regressor_serial
-    kernel(
-        np.ascontiguousarray(q), np.ascontiguousarray(dq), np.ascontiguousarray(ddq),
-        *robot_arrays(robot), out,
-    )
+    kernel = _regressor_parallel if q.shape[0] >= PARALLEL_MIN_SAMPLES else regressor_serial
+    kernel(np.ascontiguousarray(q), np.ascontiguousarray(dq), np.ascontiguousarray(ddq), *kernel_arrays(robot), out)
     return out[0] if single else out

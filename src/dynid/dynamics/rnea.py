@@ -1,16 +1,21 @@
 """Recursive Newton-Euler inverse dynamics, batched over samples (Featherstone 2008, sec. 5.3).
 
-``inverse_dynamics`` runs the compiled kernel (dynid.dynamics.kernels); ``link_wrenches`` is the
-NumPy form that also returns every joint's transmitted wrench (used by the multibody module).
+``inverse_dynamics`` runs the compiled kernels below over blocks of samples in SIMD lanes
+(forward recursion and workspace in ``lanes.py``); ``link_wrenches`` is the NumPy form that also
+returns every joint's transmitted wrench (used by the multibody module).
 """
 
 from __future__ import annotations
 
+import numba as nb
 import numpy as np
 
 from dynid.dynamics.arrays import joint_arrays
-from dynid.dynamics.kernels import rnea_kernel, robot_arrays
 from dynid.dynamics.kinematics import LinkMotion
+from dynid.dynamics.lanes import (
+    CHUNK, JR, LANES, PARALLEL_MIN_SAMPLES, R_DV, R_DW, R_F, R_N, R_REL, R_T, R_V, R_W, cross3, forward_block,
+    kernel_arrays, load_block, new_workspace,
+)
 from dynid.dynamics.spatial import cross, inertia_times_motion, rotate
 
 
@@ -39,6 +44,95 @@ def link_wrenches(robot, motion: LinkMotion) -> tuple[np.ndarray, np.ndarray]:
     return moment, force
 
 
+@nb.njit(cache=True)
+def rnea_backward(ws, constants, parents, theta, m, tau, k0):
+    """Inverse dynamics of lanes 0 .. m after ``forward_block``: each link's wrench
+    I A + V x* I V about its origin (link frame), summed from the leaves to the base
+    (f_p += X*_{p<-i} f_i = (R n + t x R f, R f)), tau_i = S_i . f_i into tau[k0 : k0 + m]."""
+    n = parents.shape[0]
+    tb = tau[k0:k0 + m]
+    for i in range(n):
+        ri = i * JR
+        mass, h0, h1, h2 = theta[i, 0], theta[i, 1], theta[i, 2], theta[i, 3]
+        ixx, ixy, ixz, iyy, iyz, izz = theta[i, 4], theta[i, 5], theta[i, 6], theta[i, 7], theta[i, 8], theta[i, 9]
+        for k in range(m):
+            w0, w1, w2 = ws[ri + R_W, k], ws[ri + R_W + 1, k], ws[ri + R_W + 2, k]
+            v0, v1, v2 = ws[ri + R_V, k], ws[ri + R_V + 1, k], ws[ri + R_V + 2, k]
+            e0, e1, e2 = ws[ri + R_DW, k], ws[ri + R_DW + 1, k], ws[ri + R_DW + 2, k]
+            a0, a1, a2 = ws[ri + R_DV, k], ws[ri + R_DV + 1, k], ws[ri + R_DV + 2, k]
+            # I A: n = I_O dw + h x dv, f = m dv + dw x h
+            c0, c1, c2 = cross3(h0, h1, h2, a0, a1, a2)
+            na0 = ixx * e0 + ixy * e1 + ixz * e2 + c0
+            na1 = ixy * e0 + iyy * e1 + iyz * e2 + c1
+            na2 = ixz * e0 + iyz * e1 + izz * e2 + c2
+            c0, c1, c2 = cross3(e0, e1, e2, h0, h1, h2)
+            fa0, fa1, fa2 = mass * a0 + c0, mass * a1 + c1, mass * a2 + c2
+            # I V, then V x* (I V) = (w x n + v x f, w x f)
+            c0, c1, c2 = cross3(h0, h1, h2, v0, v1, v2)
+            nv0 = ixx * w0 + ixy * w1 + ixz * w2 + c0
+            nv1 = ixy * w0 + iyy * w1 + iyz * w2 + c1
+            nv2 = ixz * w0 + iyz * w1 + izz * w2 + c2
+            c0, c1, c2 = cross3(w0, w1, w2, h0, h1, h2)
+            fv0, fv1, fv2 = mass * v0 + c0, mass * v1 + c1, mass * v2 + c2
+            c0, c1, c2 = cross3(w0, w1, w2, nv0, nv1, nv2)
+            d0, d1, d2 = cross3(v0, v1, v2, fv0, fv1, fv2)
+            ws[ri + R_N, k], ws[ri + R_N + 1, k], ws[ri + R_N + 2, k] = na0 + c0 + d0, na1 + c1 + d1, na2 + c2 + d2
+            c0, c1, c2 = cross3(w0, w1, w2, fv0, fv1, fv2)
+            ws[ri + R_F, k], ws[ri + R_F + 1, k], ws[ri + R_F + 2, k] = fa0 + c0, fa1 + c1, fa2 + c2
+    for i in range(n - 1, -1, -1):
+        ri = i * JR
+        su0, su1, su2 = constants[i, 39], constants[i, 40], constants[i, 41]
+        sv0, sv1, sv2 = constants[i, 42], constants[i, 43], constants[i, 44]
+        for k in range(m):
+            tb[k, i] = (su0 * ws[ri + R_N, k] + su1 * ws[ri + R_N + 1, k] + su2 * ws[ri + R_N + 2, k]
+                        + sv0 * ws[ri + R_F, k] + sv1 * ws[ri + R_F + 1, k] + sv2 * ws[ri + R_F + 2, k])
+        p = parents[i]
+        if p < 0:
+            continue
+        rp = p * JR
+        for k in range(m):
+            r00, r01, r02 = ws[ri + R_REL, k], ws[ri + R_REL + 1, k], ws[ri + R_REL + 2, k]
+            r10, r11, r12 = ws[ri + R_REL + 3, k], ws[ri + R_REL + 4, k], ws[ri + R_REL + 5, k]
+            r20, r21, r22 = ws[ri + R_REL + 6, k], ws[ri + R_REL + 7, k], ws[ri + R_REL + 8, k]
+            tx, ty, tz = ws[ri + R_T, k], ws[ri + R_T + 1, k], ws[ri + R_T + 2, k]
+            n0, n1, n2 = ws[ri + R_N, k], ws[ri + R_N + 1, k], ws[ri + R_N + 2, k]
+            g0, g1, g2 = ws[ri + R_F, k], ws[ri + R_F + 1, k], ws[ri + R_F + 2, k]
+            f0 = r00 * g0 + r01 * g1 + r02 * g2
+            f1 = r10 * g0 + r11 * g1 + r12 * g2
+            f2 = r20 * g0 + r21 * g1 + r22 * g2
+            c0, c1, c2 = cross3(tx, ty, tz, f0, f1, f2)
+            ws[rp + R_N, k] += r00 * n0 + r01 * n1 + r02 * n2 + c0
+            ws[rp + R_N + 1, k] += r10 * n0 + r11 * n1 + r12 * n2 + c1
+            ws[rp + R_N + 2, k] += r20 * n0 + r21 * n1 + r22 * n2 + c2
+            ws[rp + R_F, k] += f0
+            ws[rp + R_F + 1, k] += f1
+            ws[rp + R_F + 2, k] += f2
+
+
+@nb.njit(cache=True, nogil=True)
+def rnea_range(q, dq, ddq, constants, parents, theta, ws, tau, start, stop):
+    """tau[start:stop] of (N, n) q, dq, ddq for standard parameters theta (n, 10), in this thread."""
+    for k0 in range(start, stop, LANES):
+        m = min(LANES, stop - k0)
+        load_block(q, dq, ddq, k0, m, ws)
+        forward_block(ws, constants, parents, m)
+        rnea_backward(ws, constants, parents, theta, m, tau, k0)
+
+
+@nb.njit(cache=True, parallel=True)
+def _rnea_parallel(q, dq, ddq, constants, parents, slots, gravity, theta, tau):
+    count = q.shape[0]
+    for c in nb.prange((count + CHUNK - 1) // CHUNK):
+        ws = new_workspace(q.shape[1], slots, constants, gravity)
+        rnea_range(q, dq, ddq, constants, parents, theta, ws, tau, c * CHUNK, min(count, (c + 1) * CHUNK))
+
+
+@nb.njit(cache=True, nogil=True)
+def _rnea_serial(q, dq, ddq, constants, parents, slots, gravity, theta, tau):
+    ws = new_workspace(q.shape[1], slots, constants, gravity)
+    rnea_range(q, dq, ddq, constants, parents, theta, ws, tau, 0, q.shape[0])
+
+
 def inverse_dynamics(robot, q, dq, ddq, gravity=None) -> np.ndarray:
     """Joint torques/forces tau = M(q) ddq + c(q, dq) + g(q) of the rigid-body model.
 
@@ -50,12 +144,13 @@ def inverse_dynamics(robot, q, dq, ddq, gravity=None) -> np.ndarray:
         from dynid.dynamics import mimic
         return mimic.inverse_dynamics(robot, q, dq, ddq, gravity)
     (q, dq, ddq), single = joint_arrays(robot, q=q, dq=dq, ddq=ddq)
-    arrays = list(robot_arrays(robot))
+    constants, parents, slots, g = kernel_arrays(robot)
     if gravity is not None:
-        arrays[-1] = np.ascontiguousarray(gravity, dtype=float).reshape(3)
+        g = np.ascontiguousarray(gravity, dtype=float).reshape(3)
     tau = np.empty_like(q)
-    rnea_kernel(np.ascontiguousarray(q), np.ascontiguousarray(dq), np.ascontiguousarray(ddq), *arrays,
-                np.ascontiguousarray(robot.parameters().reshape(-1, 10)), tau)
+    kernel = _rnea_parallel if q.shape[0] >= PARALLEL_MIN_SAMPLES else _rnea_serial
+    kernel(np.ascontiguousarray(q), np.ascontiguousarray(dq), np.ascontiguousarray(ddq), constants, parents,
+           np.full_like(slots, -1), g, np.ascontiguousarray(robot.parameters().reshape(-1, 10)), tau)
     return tau[0] if single else tau
 
 

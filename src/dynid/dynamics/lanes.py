@@ -1,0 +1,241 @@
+"""Rigid-body kernels over blocks of samples with the samples innermost (structure of arrays).
+
+A block of up to ``LANES`` samples is processed together: every per-joint quantity (rotation entries,
+velocities, accelerations, ...) is a row of ``LANES`` numbers in one workspace array, and every
+loop over the lanes is straight-line arithmetic that the compiler turns into SIMD instructions
+(4 or 8 samples per instruction with AVX2 or AVX-512). sin and cos come from ``sincos.py``
+(no library call, so the loops vectorize).
+
+This module holds the workspace and the forward recursion (Featherstone 2008, Table 5.1);
+``regressor.py`` and ``rnea.py`` add their own passes over the same workspace. Savings over a
+sample-at-a-time kernel with full spatial transforms (besides the SIMD lanes):
+
+- the joint transform is linear in (cos q, sin q, q): rel_i = A0 + c A1 + s A2 and
+  t_i = t0 + c t1 + s t2 + q t3 with constant matrices (``joint_constants``), 18 multiply-adds
+  instead of two 3x3 products;
+- the regressor needs joint i's axis S_i in the frame of each descendant j; it is carried down
+  the tree one motion transform per (ancestor, link) pair, S_i^(j) = X_{j<-p(j)} S_i^(p(j)),
+  instead of going through world coordinates;
+- only the blocks of ancestors are written (the rest of Y is zero and left alone).
+
+Workspace rows of joint i (``JR`` rows from i * JR; the base is pseudo-joint n, at rest,
+accelerating by -gravity): ``R_REL`` rel (3x3, row major, parent <- link), ``R_T`` t,
+``R_W``/``R_V``/``R_DW``/``R_DV`` motion (angular, linear at the origin, link frame),
+``R_C``/``R_S`` cos q/sin q, ``R_Q``/``R_QD``/``R_QDD``, ``R_N``/``R_F`` the RNEA wrench,
+``R_A`` classical acceleration of the origin. After the joints: 6 rows (u, s) per
+(ancestor i, link j) pair, ``slots[i, j]``; the pairs (j, j) hold the constant screw axes.
+
+Editing this module: Numba's on-disk cache (``cache=True``) keys a kernel on its own file only,
+so the kernels of ``regressor.py`` and ``rnea.py`` keep their compiled copy of the functions
+here; delete ``src/dynid/dynamics/__pycache__`` after a change.
+"""
+
+from __future__ import annotations
+
+import math
+
+import llvmlite.binding as llvm
+import numba as nb
+import numpy as np
+
+from dynid.dynamics.sincos import SINCOS_LIMIT, sincos
+
+# Each lane loop reads and writes rows of one workspace; LLVM vectorizes a loop only after
+# checking at run time that its stores cannot overlap its loads, and by default gives up past 8
+# such checks (here each check is one compare: the rows are whole multiples of LANES apart).
+# These are process-wide LLVM options, read when a kernel is compiled (a cached kernel keeps the
+# code it was compiled to); they let LLVM vectorize more loops, never change a result.
+llvm.set_option("", "-runtime-memory-check-threshold=1024")
+llvm.set_option("", "-vectorize-memory-check-threshold=1024")
+
+LANES = 32  # samples per block; LLVM's vector loop (8 doubles x unrolled) needs at least 24
+CHUNK = 512  # samples per parallel task (one workspace each)
+PARALLEL_MIN_SAMPLES = 2 * CHUNK  # below this, waking the thread pool costs more than it saves
+
+R_REL, R_T, R_W, R_V, R_DW, R_DV = 0, 9, 12, 15, 18, 21
+R_C, R_S, R_Q, R_QD, R_QDD = 24, 25, 26, 27, 28
+R_N, R_F, R_A = 29, 32, 35
+JR = 38
+
+
+def joint_constants(robot) -> np.ndarray:
+    """(n, 45): A0, A1, A2 (9 each, row major), t0, t1, t2, t3 (3 each), screw axis (6).
+
+    Revolute joint about unit axis a: M(q) = a a^T + c (I - a a^T) + s [a]x, so with the
+    placement P and offset E, rel = P M E = A0 + c A1 + s A2 and t = p + P M e = t0 + c t1 + s t2.
+    Prismatic: rel = P E, t = p + P (e + a q) = t0 + q t3.
+    """
+    k = np.zeros((len(robot.joints), 45))
+    for i, joint in enumerate(robot.joints):
+        p_rot, e_rot = np.asarray(joint.placement_rotation), np.asarray(joint.offset_rotation)
+        p_t, e_t = np.asarray(joint.placement_translation), np.asarray(joint.offset_translation)
+        a = np.asarray(joint.axis, dtype=float)
+        zero3, zero33 = np.zeros(3), np.zeros((3, 3))
+        if joint.type == "revolute":
+            aa = np.outer(a, a)
+            ax = np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
+            parts = [p_rot @ aa @ e_rot, p_rot @ (np.eye(3) - aa) @ e_rot, p_rot @ ax @ e_rot]
+            shifts = [p_t + p_rot @ aa @ e_t, p_rot @ (np.eye(3) - aa) @ e_t, p_rot @ ax @ e_t, zero3]
+        else:
+            parts = [p_rot @ e_rot, zero33, zero33]
+            shifts = [p_t + p_rot @ e_t, zero3, zero3, p_rot @ a]
+        k[i, :27] = np.concatenate([m.ravel() for m in parts])
+        k[i, 27:39] = np.concatenate(shifts)
+        k[i, 39:45] = robot.screw_axes[i]
+    return k
+
+
+def kernel_arrays(robot) -> tuple:
+    """(constants, parents, slots, gravity) of the robot's tree for the kernels (cached on it)."""
+    cache = robot.__dict__.get("_lane_arrays")
+    if cache is None:
+        parents = np.ascontiguousarray(robot.parents, dtype=np.int64)
+        cache = (joint_constants(robot), parents, pair_slots(parents),
+                 np.ascontiguousarray(robot.gravity, dtype=float))
+        robot.__dict__["_lane_arrays"] = cache
+    return cache
+
+
+def pair_slots(parents: np.ndarray) -> np.ndarray:
+    """(n, n) workspace slot of each (ancestor-or-self i, link j) pair, -1 elsewhere."""
+    n = parents.size
+    slots = np.full((n, n), -1, dtype=np.int64)
+    count = 0
+    for j in range(n):
+        i = j
+        while i >= 0:
+            slots[i, j] = count
+            count += 1
+            i = parents[i]
+    return slots
+
+
+@nb.njit(cache=True, inline="always")
+def block_row(n, slots):
+    """First workspace row of the regressor blocks (after the joints and the pair axes)."""
+    pairs = 0
+    for i in range(n):
+        for j in range(n):
+            pairs += slots[i, j] >= 0
+    return (n + 1) * JR + 6 * pairs
+
+
+@nb.njit(cache=True)
+def new_workspace(n, slots, constants, gravity):
+    """Workspace of one thread: base at rest accelerating by -gravity, screw axes in the (j, j)
+    slots (``slots`` all -1: no pair rows, as inverse dynamics needs)."""
+    ws = np.zeros((block_row(n, slots), LANES))
+    base = n * JR
+    for a in range(3):
+        ws[base + R_DV + a, :] = -gravity[a]
+    for j in range(n):
+        if slots[j, j] >= 0:
+            row = (n + 1) * JR + 6 * slots[j, j]
+            for a in range(6):
+                ws[row + a, :] = constants[j, 39 + a]
+    return ws
+
+
+@nb.njit(cache=True, inline="always")
+def cross3(a0, a1, a2, b0, b1, b2):
+    return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
+
+
+@nb.njit(cache=True)
+def load_block(q, dq, ddq, k0, m, ws):
+    """Rows q, dq, ddq, cos q, sin q of every joint for the samples k0 .. k0 + m."""
+    n = q.shape[1]
+    qb, dqb, ddqb = q[k0:k0 + m], dq[k0:k0 + m], ddq[k0:k0 + m]
+    for k in range(m):  # samples are rows of q: a small transpose into lane rows
+        for i in range(n):
+            ws[i * JR + R_Q, k] = qb[k, i]
+            ws[i * JR + R_QD, k] = dqb[k, i]
+            ws[i * JR + R_QDD, k] = ddqb[k, i]
+    large = 0
+    for i in range(n):
+        r = i * JR
+        for k in range(m):
+            x = ws[r + R_Q, k]
+            s, c = sincos(x)
+            ws[r + R_C, k] = c
+            ws[r + R_S, k] = s
+            large += not (abs(x) < SINCOS_LIMIT)
+    if large:  # huge (or non-finite) angles: the C library, one by one
+        for i in range(n):
+            r = i * JR
+            for k in range(m):
+                x = ws[r + R_Q, k]
+                if not (abs(x) < SINCOS_LIMIT):
+                    ws[r + R_C, k] = math.cos(x)
+                    ws[r + R_S, k] = math.sin(x)
+
+
+@nb.njit(cache=True)
+def forward_block(ws, constants, parents, m):
+    """Forward recursion (Featherstone 2008, Table 5.1) for the lanes 0 .. m of a loaded block:
+    rel, t, w, v, dw, dv of every joint; the base accelerates by -gravity."""
+    n = parents.shape[0]
+    for i in range(n):
+        p = parents[i] if parents[i] >= 0 else n
+        ri, rp = i * JR, p * JR
+        K = constants[i]
+        a00, a01, a02, a10, a11, a12, a20, a21, a22 = K[0], K[1], K[2], K[3], K[4], K[5], K[6], K[7], K[8]
+        b00, b01, b02, b10, b11, b12, b20, b21, b22 = K[9], K[10], K[11], K[12], K[13], K[14], K[15], K[16], K[17]
+        c00, c01, c02, c10, c11, c12, c20, c21, c22 = K[18], K[19], K[20], K[21], K[22], K[23], K[24], K[25], K[26]
+        t00, t01, t02, t10, t11, t12 = K[27], K[28], K[29], K[30], K[31], K[32]
+        t20, t21, t22, t30, t31, t32 = K[33], K[34], K[35], K[36], K[37], K[38]
+        su0, su1, su2, sv0, sv1, sv2 = K[39], K[40], K[41], K[42], K[43], K[44]
+        for k in range(m):
+            c, s, x = ws[ri + R_C, k], ws[ri + R_S, k], ws[ri + R_Q, k]
+            qd, qdd = ws[ri + R_QD, k], ws[ri + R_QDD, k]
+            r00 = a00 + c * b00 + s * c00
+            r01 = a01 + c * b01 + s * c01
+            r02 = a02 + c * b02 + s * c02
+            r10 = a10 + c * b10 + s * c10
+            r11 = a11 + c * b11 + s * c11
+            r12 = a12 + c * b12 + s * c12
+            r20 = a20 + c * b20 + s * c20
+            r21 = a21 + c * b21 + s * c21
+            r22 = a22 + c * b22 + s * c22
+            tx = t00 + c * t10 + s * t20 + x * t30
+            ty = t01 + c * t11 + s * t21 + x * t31
+            tz = t02 + c * t12 + s * t22 + x * t32
+            ws[ri + R_REL + 0, k] = r00
+            ws[ri + R_REL + 1, k] = r01
+            ws[ri + R_REL + 2, k] = r02
+            ws[ri + R_REL + 3, k] = r10
+            ws[ri + R_REL + 4, k] = r11
+            ws[ri + R_REL + 5, k] = r12
+            ws[ri + R_REL + 6, k] = r20
+            ws[ri + R_REL + 7, k] = r21
+            ws[ri + R_REL + 8, k] = r22
+            ws[ri + R_T + 0, k] = tx
+            ws[ri + R_T + 1, k] = ty
+            ws[ri + R_T + 2, k] = tz
+            wp0, wp1, wp2 = ws[rp + R_W, k], ws[rp + R_W + 1, k], ws[rp + R_W + 2, k]
+            vp0, vp1, vp2 = ws[rp + R_V, k], ws[rp + R_V + 1, k], ws[rp + R_V + 2, k]
+            ep0, ep1, ep2 = ws[rp + R_DW, k], ws[rp + R_DW + 1, k], ws[rp + R_DW + 2, k]
+            ap0, ap1, ap2 = ws[rp + R_DV, k], ws[rp + R_DV + 1, k], ws[rp + R_DV + 2, k]
+            # X_{i<-p} m = (R^T w, R^T (v - t x w))
+            x0, x1, x2 = cross3(tx, ty, tz, wp0, wp1, wp2)
+            x0, x1, x2 = vp0 - x0, vp1 - x1, vp2 - x2
+            y0, y1, y2 = cross3(tx, ty, tz, ep0, ep1, ep2)
+            y0, y1, y2 = ap0 - y0, ap1 - y1, ap2 - y2
+            w0 = r00 * wp0 + r10 * wp1 + r20 * wp2 + su0 * qd
+            w1 = r01 * wp0 + r11 * wp1 + r21 * wp2 + su1 * qd
+            w2 = r02 * wp0 + r12 * wp1 + r22 * wp2 + su2 * qd
+            v0 = r00 * x0 + r10 * x1 + r20 * x2 + sv0 * qd
+            v1 = r01 * x0 + r11 * x1 + r21 * x2 + sv1 * qd
+            v2 = r02 * x0 + r12 * x1 + r22 * x2 + sv2 * qd
+            # + V_i x S qd
+            g0, g1, g2 = cross3(w0, w1, w2, su0 * qd, su1 * qd, su2 * qd)
+            h0, h1, h2 = cross3(w0, w1, w2, sv0 * qd, sv1 * qd, sv2 * qd)
+            d0, d1, d2 = cross3(v0, v1, v2, su0 * qd, su1 * qd, su2 * qd)
+            ws[ri + R_W, k], ws[ri + R_W + 1, k], ws[ri + R_W + 2, k] = w0, w1, w2
+            ws[ri + R_V, k], ws[ri + R_V + 1, k], ws[ri + R_V + 2, k] = v0, v1, v2
+            ws[ri + R_DW, k] = r00 * ep0 + r10 * ep1 + r20 * ep2 + su0 * qdd + g0
+            ws[ri + R_DW + 1, k] = r01 * ep0 + r11 * ep1 + r21 * ep2 + su1 * qdd + g1
+            ws[ri + R_DW + 2, k] = r02 * ep0 + r12 * ep1 + r22 * ep2 + su2 * qdd + g2
+            ws[ri + R_DV, k] = r00 * y0 + r10 * y1 + r20 * y2 + sv0 * qdd + h0 + d0
+            ws[ri + R_DV + 1, k] = r01 * y0 + r11 * y1 + r21 * y2 + sv1 * qdd + h1 + d1
+            ws[ri + R_DV + 2, k] = r02 * y0 + r12 * y1 + r22 * y2 + sv2 * qdd + h2 + d2
