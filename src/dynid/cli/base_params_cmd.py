@@ -8,13 +8,13 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-import dynid
 from dynid.cli import data_options as O
-from dynid.cli.common import console, friendly_errors
+from dynid.cli.common import JOINTS, LOCK, console, friendly_errors, load_selected
 
 
 @friendly_errors(outputs=("json_out",))
-def base_params(robot: str = typer.Argument(..., help="builtin name (dynid robots), .urdf or .yaml file"),
+def base_params(robot: str = typer.Argument(..., help="builtin name (dynid robots), example:NAME, .urdf or .yaml file"),
+                joints: str = JOINTS, lock: str = LOCK,
                 friction: str = O.FRICTION, offset: bool = O.OFFSET, rotor_inertia: bool = O.ROTOR,
                 smooth_sign: float = O.SMOOTH_SIGN,
                 tol: float = typer.Option(None, "--tol", help="relative QR pivot tolerance (default 1e-8)"),
@@ -25,7 +25,7 @@ def base_params(robot: str = typer.Argument(..., help="builtin name (dynid robot
     from dynid.data.io import atomic_write_text
     from dynid.identify.base import base_parameters, identifiability_table
 
-    r = dynid.load_robot(robot)
+    r = load_selected(robot, joints, lock)
     options = O.model_from(friction, rotor_inertia, offset, smooth_sign)
     base = base_parameters(r, options, seed=seed, tol=tol)
     out = Table("#", "base parameter", title=f"{r.name}: {base.rank} base parameters of {len(base.standard_names)}")
@@ -37,6 +37,13 @@ def base_params(robot: str = typer.Argument(..., help="builtin name (dynid robot
                   f"smallest kept {s[base.rank - 1]:.4g}, first dropped "
                   f"{s[base.rank] if base.rank < s.size else 0.0:.3g}")
     console.print(f"condition number of the normalized base regressor (random states): {base.condition_number:.4g}")
+    if r.is_coupled:  # model eq. C1: a coupled motor's terms act on every joint its row of T touches
+        from dynid.identify.model import motor_labels
+
+        for k, label in enumerate(motor_labels(r)):
+            if label.startswith("m"):
+                touched = ", ".join(r.joint_names[j] for j in r.transmission_matrix[k].nonzero()[0])
+                console.print(f"motor {k + 1} is coupled (q_m{k + 1} = T[{k + 1}] . q): its terms *{label} act on {touched}")
     if table:
         ident = identifiability_table(r, options, seed)
         t = Table("parameter", *[f"j{j + 1}" for j in range(r.n)], title="parameter enters joint torque")

@@ -120,3 +120,15 @@ def friendly_errors(fn=None, *, outputs: tuple[str, ...] = (), directories: tupl
 
 def robot_option(help_text: str = "builtin name (dynid robots), .urdf or .yaml file"):
     return typer.Option(..., "--robot", "-r", help=help_text)
+
+
+JOINTS = typer.Option(None, "--joints", help="keep these actuated joints (comma-separated names), lock the others")
+LOCK = typer.Option(None, "--lock", help="hold joints at a value: NAME=VALUE[,NAME=VALUE] [rad | m]")
+
+
+def load_selected(robot: str, joints: str | None, lock: str | None):
+    """dynid.load_robot with the --joints / --lock options of a command (robot/select.py)."""
+    from dynid.robot import load_robot
+    from dynid.robot.select import parse_joints, parse_lock
+
+    return load_robot(robot, joints=parse_joints(joints), lock=parse_lock(lock))

@@ -7,21 +7,9 @@ import math
 import typer
 from rich.table import Table
 
-from dynid.cli.common import console, friendly_errors
+from dynid.cli.common import JOINTS, LOCK, console, friendly_errors, load_selected
 
 robot_app = typer.Typer(help="Inspect robot descriptions.", no_args_is_help=True)
-
-JOINTS = typer.Option(None, "--joints", help="keep these actuated joints (comma-separated names), lock the others")
-LOCK = typer.Option(None, "--lock", help="hold joints at a value: NAME=VALUE[,NAME=VALUE] [rad | m]")
-
-
-def load_selected(robot: str, joints: str | None, lock: str | None):
-    """load_robot with the --joints / --lock options of the command line (robot/select.py)."""
-    from dynid.robot import load_robot
-    from dynid.robot.select import parse_joints, parse_lock
-
-    return load_robot(robot, joints=parse_joints(joints), lock=parse_lock(lock))
-
 
 @friendly_errors
 def robots() -> None:

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import typer
 
-import dynid
 from dynid.cli import data_options as O
-from dynid.cli.common import console, friendly_errors, robot_option
+from dynid.cli.common import JOINTS, LOCK, console, friendly_errors, load_selected, robot_option
 from dynid.errors import DataError
 
 MAX_SAMPLES = 1e8  # 0.8 GB per float column: beyond that a typo (--duration 1e9), not a study
@@ -81,7 +80,11 @@ def simulate(robot: str = robot_option(),
                                                   help="motor encoder counts per revolution (quantizes q; dq, ddq not written)"),
              derivatives: bool = typer.Option(True, "--derivatives/--no-derivatives", help="write dq, ddq columns"),
              jitter: float = typer.Option(0.0, "--jitter", help="random time-stamp jitter, fraction of the step"),
-             currents: bool = typer.Option(False, "--currents", help="write motor currents i = tau / (N k_t) instead of tau"),
+             currents: bool = typer.Option(False, "--currents", help="write motor currents i = tau_m / k_t instead of tau "
+                                           "(tau_m = T^-T tau: tau / N without coupling)"),
+             motor_side: bool = typer.Option(False, "--motor-side", help="write motor angles q_m = T q (dq, ddq likewise) "
+                                             "and motor torques tau_m = T^-T tau, as a drive logs them"),
+             joints: str = JOINTS, lock: str = LOCK,
              cycles: int = typer.Option(0, "--cycles", help="number the samples by cycle of this many equal parts"),
              friction_drift: str = typer.Option(None, "--friction-drift",
                                                 help="R1,T1,R2,T2: friction coefficients decay from (1+R1+R2) x warm "
@@ -116,7 +119,7 @@ def simulate(robot: str = robot_option(),
     from dynid.identify.model import FRICTION_MODELS, ModelOptions
     from dynid.simulate import Measurement, simulate_joint_data
 
-    r = dynid.load_robot(robot)
+    r = load_selected(robot, joints, lock)
     if not (0 < rate < math.inf and 0 < duration < math.inf):
         raise DataError(f"--rate and --duration must be positive and finite, got {rate:g} Hz and {duration:g} s")
     if duration * rate > MAX_SAMPLES:
@@ -172,13 +175,8 @@ def simulate(robot: str = robot_option(),
     cols = joint_data_columns(data)
     if warmup is not None:
         cols.update({f"temp{j + 1}": v for j, v in enumerate(warmup.temperatures(t - t[0], r.n).T)})
-    if currents:
-        kt = np.array([j.drive.torque_constant for j in r.joints])
-        if not np.all(np.isfinite(kt)):
-            raise DataError(f"--currents: robot '{r.name}' lacks torque constants for some drives")
-        gain = kt * r.gear_ratios
-        for j in range(r.n):
-            cols[f"i{j + 1}"] = cols.pop(f"tau{j + 1}") / gain[j]
+    from dynid.simulate.motor_side import motor_side_columns
+    motor_side_columns(r, cols, motor_side, currents)
     write_columns(out, cols)
     console.print(f"wrote [bold]{out}[/] ({len(data)} samples, {options.friction} friction "
                   f"{FRICTION_MODELS[options.friction]}, rotor inertia {'on' if rotor_inertia else 'off'})")

@@ -77,7 +77,8 @@ class ColumnMapping:
     time_unit: s | ms | us | ns
     degrees: positions/velocities/accelerations of revolute joints are in degrees
     motor_side: q, dq, ddq are motor angles (divided by the gear ratio) and tau, i are motor
-      side (tau multiplied by the gear ratio)
+      side (tau multiplied by the gear ratio); with a coupled transmission T (q_m = T q):
+      q = T^-1 q_m (likewise dq, ddq) and tau = T^T tau_m (docs/transmissions.md)
     current_gain: "drive" (K = gear ratio x motor torque constant of each drive) or
       comma-separated joint-side gains K per joint [N m / A]; used when the file has
       motor currents i1..in and no tau1..taun (tau = K i)
@@ -166,11 +167,22 @@ class ColumnMapping:
             if current is not None:
                 k = self.gains(robot)
                 tau = current * k
-                notes.append(f"torques from currents, tau = K i with K = {np.round(k, 6).tolist()}")
+                if robot.is_coupled:  # motor torques K_k / N_k i_k, joint torques T^T tau_m (docs/transmissions.md)
+                    tau = current * (k / robot.gear_ratios) @ robot.transmission_matrix
+                notes.append(f"torques from currents, tau = K i with K = {np.round(k, 6).tolist()}"
+                             + (" through the coupled transmission, tau = T^T diag(K/N) i" if robot.is_coupled else ""))
         scale = np.ones(n)
         if self.degrees:
             scale = np.where(robot.is_revolute, math.pi / 180.0, 1.0)
-        if self.motor_side:
+        if self.motor_side and robot.is_coupled:  # q = T^-1 q_m, tau = T^T tau_m (robot/transmission.py)
+            from dynid.robot.transmission import joint_from_motor, joint_torques
+
+            t_matrix = robot.transmission_matrix
+            q, dq, ddq = (None if x is None else joint_from_motor(t_matrix, x * scale) for x in (q, dq, ddq))
+            scale = np.ones(n)
+            if tau is not None and "tau1" in columns:
+                tau = joint_torques(t_matrix, tau)
+        elif self.motor_side:
             scale = scale / robot.gear_ratios
             if tau is not None and "tau1" in columns:
                 tau = tau * robot.gear_ratios

@@ -105,8 +105,8 @@ def urdf_text(robot, name: str | None = None, comment: str = "") -> str:
         lines += [f"  <joint name={quoteattr(joint.name)} type=\"{kind}\">",
                   f"    <parent link={quoteattr(parent_link)}/>", f"    <child link={quoteattr(names[i])}/>",
                   f"    {_origin(rot, trans)}", f'    <axis xyz="{_vec(joint.axis)}"/>',
-                  f"    {_limit(joint)}", "  </joint>"]
-    for joint in robot.joints:
+                  f"    {_limit(joint)}", *_mimic(joint), "  </joint>"]
+    for joint in robot.actuated_joints:
         if joint.drive.gear_ratio != 1.0:
             lines += [f"  <transmission name={quoteattr(joint.name + '_transmission')}>",
                       "    <type>transmission_interface/SimpleTransmission</type>",
@@ -114,8 +114,25 @@ def urdf_text(robot, name: str | None = None, comment: str = "") -> str:
                       f"    <actuator name={quoteattr(joint.name + '_motor')}>"
                       f"<mechanicalReduction>{_num(joint.drive.gear_ratio)}</mechanicalReduction></actuator>",
                       "  </transmission>"]
+    lines += _couplings(robot)
     lines.append("</robot>")
     return "\n".join(lines) + "\n"
+
+
+def _mimic(joint) -> list[str]:
+    if joint.mimic is None:
+        return []
+    m = joint.mimic
+    return [f"    <mimic joint={quoteattr(m.leader)} multiplier=\"{_num(m.multiplier)}\" offset=\"{_num(m.offset)}\"/>"]
+
+
+def _couplings(robot) -> list[str]:
+    """The off-diagonal entries of a coupled transmission as dynid extension elements (docs/formats.md)."""
+    if not robot.is_coupled:
+        return []
+    t, names = robot.transmission_matrix, robot.joint_names
+    return [f"  <dynid_coupling motor={quoteattr(names[k])} joint={quoteattr(names[j])} ratio=\"{_num(t[k, j])}\"/>"
+            for k, j in zip(*np.nonzero(t)) if k != j]
 
 
 def write_urdf(path: str | Path, robot, name: str | None = None, comment: str = "") -> None:

@@ -123,4 +123,4 @@ def joint_torques(t: np.ndarray, tau_m: np.ndarray) -> np.ndarray:
 
 def motor_torques(t: np.ndarray, tau: np.ndarray) -> np.ndarray:
     """tau_m = T^-T tau: (N, n) joint torques -> motor torques, (T2)."""
-    return np.linalg.solve(t, np.asarray(tau, dtype=float).T).T
+    return np.linalg.solve(t.T, np.asarray(tau, dtype=float).T).T

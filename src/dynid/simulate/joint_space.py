@@ -7,7 +7,8 @@ signals are then degraded:
 
 - encoder quantization: q rounded to the joint-side resolution 2 pi / (counts N_gear) of a
   motor encoder with ``encoder_counts`` per revolution (linear joints: ``encoder_counts``
-  counts per metre), and dq, ddq are then not written (they must be estimated from q);
+  counts per metre), and dq, ddq are then not written (they must be estimated from q); with a
+  coupled transmission the motor angles q_m = T q are rounded and q = T^-1 q_m;
 - torque noise: zero-mean Gaussian, standard deviation per joint ``tau_noise`` [N m].
 """
 
@@ -80,7 +81,13 @@ def simulate_joint_data(robot, t: np.ndarray, q: np.ndarray, dq: np.ndarray, ddq
     sigma = np.broadcast_to(np.asarray(measurement.tau_noise, dtype=float), (robot.n,))
     tau = tau_true + rng.normal(size=tau_true.shape) * sigma
     q_meas = q
-    if measurement.encoder_counts > 0:
+    if measurement.encoder_counts > 0 and robot.is_coupled:  # encoders count motor angles q_m = T q
+        from dynid.robot.transmission import joint_from_motor, motor_from_joint
+
+        t_matrix = robot.transmission_matrix
+        step = np.where(robot.is_revolute, 2.0 * np.pi, 1.0) / measurement.encoder_counts
+        q_meas = joint_from_motor(t_matrix, np.round(motor_from_joint(t_matrix, q) / step) * step)
+    elif measurement.encoder_counts > 0:
         per_unit = np.where(robot.is_revolute, 2.0 * np.pi, 1.0)
         step = per_unit / (measurement.encoder_counts * robot.gear_ratios)
         q_meas = np.round(q / step) * step

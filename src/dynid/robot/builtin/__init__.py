@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dynid.robot.builtin import er3a, kr500, planar, scara5
+from dynid.robot.builtin import er3a, kr500, planar, scara5, tx40
 
 BUILTINS = {
     "kr500": kr500.kr500,
@@ -11,6 +11,7 @@ BUILTINS = {
     "planar6": planar.planar6,
     "scara5": scara5.scara5,
     "planar2": planar.planar2,
+    "tx40": tx40.tx40,
 }
 
 
