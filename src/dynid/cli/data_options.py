@@ -28,6 +28,12 @@ DERIVATIVE = typer.Option("central", "--derivative", help="central (time-aware d
 RESAMPLE = typer.Option(None, "--resample", help="resample to this rate [Hz] (irregular logs are always resampled)")
 DECIMATE = typer.Option(1, "--decimate", help="parallel filtering and decimation factor (Gautier)")
 MIN_VELOCITY = typer.Option(0.0, "--min-velocity", help="leave out samples of joints slower than this (rad/s)")
+SEGMENTS = typer.Option("gaps", "--segments", help="gaps: split a log at gaps and 'segment' labels; auto: also where "
+                        "its time restarts (each segment filtered and differentiated alone)")
+MAX_GAP = typer.Option(5.0, "--max-gap", help="a time step longer than this multiple of the median step splits the "
+                       "log into segments; shorter irregular steps are resampled")
+DATA = typer.Option(..., "--data", "-d", help="joint data file (CSV or Parquet); repeatable; a quoted glob "
+                    "('logs/*.csv') or a directory of Parquet files")
 
 FRICTION = typer.Option("coulomb-viscous", "--friction", help="none | coulomb-viscous | polynomial | asymmetric")
 OFFSET = typer.Option(False, "--offset/--no-offset", help="per-joint torque offset")
@@ -40,10 +46,11 @@ def mapping_from(rename, columns, time_unit, degrees, motor_side, current_gain) 
     return ColumnMapping.from_options(rename, columns, time_unit, degrees, motor_side, current_gain)
 
 
-def preprocessing_from(lowpass, derivative, resample, decimate, min_velocity) -> Preprocessing:
+def preprocessing_from(lowpass, derivative, resample, decimate, min_velocity, segments="gaps",
+                       max_gap=5.0) -> Preprocessing:
     from dynid.data.preprocess import Preprocessing
     return Preprocessing(lowpass_hz=lowpass, derivative=derivative, resample_hz=resample,
-                         decimate=decimate, min_velocity=min_velocity)
+                         decimate=decimate, min_velocity=min_velocity, segments=segments, max_gap=max_gap)
 
 
 def model_from(friction, rotor_inertia, offset, smooth_sign) -> ModelOptions:

@@ -29,19 +29,21 @@ def _fmt(x, spec=".4g") -> str:
 
 @friendly_errors(outputs=("out",))
 def identify(robot: str = robot_option(),
-             data: Path = typer.Option(..., "--data", "-d", help="joint data file (CSV or Parquet)"),
+             data: list[str] = O.DATA,
              out: Path = typer.Option(..., "--out", "-o", help="result.json to write"),
              estimator: str = typer.Option("ols", "--estimator", help="ols | wls | irls | pc (physically consistent)"),
              friction: str = O.FRICTION, offset: bool = O.OFFSET, rotor_inertia: bool = O.ROTOR,
              smooth_sign: float = O.SMOOTH_SIGN,
              lowpass: float = O.LOWPASS, derivative: str = O.DERIVATIVE, resample: float = O.RESAMPLE,
              decimate: int = O.DECIMATE, min_velocity: float = O.MIN_VELOCITY,
+             segments: str = O.SEGMENTS, max_gap: float = O.MAX_GAP,
              rename: str = O.RENAME, columns: str = O.COLUMNS, time_unit: str = O.TIME_UNIT,
              degrees: bool = O.DEGREES, motor_side: bool = O.MOTOR_SIDE, current_gain: str = O.CURRENT_GAIN,
              nan: str = O.NAN,
              prior_bound: float = typer.Option(None, "--prior-bound",
                                                help="pc: keep rigid-body parameters within this fraction of the robot's own"),
-             by: str = typer.Option(None, "--per", help="also identify each 'cycle' or 'stage' and report the spread"),
+             by: str = typer.Option(None, "--per", help="also identify each 'cycle', 'stage' or 'segment' and report "
+                                    "the spread"),
              cycles: str = typer.Option(None, "--cycles", help="identify on these cycles only: '6-24', '3,9,16,22', "
                                         "'last19' or a thesis group unit1|unit2|unit3 (Table 5.5)"),
              skip_first: int = typer.Option(5, "--skip-first", help="--per cycle: statistics also without the first "
@@ -61,27 +63,31 @@ def identify(robot: str = robot_option(),
                                           "separates the back-EMF damping so torques can be predicted"),
              prefilter_hz: float = typer.Option(0.0, "--prefilter-hz", help="--drive: zero-phase low-pass of q, dq "
                                                 "before the regressor [Hz] (noisy speeds: e.g. 10; 0 = off)")) -> None:
-    """Identify the base parameters of ROBOT from a joint data log; writes result.json."""
+    """Identify the base parameters of ROBOT from joint data logs (one fit); writes result.json."""
     import numpy as np
 
-    from dynid.data.io import load_joint_data
-    from dynid.data.preprocess import prepare
+    from dynid.data.sources import check_sources, expand_sources
     from dynid.identify.base import base_parameters
-    from dynid.identify.model import motor_columns
     from dynid.identify.normal_equations import NormalEquations
-    from dynid.identify.pipeline import accumulate_file, make_estimator, per_cycle, regressor_arrays
+    from dynid.identify.pipeline import (
+        accumulate_sources, make_estimator, per_cycle, prepared_sources, stacked_regressor,
+    )
     from dynid.identify.result import build_result, write_result
 
     passive_openmp_workers()
     r = dynid.load_robot(robot)
+    mapping = O.mapping_from(rename, columns, time_unit, degrees, motor_side, current_gain)
+    paths = expand_sources(data)
     if drive is not None:
+        if len(paths) > 1:
+            raise DataError(f"--drive identifies from one log; {len(paths)} files given")
         from dynid.cli.drive_cmd import identify_drive
-        identify_drive(robot, r, data, out, drive, drive_input, known, filter_hz, skip_seconds, back_emf,
+        identify_drive(robot, r, paths[0], out, drive, drive_input, known, filter_hz, skip_seconds, back_emf,
                        O.model_from(friction, rotor_inertia, offset, smooth_sign), prefilter_hz)
         return
+    check_sources(paths, mapping)
     options = O.model_from(friction, rotor_inertia, offset, smooth_sign)
-    prep = O.preprocessing_from(lowpass, derivative, resample, decimate, min_velocity)
-    mapping = O.mapping_from(rename, columns, time_unit, degrees, motor_side, current_gain)
+    prep = O.preprocessing_from(lowpass, derivative, resample, decimate, min_velocity, segments, max_gap)
     base = base_parameters(r, options, tol=tol)
     kw = {"max_condition": max_condition}
     if estimator == "pc":
@@ -92,19 +98,20 @@ def identify(robot: str = robot_option(),
 
     extra = {}
     if estimator == "irls" or by or cycles:
-        joint_data = load_joint_data(data, r, mapping, nan)
-        ready = prepare(joint_data, prep, joint_columns=lambda dq, ddq: motor_columns(r, dq, ddq, options))
+        readies = prepared_sources(r, paths, options, mapping, prep, nan)
         if cycles:
             from dynid.identify.cycle_groups import cycle_mask, parse_cycles
-            ready = ready.select(cycle_mask(ready.cycle, cycles, str(data)))
-            extra["cycles"] = parse_cycles(cycles, joint_data.cycle)
-        y, tau, mask = regressor_arrays(r, ready, options, base, prep)
+            extra["cycles"] = parse_cycles(cycles, np.concatenate([d.cycle for d in readies if d.cycle is not None])
+                                           if any(d.cycle is not None for d in readies) else None)
+            readies = [d.select(cycle_mask(d.cycle, cycles, d.source)) for d in readies]
+        y, tau, mask, counts = stacked_regressor(r, readies, options, base, prep)
         est = make().fit(y, tau, mask)
         ne = NormalEquations(r.n, base.rank)
         ne.add(y, tau, mask)
-        samples, notes = int(mask[:, 0].sum()) if mask is not None else tau.shape[0], ready.notes
+        samples = sum(c.samples for c in counts)
+        notes = [(f"{d.source}: " if len(readies) > 1 else "") + note for d in readies for note in d.notes]
         if by:
-            stats = per_cycle(r, ready, options, base, make, by, prep, prepared=True)
+            stats = per_cycle(r, readies, options, base, make, by, prep, prepared=True)
             extra["per_" + by] = {"labels": stats["labels"], "failed": stats["failed"],
                                   "mean": stats["mean"].tolist(), "std": stats["std"].tolist(),
                                   "relative_spread": [None if not np.isfinite(v) else float(v)
@@ -115,10 +122,11 @@ def identify(robot: str = robot_option(),
                 extra["per_cycle"]["statistics"] = statistics_to_json(
                     thesis_statistics(stats["values"], stats["labels"], skip_first))
     else:
-        acc = accumulate_file(r, data, options, base, mapping, prep, chunk_rows, nan)
+        acc = accumulate_sources(r, paths, options, base, mapping, prep, chunk_rows, nan)
         est = make().fit_normal_equations(acc.ne)
-        ne, samples, notes = acc.ne, acc.samples, acc.notes
-    result = build_result(robot, r, options, base, est, ne, prep, mapping, samples, notes, str(data), extra)
+        ne, samples, notes, counts = acc.ne, acc.samples, acc.notes, acc.sources
+    extra["sources"] = [c.to_dict() for c in counts]
+    result = build_result(robot, r, options, base, est, ne, prep, mapping, samples, notes, str(paths[0]), extra)
     result["warnings"] = command_warnings() + result["warnings"]  # e.g. positions far outside the limits
     write_result(out, result)
     _print_result(result)
@@ -141,10 +149,23 @@ def _print_result(result: dict) -> None:
     console.print("RMSD per joint: " + ", ".join(_fmt(v) for v in fit["rmsd"]))
     console.print("relative RMSD:  " + ", ".join(_fmt(v, ".3%") for v in fit["relative_rmsd"]))
     console.print(f"samples {fit['samples']}, condition number {_fmt(fit['condition_number'])}")
+    sources = result.get("sources", [])
+    if len(sources) > 1 or any(len(s["segments"]) > 1 for s in sources):
+        for s in sources:
+            console.print(f"  {s['path']}: {s['samples']} samples in {len(s['segments'])} segment(s)")
     for w in result["warnings"]:
         console.print(f"[yellow]warning:[/] {w}")
     for note in result["data_notes"]:
         console.print(f"[dim]note: {note}[/]")
+
+
+SEGMENTS_OVERRIDE = typer.Option(None, "--segments", help="gaps | auto (default: as in training, result.json)")
+MAX_GAP_OVERRIDE = typer.Option(None, "--max-gap", help="gap threshold, multiple of the median step "
+                                "(default: as in training)")
+
+
+def _segment_override(segments, max_gap) -> dict:
+    return {k: v for k, v in (("segments", segments), ("max_gap", max_gap)) if v is not None}
 
 
 def _mapping_override(result, rename, columns, time_unit, degrees, motor_side, current_gain):
@@ -156,36 +177,59 @@ def _mapping_override(result, rename, columns, time_unit, degrees, motor_side, c
 @friendly_errors(outputs=("out",))
 def predict(robot: str = robot_option(),
             params: Path = typer.Option(..., "--params", "-p", help="result.json from 'dynid identify'"),
-            data: Path = typer.Option(..., "--data", "-d", help="joint data file (CSV or Parquet)"),
-            out: Path = typer.Option(..., "--out", "-o", help="CSV or Parquet with t, tau1..taun"),
+            data: list[str] = O.DATA,
+            out: Path = typer.Option(..., "--out", "-o", help="CSV or Parquet with t, tau1..taun (and 'segment', "
+                                     "'source' columns for several segments or files)"),
+            segments: str = SEGMENTS_OVERRIDE, max_gap: float = MAX_GAP_OVERRIDE,
             rename: str = O.RENAME, columns: str = O.COLUMNS, time_unit: str = O.TIME_UNIT,
             degrees: bool = O.DEGREES, motor_side: bool = O.MOTOR_SIDE, current_gain: str = O.CURRENT_GAIN,
             force: bool = O.FORCE_ROBOT) -> None:
-    """Torques of an identified model on another log, preprocessed as in training.
+    """Torques of an identified model on other logs, preprocessed as in training.
 
-    The data layout options default to those used by 'identify' (stored in result.json)."""
+    The data layout and segment options default to those used by 'identify' (stored in result.json)."""
+    import numpy as np
+
     from dynid.data.io import write_columns
+    from dynid.data.sources import expand_sources
     from dynid.identify.result import load_result, predict_file
 
     passive_openmp_workers()
     r = dynid.load_robot(robot)
     result = load_result(params, r, force)
+    paths = expand_sources(data)
     if "drive" in result:  # acceleration-free model (dynid identify --drive)
+        if len(paths) > 1:
+            raise DataError(f"a --drive model predicts one log at a time; {len(paths)} files given")
         from dynid.cli.drive_cmd import predict_drive
-        predict_drive(r, result, data, out, write_columns)
+        predict_drive(r, result, paths[0], out, write_columns)
         return
     mapping = _mapping_override(result, rename, columns, time_unit, degrees, motor_side, current_gain)
-    pred = predict_file(r, result, data, mapping)
-    cols = {"t": pred["t"]}
-    cols.update({f"tau{j + 1}": pred["tau_hat"][:, j] for j in range(r.n)})
+    preds = [predict_file(r, result, p, mapping, prep_override=_segment_override(segments, max_gap)) for p in paths]
+    cols = {"t": np.concatenate([p["t"] for p in preds])}
+    cols.update({f"tau{j + 1}": np.concatenate([p["tau_hat"][:, j] for p in preds]) for j in range(r.n)})
+    if any(np.any(p["segment"] != p["segment"][0]) for p in preds):
+        cols["segment"] = np.concatenate([p["segment"] for p in preds])
+    if len(paths) > 1:
+        cols["source"] = np.concatenate([np.full(p["t"].size, str(path)) for p, path in zip(preds, paths)])
     write_columns(out, cols)
-    console.print(f"wrote [bold]{out}[/] ({pred['t'].size} samples)")
+    console.print(f"wrote [bold]{out}[/] ({cols['t'].size} samples from {len(paths)} file(s))")
+
+
+def _print_validation(report: dict, title: str, min_velocity: float, n: int) -> None:
+    table = Table("joint", "RMSD", "relative RMSD", f"RMSD |dq|>={min_velocity:g}", "relative", title=title)
+    moving = report.get("moving", {"rmsd": [None] * n, "relative_rmsd": [None] * n})
+    for j in range(n):
+        table.add_row(str(j + 1), _fmt(report["rmsd"][j]), _fmt(report["relative_rmsd"][j], ".3%"),
+                      _fmt(moving["rmsd"][j]), _fmt(moving["relative_rmsd"][j], ".3%"))
+    console.print(table)
+    console.print(f"relative error ||tau - tau_hat|| / ||tau|| = {report['relative_error']:.4%}")
 
 
 @friendly_errors(outputs=("json_out", "figure"))
 def validate(robot: str = robot_option(),
              params: Path = typer.Option(..., "--params", "-p", help="result.json from 'dynid identify'"),
-             data: list[Path] = typer.Option(..., "--data", "-d", help="joint data file(s) with torques; repeatable"),
+             data: list[str] = typer.Option(..., "--data", "-d", help="joint data file(s) with torques; repeatable; "
+                                            "a quoted glob or a directory of Parquet files"),
              min_velocity: float = typer.Option(0.05, "--min-velocity",
                                                 help="also report figures without samples slower than this (rad/s)"),
              per: str = typer.Option(None, "--per", help="cycle | stage: figures per cycle (or stage): "
@@ -197,11 +241,16 @@ def validate(robot: str = robot_option(),
              figure: Path = typer.Option(None, "--figure", help="--per cycle: PNG of the relative RMSD per cycle "
                                          "(thesis Figs 5.4-5.7)"),
              json_out: Path = typer.Option(None, "--json", help="write the figures to this JSON file"),
+             segments: str = SEGMENTS_OVERRIDE, max_gap: float = MAX_GAP_OVERRIDE,
              rename: str = O.RENAME, columns: str = O.COLUMNS, time_unit: str = O.TIME_UNIT,
              degrees: bool = O.DEGREES, motor_side: bool = O.MOTOR_SIDE, current_gain: str = O.CURRENT_GAIN,
              force: bool = O.FORCE_ROBOT) -> None:
     """RMSD and relative RMSD per joint (thesis eq. 5.1) of a model on one or more logs
-    (self-validation on the training log, cross-validation on others)."""
+    (self-validation on the training logs, cross-validation on others); with several files,
+    also over all of them ('overall')."""
+    import numpy as np
+
+    from dynid.data.sources import expand_sources
     from dynid.identify.result import load_result, predict_file
     from dynid.identify.validation import validation_report
 
@@ -210,27 +259,28 @@ def validate(robot: str = robot_option(),
     result = load_result(params, r, force)
     mismatch = command_warnings()
     mapping = _mapping_override(result, rename, columns, time_unit, degrees, motor_side, current_gain)
+    paths = expand_sources(data)
     if per is not None:
         from dynid.cli.cycles_cmd import validate_per
-        validate_per(r, result, data, mapping, per, min_velocity, skip_first, json_out, figure)
+        validate_per(r, result, paths, mapping, per, min_velocity, skip_first, json_out, figure)
         return
-    reports = {}
-    for path in data:
-        pred = predict_file(r, result, path, mapping)
+    trained = {Path(p).resolve() for p in [result.get("data", "")] + [s["path"] for s in result.get("sources", [])]}
+    reports, pooled = {}, []
+    for path in paths:
+        pred = predict_file(r, result, path, mapping, prep_override=_segment_override(segments, max_gap))
         if pred["tau"] is None:
             raise DataError(f"{path}: no torques (tau1..taun) or currents to validate against")
-        k = pred["interior"]  # filter edge samples are left out, as in training
-        report = validation_report(pred["tau"][k], pred["tau_hat"][k], pred["dq"][k], min_velocity)
-        report["kind"] = "self" if Path(path).resolve() == Path(result.get("data", "")).resolve() else "cross"
+        k = pred["interior"]  # filter edge samples of every segment are left out, as in training
+        pooled.append((pred["tau"][k], pred["tau_hat"][k], pred["dq"][k]))
+        report = validation_report(*pooled[-1], min_velocity)
+        report["kind"] = "self" if Path(path).resolve() in trained else "cross"
+        report["segments"] = int(np.unique(pred["segment"]).size)
         reports[str(path)] = report
-        table = Table("joint", "RMSD", "relative RMSD", f"RMSD |dq|>={min_velocity:g}", "relative",
-                      title=f"{report['kind']}-validation on {path}")
-        moving = report.get("moving", {"rmsd": [None] * r.n, "relative_rmsd": [None] * r.n})
-        for j in range(r.n):
-            table.add_row(str(j + 1), _fmt(report["rmsd"][j]), _fmt(report["relative_rmsd"][j], ".3%"),
-                          _fmt(moving["rmsd"][j]), _fmt(moving["relative_rmsd"][j], ".3%"))
-        console.print(table)
-        console.print(f"relative error ||tau - tau_hat|| / ||tau|| = {report['relative_error']:.4%}")
+        _print_validation(report, f"{report['kind']}-validation on {path}", min_velocity, r.n)
+    if len(paths) > 1:
+        report = validation_report(*(np.concatenate(a) for a in zip(*pooled)), min_velocity)
+        reports["overall"] = report
+        _print_validation(report, f"all {len(paths)} files", min_velocity, r.n)
     if json_out:
         from dynid.data.io import atomic_write_text
         if force and mismatch:

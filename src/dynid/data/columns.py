@@ -25,7 +25,9 @@ class JointData:
     t (N,) [s]; q [rad | m]; dq, ddq: None when not measured; tau [N m | N]: None when absent;
     cycle (N,) ints and stage (N,) strings: None when absent; notes: what cleaning did;
     own: (N, n, e) regressor columns of each joint's own terms (friction...) when
-    preprocessing computed them before decimation, else None.
+    preprocessing computed them before decimation, else None; segment (N,): segment index of
+    each row (``data.segments``; the raw labels of a ``segment`` column until cleaning), None
+    for one segment.
     """
 
     t: np.ndarray
@@ -38,6 +40,7 @@ class JointData:
     source: str = "<memory>"
     notes: list[str] = field(default_factory=list)
     own: np.ndarray | None = None
+    segment: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -50,7 +53,8 @@ class JointData:
         """The samples at ``index`` (boolean mask, slice or integer array)."""
         pick = lambda a: None if a is None else a[index]  # noqa: E731
         return JointData(self.t[index], self.q[index], pick(self.dq), pick(self.ddq), pick(self.tau),
-                         pick(self.cycle), pick(self.stage), self.source, list(self.notes), pick(self.own))
+                         pick(self.cycle), pick(self.stage), self.source, list(self.notes), pick(self.own),
+                         pick(self.segment))
 
 
 def _parse_list(text: str | None, n: int, what: str) -> np.ndarray | None:
@@ -191,4 +195,5 @@ class ColumnMapping:
         ddq = None if ddq is None else ddq * scale
         cycle = np.asarray(columns["cycle"]).astype(np.int64) if "cycle" in columns else None
         stage = np.asarray(columns["stage"]).astype(str) if "stage" in columns else None
-        return JointData(t, q, dq, ddq, tau, cycle, stage, source, notes)
+        segment = np.asarray(columns["segment"], dtype=object) if "segment" in columns else None
+        return JointData(t, q, dq, ddq, tau, cycle, stage, source, notes, segment=segment)

@@ -7,12 +7,18 @@ counted from 1 after the header, so CSV row k is file line k + 1):
 - NaN / empty fields in t, q, dq, ddq, tau, i: the row is dropped (``nan="drop"``, default,
   with a note) or rejected (``nan="reject"``)
 - duplicated time stamps: the later rows are dropped, with a note
-- time going backwards: rejected
+- time going backwards: rejected, unless ``--segments auto`` makes it a new segment
+- gaps longer than ``--max-gap`` x the median step, a ``segment`` column: segments
+  (``data.segments``)
+- more joint columns (q1..qm) than the robot has joints: a note (several files of different
+  joint counts in one fit are refused by ``data.sources``)
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +30,7 @@ from dynid.data.columns import ColumnMapping, JointData
 from dynid.data.inputs import input_file
 from dynid.data.output import write_output
 from dynid.data.plausibility import PositionRange
+from dynid.data.segments import Segmenter
 from dynid.errors import DataError
 
 SIGNAL_PREFIXES = ("q", "dq", "ddq", "tau", "i", "u")
@@ -83,7 +90,7 @@ def table_to_columns(table: pa.Table, mapping: ColumnMapping, source: str) -> di
         if pa.types.is_integer(col.type) or pa.types.is_floating(col.type) or pa.types.is_null(col.type):
             arr = col.to_numpy(zero_copy_only=False)
             out[key] = arr.astype(float) if key not in ("cycle",) else arr
-        elif key == "stage":
+        elif key in ("stage", "segment"):
             out[key] = np.asarray(col.to_pylist(), dtype=object)
         elif key.rstrip("0123456789") in SIGNAL_PREFIXES or key in ("t", "cycle"):
             values = col.to_pylist()
@@ -91,6 +98,24 @@ def table_to_columns(table: pa.Table, mapping: ColumnMapping, source: str) -> di
             raise DataError(f"{source}: column '{name}' must be numeric; row {bad + 1 if bad is not None else '?'} "
                             f"holds {values[bad] if bad is not None else '?'!r}")
     return out
+
+
+def joint_count(names) -> int:
+    """Joints of a file from its contract column names: the largest k of a q{k} column (0 if none)."""
+    ks = [int(m.group(1)) for m in (re.fullmatch(r"q(\d+)", str(c)) for c in names) if m]
+    return max(ks, default=0)
+
+
+def map_columns(table: pa.Table, mapping: ColumnMapping, robot, source: str) -> JointData:
+    """Arrow table -> JointData in SI on the joint side (``ColumnMapping.apply``), with a note
+    when the file holds more joints than the robot (their columns are not read)."""
+    columns = table_to_columns(table, mapping, source)
+    data = mapping.apply(robot, columns, source)
+    count = joint_count(columns)
+    if count > robot.n:
+        data.notes.append(f"the file has joint columns up to q{count}; robot '{robot.name}' has {robot.n} "
+                          f"joints, so q{robot.n + 1}..q{count} are not read")
+    return data
 
 
 def _is_number(v) -> bool:
@@ -182,8 +207,11 @@ def check_bad_rows(bad: BadRows, good_rows: int, source: str, final: bool = True
     return notes
 
 
-def clean_rows(data: JointData, nan: str = "drop", row_offset: int = 0) -> JointData:
-    """Drop NaN rows and duplicated time stamps, reject time going backwards (rows named)."""
+def clean_rows(data: JointData, nan: str = "drop", row_offset: int = 0,
+               segmenter: Segmenter | None = None) -> JointData:
+    """Drop NaN rows and duplicated time stamps, label segments (``data.segments``), reject
+    time going backwards inside a segment (rows named). ``segmenter`` carries the state of a
+    stream from chunk to chunk; a new one (no resets, default gaps) when None."""
     rows = np.arange(len(data)) + 1 + row_offset
     signals = [a for a in (data.q, data.dq, data.ddq, data.tau) if a is not None]
     finite = np.isfinite(data.t) & np.all([np.all(np.isfinite(a), axis=1) for a in signals], axis=0)
@@ -195,27 +223,28 @@ def clean_rows(data: JointData, nan: str = "drop", row_offset: int = 0) -> Joint
                             f"({bad.size} such rows); use --nan drop to skip them")
         notes.append(f"{bad.size} row(s) with NaN dropped (first: row {bad[0]})")
         data, rows = data.select(finite), rows[finite]
-    dt = np.diff(data.t)
-    if np.any(dt < 0):
-        k = int(np.flatnonzero(dt < 0)[0])
-        raise DataError(f"{data.source}: time goes backwards at row {rows[k + 1]} "
-                        f"(t = {data.t[k + 1]!r} after {data.t[k]!r}); expected strictly increasing t")
-    if np.any(dt == 0):
-        keep = np.concatenate([[True], dt > 0])
-        dup = rows[~keep]
+    segmenter = segmenter or Segmenter(data.source)
+    data.segment, duplicate = segmenter(data.t, data.segment, rows)
+    if np.any(duplicate):
+        dup = rows[duplicate]
         notes.append(f"{dup.size} row(s) with a duplicated time stamp dropped (first: row {dup[0]})")
-        data = data.select(keep)
+        data = data.select(~duplicate)
     data.notes.extend(notes)
     return data
 
 
 def load_joint_data(path: str | Path, robot, mapping: ColumnMapping = ColumnMapping(),
-                    nan: str = "drop") -> JointData:
-    """Read a whole joint data file (CSV or Parquet) into a cleaned JointData in SI units."""
+                    nan: str = "drop", prep=None) -> JointData:
+    """Read a whole joint data file (CSV or Parquet) into a cleaned JointData in SI units.
+
+    prep: the ``Preprocessing`` whose ``segments`` and ``max_gap`` split the log (defaults)."""
     table, notes = read_table(path, mapping)
-    data = mapping.apply(robot, table_to_columns(table, mapping, str(path)), str(path))
+    data = map_columns(table, mapping, robot, str(path))
     data.notes[:0] = notes
-    data = clean_rows(data, nan)
+    segmenter = Segmenter.for_preprocessing(str(path), prep)
+    data = clean_rows(data, nan, segmenter=segmenter)
+    if segmenter.summary():
+        data.notes.append(segmenter.summary())
     if len(data) < 3:
         raise DataError(f"{path}: {len(data)} usable rows; at least 3 are needed")
     positions = PositionRange(robot.n)
@@ -234,12 +263,19 @@ def joint_data_columns(data: JointData) -> dict[str, np.ndarray]:
         cols["cycle"] = data.cycle
     if data.stage is not None:
         cols["stage"] = np.asarray(data.stage, dtype=str)
+    if data.segment is not None:
+        cols["segment"] = np.asarray(data.segment.tolist())
     return cols
 
 
-def write_columns(path: str | Path, columns: dict[str, np.ndarray]) -> None:
-    """Write named columns as CSV (shortest round-trip float text) or Parquet, atomically."""
+def write_columns(path: str | Path, columns: dict[str, np.ndarray], metadata: dict | None = None) -> None:
+    """Write named columns as CSV (shortest round-trip float text) or Parquet, atomically.
+
+    metadata: stored in a Parquet file's schema under the key ``dynid`` (JSON), e.g.
+    {"robot": name, "joints": [...]} (``file_metadata`` reads it back); CSV has no place for it."""
     table = pa.table({k: pa.array(np.asarray(v)) for k, v in columns.items()})
+    if metadata:
+        table = table.replace_schema_metadata({"dynid": json.dumps(metadata)})
     if is_parquet(path):
         atomic_write_bytes(path, lambda tmp: pq.write_table(table, tmp))
     else:
@@ -254,3 +290,17 @@ def _write_csv(tmp: str, table: pa.Table) -> None:
 
 def write_joint_data(path: str | Path, data: JointData) -> None:
     write_columns(path, joint_data_columns(data))
+
+
+def file_metadata(path: str | Path) -> dict:
+    """The ``dynid`` metadata of a Parquet joint data file ({} for CSV or none stored)."""
+    if not is_parquet(path):
+        return {}
+    path = data_file(path)
+    with arrow_errors(path):
+        meta = pq.read_schema(path).metadata or {}
+    try:
+        value = json.loads(meta.get(b"dynid", b"{}"))
+    except ValueError as exc:
+        raise DataError(f"{path}: its 'dynid' metadata is not JSON ({exc})") from None
+    return value if isinstance(value, dict) else {}

@@ -24,13 +24,14 @@ The chain ``prepare`` applies, in order (each step documented below):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.interpolate
 import scipy.signal
 
 from dynid.data.columns import JointData
+from dynid.data.segments import DEFAULT_MAX_GAP, check_segmentation, concat, describe, segment_ranges
 from dynid.errors import DataError
 
 IRREGULAR_TOLERANCE = 1e-3
@@ -50,6 +51,8 @@ class Preprocessing:
       edge effects); None = 3 fs / cutoff when filtering, else 2 (``edge_samples``)
     filter_torque: low-pass tau with the same filter (off by default: torque noise then stays
       white, which the Khalil-Gautier standard deviations assume; decimation filters both)
+    segments: "gaps" (split at gaps and 'segment' labels) | "auto" (also at time resets);
+      max_gap: steps longer than this multiple of the median step split the log (``data.segments``)
     """
 
     lowpass_hz: float | None = None
@@ -62,8 +65,11 @@ class Preprocessing:
     min_velocity: float = 0.0
     trim: int | None = None
     filter_torque: bool = False
+    segments: str = "gaps"
+    max_gap: float = DEFAULT_MAX_GAP
 
     def __post_init__(self):
+        check_segmentation(self.segments, self.max_gap)
         if self.derivative not in ("central", "savgol"):
             raise DataError(f"derivative method '{self.derivative}' unknown, expected central or savgol")
         if self.decimate < 1:
@@ -109,10 +115,9 @@ def resample(data: JointData, fs: float, t0: float | None = None) -> JointData:
     if data.tau is not None:
         tau = np.column_stack([np.interp(grid, data.t, data.tau[:, j]) for j in range(data.tau.shape[1])])
     prev = np.clip(np.searchsorted(data.t, grid, side="right") - 1, 0, len(data) - 1)
-    out = JointData(grid, spline(data.q), spline(data.dq), spline(data.ddq), tau,
-                    None if data.cycle is None else data.cycle[prev],
-                    None if data.stage is None else data.stage[prev], data.source, list(data.notes))
-    return out
+    label = lambda a: None if a is None else a[prev]  # noqa: E731
+    return JointData(grid, spline(data.q), spline(data.dq), spline(data.ddq), tau, label(data.cycle),
+                     label(data.stage), data.source, list(data.notes), segment=label(data.segment))
 
 
 def lowpass(x: np.ndarray, fs: float, cutoff: float, order: int = 4) -> np.ndarray:
@@ -145,18 +150,64 @@ def savgol_derivative(x: np.ndarray, dt: float, window: int = 11, order: int = 3
     return scipy.signal.savgol_filter(x, window, order, deriv=1, delta=dt, axis=0)
 
 
+def irregular_note(fs: float, prep: Preprocessing) -> str:
+    return (f"irregular time stamps: resampled to a uniform {fs:.6g} Hz grid (steps up to {prep.max_gap:g} x "
+            "the median step are resampled; longer gaps split the log into segments, never interpolated)")
+
+
+def too_short(data: JointData, prep: Preprocessing) -> str | None:
+    """Why a segment of raw samples leaves nothing after its ``edge_samples`` (None when it does not)."""
+    if len(data) >= 3:
+        fs = sample_rate(data.t)
+        trim = edge_samples(prep, fs / prep.decimate)
+        if len(data) > 2 * trim * prep.decimate:
+            return None
+        need = f"more than 2 x {trim} edge samples"
+    else:
+        need = "at least 3"
+    return f"{len(data)} samples, the filter and the derivatives need {need}"
+
+
 def prepare(data: JointData, prep: Preprocessing = Preprocessing(), grid_t0: float | None = None,
             joint_columns=None) -> JointData:
     """Resample, filter and differentiate (module docstring); returns q, dq, ddq all filled.
 
     All samples are kept; ``edge_samples`` says how many at each end fits should skip.
-    joint_columns(dq, ddq) -> (N, n, e): with decimation, columns filtered exactly (``own``)."""
+    joint_columns(dq, ddq) -> (N, n, e): with decimation, columns filtered exactly (``own``).
+
+    A log of several segments (``data.segment``, ``data.segments``) is prepared segment by
+    segment (each on its own grid; nothing crosses a boundary); a segment too short to keep a
+    sample after its edges is dropped with a note, and when none is left that is an error."""
+    parts = segment_ranges(data)
+    if len(parts) == 1:
+        return prepare_segment(data, prep, grid_t0, joint_columns)
+    ready, notes = [], list(data.notes)
+    for segment, rows in parts:
+        piece = data.select(rows)
+        piece.notes = []
+        reason = too_short(piece, prep)
+        if reason:
+            notes.append(f"{describe(piece, segment)} dropped: {reason}")
+            continue
+        done = prepare_segment(piece, prep, None, joint_columns)
+        notes.extend(done.notes)
+        ready.append(done)
+    if not ready:
+        raise DataError(f"{data.source}: no segment is long enough for the filter: {'; '.join(notes[-3:])}")
+    out = concat(ready)
+    out.notes = list(dict.fromkeys(notes))
+    return out
+
+
+def prepare_segment(data: JointData, prep: Preprocessing = Preprocessing(), grid_t0: float | None = None,
+                    joint_columns=None) -> JointData:
+    """``prepare`` of one segment (continuous motion; grid_t0: where the uniform grid starts)."""
     if len(data) < 3:
         raise DataError(f"{data.source}: {len(data)} samples; at least 3 are needed")
     if prep.resample_hz or is_irregular(data.t):
         fs = float(prep.resample_hz or sample_rate(data.t))
         if is_irregular(data.t):
-            data.notes.append(f"irregular time stamps: resampled to a uniform {fs:.6g} Hz grid")
+            data.notes.append(irregular_note(fs, prep))
         data = resample(data, fs, grid_t0)
     fs = sample_rate(data.t)
     fc = prep.cutoff(fs)
@@ -174,7 +225,7 @@ def prepare(data: JointData, prep: Preprocessing = Preprocessing(), grid_t0: flo
     if ddq is None:
         ddq = derive(dq)
     if prep.decimate <= 1:
-        return JointData(data.t, q, dq, ddq, tau, data.cycle, data.stage, data.source, list(data.notes))
+        return replace(data, q=q, dq=dq, ddq=ddq, tau=tau, notes=list(data.notes))
     # step 4: one more low-pass for every signal, then every k-th sample of the global grid
     own = None if joint_columns is None else joint_columns(dq, ddq)
     dec = lambda a: None if a is None else lowpass(a, fs, 0.8 * fs / (2.0 * prep.decimate), prep.filter_order)  # noqa: E731
@@ -184,7 +235,7 @@ def prepare(data: JointData, prep: Preprocessing = Preprocessing(), grid_t0: flo
     dq = derive(q) if data.dq is None else dec(dq)
     ddq = derive(dq) if data.ddq is None else dec(ddq)
     index = np.rint((data.t - (data.t[0] if grid_t0 is None else grid_t0)) * fs).astype(np.int64)
-    out = JointData(data.t, q, dq, ddq, dec(tau), data.cycle, data.stage, data.source, list(data.notes), dec(own))
+    out = replace(data, q=q, dq=dq, ddq=ddq, tau=dec(tau), notes=list(data.notes), own=dec(own))
     return out.select(index % prep.decimate == 0)
 
 
@@ -227,8 +278,10 @@ def velocity_mask(dq: np.ndarray, min_velocity: float) -> np.ndarray:
 
 
 def segments(data: JointData, by: str = "cycle") -> list[tuple[str, np.ndarray]]:
-    """Sample indices of each value of the ``cycle`` or ``stage`` column, in order of appearance."""
-    labels = data.cycle if by == "cycle" else data.stage
+    """Sample indices of each value of the ``cycle``, ``stage`` or ``segment`` column, in order of appearance."""
+    labels = {"cycle": data.cycle, "stage": data.stage, "segment": data.segment}.get(by)
+    if labels is None and by == "segment":
+        return [("0", np.arange(len(data)))]
     if labels is None:
         raise DataError(f"{data.source}: no '{by}' column to segment by")
     labels = np.asarray(labels)

@@ -7,6 +7,10 @@ raw rows of context on both sides, and only samples away from the window edges a
 emitted, so the zero-phase filter and the differences see the signal as if it were whole
 (the filter's edge transient decays over ~ fs / cutoff samples; the default margin is
 20 fs / cutoff, at least 200 rows). Memory is O(chunk_rows + margin).
+
+A log of several segments (``data.segments``: gaps, time resets, a ``segment`` column) gets
+one such window per segment, so nothing is filtered or differentiated across a boundary;
+``with_edges`` marks the edge samples at both ends of every segment for fits and scores.
 """
 
 from __future__ import annotations
@@ -21,10 +25,14 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from dynid.data.columns import ColumnMapping, JointData
-from dynid.data.io import (BadRows, arrow_errors, check_bad_rows, clean_rows, csv_read_options, data_file, is_parquet,
-                           table_to_columns)
+from dynid.data.io import (
+    BadRows, arrow_errors, check_bad_rows, clean_rows, csv_read_options, data_file, is_parquet, map_columns,
+)
 from dynid.data.plausibility import PositionRange
-from dynid.data.preprocess import Preprocessing, is_irregular, prepare, sample_rate
+from dynid.data.preprocess import (
+    Preprocessing, edge_mask, edge_samples, irregular_note, is_irregular, prepare_segment, sample_rate, too_short,
+)
+from dynid.data.segments import Segmenter, concat, describe, segment_ranges
 from dynid.errors import DataError
 
 
@@ -61,15 +69,10 @@ def _guarded(batches: Iterator[pa.Table], path: Path) -> Iterator[pa.Table]:
         yield table
 
 
-def _concat(a: JointData, b: JointData) -> JointData:
-    cat = lambda x, y: None if x is None or y is None else np.concatenate([x, y])  # noqa: E731
-    return JointData(cat(a.t, b.t), cat(a.q, b.q), cat(a.dq, b.dq), cat(a.ddq, b.ddq), cat(a.tau, b.tau),
-                     cat(a.cycle, b.cycle), cat(a.stage, b.stage), a.source, a.notes + b.notes)
-
-
 def raw_chunks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapping(), chunk_rows: int = 50_000,
-               nan: str = "drop") -> Iterator[JointData]:
-    """Mapped, cleaned chunks of a joint data file (rows named by their place in the file).
+               nan: str = "drop", prep: Preprocessing | None = None) -> Iterator[JointData]:
+    """Mapped, cleaned chunks of a joint data file (rows named by their place in the file), each
+    row labelled with its segment (``data.segments``: ``prep.segments`` and ``prep.max_gap``).
 
     A malformed line other than the last one is reported when the stream reaches its end.
     """
@@ -77,26 +80,22 @@ def raw_chunks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapping()
     if not isinstance(chunk_rows, int) or chunk_rows < 1:
         raise DataError(f"--chunk-rows {chunk_rows}: expected a positive number of rows")
     bad = BadRows()
-    offset, last_t = 0, -np.inf
+    offset = 0
+    segmenter = Segmenter.for_preprocessing(str(path), prep)
     positions = PositionRange(robot.n)
     for table in _guarded(_batches(path, mapping, chunk_rows, bad), path):
-        data = mapping.apply(robot, table_to_columns(table, mapping, str(path)), str(path))
-        data = clean_rows(data, nan, row_offset=offset)
+        data = clean_rows(map_columns(table, mapping, robot, str(path)), nan, row_offset=offset,
+                          segmenter=segmenter)
         positions.update(data.q)
-        if len(data) and data.t[0] < last_t:
-            raise DataError(f"{path}: time goes backwards near row {offset + 1} "
-                            f"(t = {data.t[0]!r} after {last_t!r}); expected strictly increasing t")
-        if len(data) and data.t[0] == last_t:
-            data = data.select(slice(1, None))
-            data.notes.append(f"row {offset + 1}: duplicated time stamp dropped")
         offset += table.num_rows
         if len(data):
-            last_t = float(data.t[-1])
             yield data
     if offset == 0:
         raise DataError(f"{path}: no data rows")
     positions.warn(robot, str(path))
     notes = check_bad_rows(bad, offset, str(path), final=True)
+    if segmenter.summary():
+        notes.append(segmenter.summary())
     if notes:
         yield JointData(np.empty(0), np.empty((0, robot.n)), source=str(path), notes=notes)
 
@@ -109,36 +108,123 @@ def default_margin(fs: float, prep: Preprocessing) -> int:
     return -(-rows // prep.decimate) * prep.decimate
 
 
+class _SegmentWindow:
+    """The overlapping-window preparation of one segment (module docstring)."""
+
+    def __init__(self, segment: int, prep: Preprocessing, margin: int | None, joint_columns):
+        self.segment, self.prep, self.margin, self.joint_columns = segment, prep, margin, joint_columns
+        self.window: JointData | None = None
+        self.t0: float | None = None
+        self.emitted_to = -np.inf
+        self.emitted = False
+
+    def _prepare(self) -> JointData:
+        return prepare_segment(self.window, self.prep, grid_t0=self.t0, joint_columns=self.joint_columns)
+
+    def add(self, piece: JointData) -> Iterator[JointData]:
+        """Take raw rows of the segment; emit what is prepared for good."""
+        self.window = piece if self.window is None else concat([self.window, piece])
+        window = self.window
+        if self.t0 is None:
+            if len(window) < 3:
+                return
+            self.t0 = float(window.t[0])
+            if self.prep.resample_hz is None and is_irregular(window.t):
+                self.prep = replace(self.prep, resample_hz=sample_rate(window.t))
+                window.notes.append(irregular_note(self.prep.resample_hz, self.prep))
+            self.margin = self.margin or default_margin(sample_rate(window.t), self.prep)
+        if len(window) < 3 * self.margin:
+            return
+        done = self._prepare()
+        edge = float(window.t[len(window) - self.margin])
+        lo, hi = np.searchsorted(done.t, self.emitted_to, "right"), np.searchsorted(done.t, edge, "left")
+        if hi > lo:  # a slice: views, no copies
+            yield done.select(slice(lo, hi))
+            self.emitted_to, self.emitted = float(done.t[hi - 1]), True
+        self.window = window.select(slice(len(window) - 2 * self.margin, None))
+        self.window.notes = []
+
+    def finish(self, only: bool) -> tuple[JointData | None, str | None]:
+        """(the rest of the segment, prepared) or (None, why it is dropped); ``only``: the file's
+        only segment, prepared whatever its length (fits then find no sample, as before)."""
+        if not self.emitted and not only:
+            reason = too_short(self.window, self.prep)
+            if reason:
+                return None, f"{describe(self.window, self.segment)} dropped: {reason}"
+        if self.t0 is None:
+            self.t0 = float(self.window.t[0])
+        done = self._prepare()
+        return done.select(slice(np.searchsorted(done.t, self.emitted_to, "right"), None)), None
+
+
 def prepared_chunks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapping(),
                     prep: Preprocessing = Preprocessing(), chunk_rows: int = 50_000,
                     margin: int | None = None, nan: str = "drop", joint_columns=None) -> Iterator[JointData]:
     """Preprocessed chunks whose concatenation equals ``prepare`` of the whole file (up to
-    the filter transient over ``margin`` rows, which decays below rounding for the default)."""
-    window, emitted_to, t0 = None, -np.inf, None
-    notes = []
-    for raw in raw_chunks(path, robot, mapping, chunk_rows, nan):
-        if len(raw) == 0:  # only notes (a truncated last line)
-            notes.extend(raw.notes)
+    the filter transient over ``margin`` rows, which decays below rounding for the default).
+
+    Every chunk lies inside one segment (``chunk.segment`` holds its index); each segment is
+    prepared on its own. A chunk of length 0 carries only notes. A file none of whose segments
+    is long enough for the filter is an error (``preprocess.too_short``)."""
+    current: _SegmentWindow | None = None
+    notes, dropped, kept = [], [], 0
+
+    def close(window: _SegmentWindow, only: bool):
+        nonlocal kept
+        last, why = window.finish(only)
+        if why:
+            dropped.append(why)
+            return None
+        kept += 1
+        return last
+
+    for raw in raw_chunks(path, robot, mapping, chunk_rows, nan, prep):
+        notes.extend(raw.notes)
+        raw.notes = []
+        if len(raw) == 0:  # only notes (a truncated last line, the segments)
             continue
-        if t0 is None:
-            t0 = float(raw.t[0])
-            if prep.resample_hz is None and len(raw) > 2 and is_irregular(raw.t):
-                prep = replace(prep, resample_hz=sample_rate(raw.t))
-                raw.notes.append(f"irregular time stamps: resampled to a uniform {prep.resample_hz:.6g} Hz grid")
-            margin = margin or default_margin(sample_rate(raw.t), prep)
-        window = raw if window is None else _concat(window, raw)
-        if len(window) < 3 * margin:
+        for segment, rows in segment_ranges(raw):
+            if current is not None and current.segment != segment:
+                last = close(current, only=False)
+                if last is not None and len(last):
+                    yield _with_notes(last, notes)
+                current = None
+            if current is None:
+                current = _SegmentWindow(segment, prep, margin, joint_columns)
+            for done in current.add(raw.select(rows)):
+                yield _with_notes(done, notes)
+    if current is not None:
+        last = close(current, only=kept == 0 and not dropped)
+        if last is not None:
+            yield _with_notes(last, notes)
+    if kept == 0:
+        raise DataError(f"{path}: no segment is long enough for the filter ({'; '.join(dropped[:3])})")
+    if notes or dropped:
+        yield JointData(np.empty(0), np.empty((0, robot.n)), source=str(path), notes=notes + dropped)
+
+
+def _with_notes(chunk: JointData, pending: list[str]) -> JointData:
+    """``chunk`` carrying the notes gathered so far (``pending`` is emptied)."""
+    chunk.notes = pending[:] + chunk.notes
+    pending.clear()
+    return chunk
+
+
+def with_edges(chunks: Iterator[JointData], prep: Preprocessing) -> Iterator[tuple[JointData, np.ndarray, bool]]:
+    """(chunk, keep (N,), last) for each prepared chunk: keep is False for the ``edge_samples``
+    at the start and the end of every segment; last: the chunk ends its segment. Chunks of
+    length 0 (notes only) pass through with an empty mask."""
+    pending, first, trim = None, True, 0
+    for chunk in chunks:
+        if len(chunk) == 0:
+            yield chunk, np.zeros(0, dtype=bool), False
             continue
-        done = prepare(window, prep, grid_t0=t0, joint_columns=joint_columns)
-        edge = float(window.t[len(window) - margin])
-        lo, hi = np.searchsorted(done.t, emitted_to, "right"), np.searchsorted(done.t, edge, "left")
-        if hi > lo:  # a slice: views, no copies
-            yield done.select(slice(lo, hi))
-            emitted_to = float(done.t[hi - 1])
-        window = window.select(slice(len(window) - 2 * margin, None))
-        window.notes = []
-    if window is not None:
-        done = prepare(window, prep, grid_t0=t0, joint_columns=joint_columns)
-        last = done.select(slice(np.searchsorted(done.t, emitted_to, "right"), None))
-        last.notes.extend(notes)
-        yield last
+        segment = None if chunk.segment is None else int(chunk.segment[0])
+        starts = pending is None or segment != (None if pending.segment is None else int(pending.segment[0]))
+        if pending is not None:
+            yield pending, edge_mask(len(pending), trim, head=first, tail=starts), starts
+        if starts:
+            trim = edge_samples(prep, sample_rate(chunk.t)) if len(chunk) > 2 else 2
+        pending, first = chunk, starts
+    if pending is not None:
+        yield pending, edge_mask(len(pending), trim, head=first, tail=True), True

@@ -2,10 +2,13 @@
 
 Two paths give the same numbers:
 
-- ``accumulate_file`` streams a file in chunks (``data.stream``); worker threads (one per
+- ``accumulate_sources`` streams files in chunks (``data.stream``); worker threads (one per
   core) evaluate the regressor ``BLOCK`` samples at a time and add them to per-joint Gram
   matrices (``gram.py``) while the main thread reads and filters the next chunk, so any log
-  length runs in bounded memory (OLS, WLS and PC need nothing else);
+  length runs in bounded memory (OLS, WLS and PC need nothing else). Several recordings are
+  one least-squares problem: each file, and each segment of a file (``data.segments``), is
+  preprocessed on its own (filters and derivatives never cross a boundary) and the normal
+  equations of all of them are summed (thesis eq. 2.9 written with sums);
 - ``regressor_arrays`` builds the base regressor of an in-memory ``JointData`` (IRLS and
   per-cycle identification need the samples).
 
@@ -18,15 +21,14 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from dynid.data.columns import ColumnMapping, JointData
-from dynid.data.preprocess import (
-    Preprocessing, edge_mask, edge_samples, prepare, sample_rate, segments, velocity_mask,
-)
-from dynid.data.stream import prepared_chunks
+from dynid.data.preprocess import Preprocessing, edge_samples, prepare, sample_rate, segments, velocity_mask
+from dynid.data.segments import segment_edge_mask, segment_ranges
+from dynid.data.stream import prepared_chunks, with_edges
 from dynid.errors import DataError, DynidError
 from dynid.excite.threads import single_blas_thread
 from dynid.identify.base import BaseParameters, identifiability_table
@@ -53,13 +55,53 @@ def make_estimator(name: str, robot, options: ModelOptions, base: BaseParameters
 
 
 @dataclass
+class SegmentCount:
+    """One segment of a source in a streaming pass: its index in the file (``data.segments``),
+    its time span [s], the samples it gave the fit, and its own normal equations when asked
+    (``accumulate_sources(per_segment=True)``: folds for cross-validation)."""
+
+    segment: int
+    t_start: float
+    t_end: float
+    samples: int = 0
+    ne: NormalEquations | None = None
+
+    def to_dict(self) -> dict:
+        return {"segment": self.segment, "t_start": self.t_start, "t_end": self.t_end, "samples": self.samples}
+
+
+@dataclass
+class SourceCount:
+    """One source (file) of a streaming pass: samples used in the fit, per segment, and notes."""
+
+    path: str
+    samples: int = 0
+    segments: list[SegmentCount] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"path": self.path, "samples": self.samples, "segments": [s.to_dict() for s in self.segments]}
+
+
+@dataclass
 class Accumulated:
-    """Result of a streaming pass: the sums, the sample count, the rate and the notes."""
+    """Result of a streaming pass: the summed normal equations, the sample count, the rate,
+    the notes, and what each source (and segment) contributed."""
 
     ne: NormalEquations
     samples: int
     fs: float
     notes: list[str]
+    sources: list[SourceCount] = field(default_factory=list)
+
+    def merge(self, other: "Accumulated") -> "Accumulated":
+        """Add another pass over other sources (same robot, model and base parameters)."""
+        self.ne.merge(other.ne)
+        self.samples += other.samples
+        self.fs = self.fs if np.isfinite(self.fs) else other.fs
+        self.notes = list(dict.fromkeys(self.notes + other.notes))
+        self.sources += other.sources
+        return self
 
 
 def row_mask(dq: np.ndarray, keep: np.ndarray | None, prep: Preprocessing) -> np.ndarray | None:
@@ -98,7 +140,7 @@ class _Workers:
     reads and filters the next one, so memory stays bounded."""
 
     def __init__(self, robot, options, base, prep, count: int):
-        table = identifiability_table(robot, options)
+        table = self.table = identifiability_table(robot, options)
         self.robot, self.options, self.prep = robot, options, prep
         self.grams = [RegressorGram(robot, options, base, table) for _ in range(count)]
         self.buffers = [np.zeros((BLOCK, robot.n, 10 * robot.n_bodies)) for _ in range(count)]
@@ -122,12 +164,13 @@ class _Workers:
             self.samples += future.result()
         self.running = []
 
-    def finish(self, base) -> NormalEquations:
+    def take(self, base) -> NormalEquations:
+        """The normal equations of everything submitted since the last ``take``; starts afresh."""
         self.wait()
-        self.pool.shutdown()
         total = self.grams[0]
         for other in self.grams[1:]:
             total.merge(other)
+        self.grams = [RegressorGram(self.robot, self.options, base, self.table) for _ in self.grams]
         return total.to_normal_equations(base)
 
 
@@ -136,37 +179,76 @@ def stream_workers() -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
 
-def accumulate_file(robot, path, options: ModelOptions, base: BaseParameters,
-                    mapping: ColumnMapping = ColumnMapping(), prep: Preprocessing = Preprocessing(),
-                    chunk_rows: int = 50_000, nan: str = "drop", workers: int | None = None) -> Accumulated:
-    """Stream ``path`` through preprocessing into per-joint normal equations (``workers``
-    threads, default one per core, compute regressors and Gram matrices meanwhile)."""
+def accumulate_sources(robot, sources, options: ModelOptions, base: BaseParameters,
+                       mapping: ColumnMapping = ColumnMapping(), prep: Preprocessing = Preprocessing(),
+                       chunk_rows: int = 50_000, nan: str = "drop", workers: int | None = None,
+                       per_segment: bool = False) -> Accumulated:
+    """Stream every source (a joint data file; ``data.sources.expand_sources`` turns globs and
+    directories into files) through its own preprocessing into one set of summed per-joint
+    normal equations (``workers`` threads, default one per core, compute regressors and Gram
+    matrices meanwhile). Each file and each segment of a file is filtered and differentiated
+    alone, its edge samples left out.
+
+    Returns the sums with ``sources``: per file and per segment the samples used (and with
+    ``per_segment`` each segment's own normal equations, whose sum is ``ne``). A file with no
+    usable sample is an error naming it."""
+    sources = list(sources)
     pool = _Workers(robot, options, base, prep, workers or stream_workers())
-    notes, fs, trim, first = [], float("nan"), 0, True
-    pending = None  # one chunk of look-ahead, to know which chunk is the last
+    total = NormalEquations(robot.n, base.rank)
+    counts, notes, fs = [], [], float("nan")
+    columns = lambda dq, ddq: motor_columns(robot, dq, ddq, options)  # noqa: E731
     # single BLAS thread: the workers are the parallelism (BLAS threads would contend)
     with single_blas_thread():
         try:
-            columns = lambda dq, ddq: motor_columns(robot, dq, ddq, options)  # noqa: E731
-            for chunk in prepared_chunks(path, robot, mapping, prep, chunk_rows, nan=nan, joint_columns=columns):
-                notes.extend(chunk.notes)
-                if len(chunk) == 0:
-                    continue
-                if not np.isfinite(fs) and len(chunk) > 2:
-                    fs = sample_rate(chunk.t)
-                    trim = edge_samples(prep, fs)
-                if pending is not None:
-                    pool.submit(pending, edge_mask(len(pending), trim, head=first, tail=False))
-                    first = False
-                pending = chunk
-            if pending is not None:
-                pool.submit(pending, edge_mask(len(pending), trim, head=first, tail=True))
-            ne = pool.finish(base)
+            for path in sources:
+                count, segment = SourceCount(str(path)), None
+                chunks = prepared_chunks(path, robot, mapping, prep, chunk_rows, nan=nan, joint_columns=columns)
+                for chunk, keep, last in with_edges(chunks, prep):
+                    count.notes.extend(chunk.notes)
+                    if len(chunk) == 0:
+                        continue
+                    if not np.isfinite(fs) and len(chunk) > 2:
+                        fs = sample_rate(chunk.t)
+                    index = 0 if chunk.segment is None else int(chunk.segment[0])
+                    if segment is None or segment.segment != index:
+                        segment = SegmentCount(index, float(chunk.t[0]), float(chunk.t[-1]))
+                        count.segments.append(segment)
+                    used = int(keep.sum())
+                    segment.t_end, segment.samples, count.samples = float(chunk.t[-1]), segment.samples + used, \
+                        count.samples + used
+                    pool.submit(chunk, keep)
+                    if last and per_segment:
+                        segment.ne = pool.take(base)
+                        total.merge(segment.ne)
+                if count.samples == 0:
+                    raise DataError(f"{path}: no samples left after preprocessing")
+                prefix = f"{path}: " if len(sources) > 1 else ""
+                notes.extend(prefix + note for note in dict.fromkeys(count.notes))
+                counts.append(count)
+            total.merge(pool.take(base))
         finally:
             pool.pool.shutdown(wait=True, cancel_futures=True)
-    if pool.samples == 0:
-        raise DataError(f"{path}: no samples left after preprocessing")
-    return Accumulated(ne, pool.samples, fs, notes)
+    if not counts:
+        raise DataError("no data sources given")
+    return Accumulated(total, sum(c.samples for c in counts), fs, notes, counts)
+
+
+def accumulate_file(robot, path, options: ModelOptions, base: BaseParameters,
+                    mapping: ColumnMapping = ColumnMapping(), prep: Preprocessing = Preprocessing(),
+                    chunk_rows: int = 50_000, nan: str = "drop", workers: int | None = None) -> Accumulated:
+    """``accumulate_sources`` of one file."""
+    return accumulate_sources(robot, [path], options, base, mapping, prep, chunk_rows, nan, workers)
+
+
+def source_counts(ready: JointData, mask: np.ndarray | None) -> SourceCount:
+    """What an in-memory prepared file gives a fit (mask (N, n) rows kept, None = all)."""
+    count = SourceCount(ready.source)
+    used = np.ones(len(ready), dtype=bool) if mask is None else mask.any(axis=1)
+    for index, rows in segment_ranges(ready):
+        segment = SegmentCount(index, float(ready.t[rows][0]), float(ready.t[rows][-1]), int(used[rows].sum()))
+        count.segments.append(segment)
+        count.samples += segment.samples
+    return count
 
 
 def regressor_arrays(robot, data: JointData, options: ModelOptions, base: BaseParameters,
@@ -178,7 +260,7 @@ def regressor_arrays(robot, data: JointData, options: ModelOptions, base: BasePa
     if data.own is not None:  # exactly filtered before decimation
         place_motor_columns(robot, options, data.own, y)
     tau, dq = data.tau, data.dq
-    keep = edge_mask(len(data), edge_samples(prep, sample_rate(data.t)))
+    keep = segment_edge_mask(data, edge_samples(prep, sample_rate(data.t)))
     return np.ascontiguousarray(y[..., base.independent]), tau, row_mask(dq, keep, prep)
 
 
@@ -190,26 +272,47 @@ def fit_data(robot, data: JointData, options: ModelOptions, base: BaseParameters
     return estimator.fit(y, tau, mask)
 
 
-def per_cycle(robot, data: JointData, options: ModelOptions, base: BaseParameters, make, by: str = "cycle",
-              prep: Preprocessing = Preprocessing(), prepared: bool = False) -> dict:
-    """Identify each cycle (or stage) separately; cross-cycle mean, std and %spread (thesis 5.1.5).
+def prepared_sources(robot, paths, options: ModelOptions, mapping: ColumnMapping = ColumnMapping(),
+                     prep: Preprocessing = Preprocessing(), nan: str = "drop") -> list[JointData]:
+    """Each file read whole and prepared segment by segment (the in-memory paths: IRLS, per cycle)."""
+    from dynid.data.io import load_joint_data
+    columns = lambda dq, ddq: motor_columns(robot, dq, ddq, options)  # noqa: E731
+    return [prepare(load_joint_data(p, robot, mapping, nan, prep), prep, joint_columns=columns) for p in paths]
+
+
+def stacked_regressor(robot, readies: list[JointData], options: ModelOptions, base: BaseParameters,
+                      prep: Preprocessing) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[SourceCount]]:
+    """``regressor_arrays`` of several prepared files stacked: (Y_b, tau, mask, per-file counts)."""
+    parts = [regressor_arrays(robot, ready, options, base, prep) for ready in readies]
+    counts = [source_counts(ready, mask) for ready, (_, _, mask) in zip(readies, parts)]
+    return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
+            np.concatenate([p[2] for p in parts]), counts)
+
+
+def per_cycle(robot, data: JointData | list[JointData], options: ModelOptions, base: BaseParameters, make,
+              by: str = "cycle", prep: Preprocessing = Preprocessing(), prepared: bool = False) -> dict:
+    """Identify each cycle (or stage, or segment) separately; cross-cycle mean, std and %spread
+    (thesis 5.1.5). Several files (a list): labels are 'file:label'.
 
     make(): a fresh estimator; prepared: ``data`` is already preprocessed (e.g. a selection of
     cycles of a prepared log). Returns {"labels", "values" (cycles, b), "mean", "std",
     "relative_spread" (100 std / |mean|), "failed": {label: reason}}.
     """
-    ready = data if prepared else prepare(data, prep, joint_columns=lambda dq, ddq: motor_columns(robot, dq, ddq, options))
+    datas = data if isinstance(data, list) else [data]
     values, labels, failed = [], [], {}
-    for label, idx in segments(ready, by):
-        try:
-            est = fit_data(robot, ready.select(idx), options, base, make(), prep, prepared=True)
-        except (DynidError, np.linalg.LinAlgError) as exc:  # a short or static cycle: reported, not fatal
-            failed[label] = str(exc)
-            continue
-        values.append(est.coef_)
-        labels.append(label)
+    for one in datas:
+        ready = one if prepared else prepare(one, prep, joint_columns=lambda dq, ddq: motor_columns(robot, dq, ddq, options))
+        prefix = f"{one.source}:" if len(datas) > 1 else ""
+        for label, idx in segments(ready, by):
+            try:
+                est = fit_data(robot, ready.select(idx), options, base, make(), prep, prepared=True)
+            except (DynidError, np.linalg.LinAlgError) as exc:  # a short or static cycle: reported, not fatal
+                failed[prefix + label] = str(exc)
+                continue
+            values.append(est.coef_)
+            labels.append(prefix + label)
     if not values:
-        raise DataError(f"{data.source}: no {by} could be identified: {failed}")
+        raise DataError(f"{', '.join(d.source for d in datas)}: no {by} could be identified: {failed}")
     v = np.array(values)
     mean, std = v.mean(axis=0), v.std(axis=0, ddof=1) if len(v) > 1 else np.zeros(v.shape[1])
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -19,8 +19,8 @@ from dynid import __version__
 from dynid.data.columns import ColumnMapping
 from dynid.data.inputs import read_json_document
 from dynid.data.io import atomic_write_text
-from dynid.data.preprocess import Preprocessing, edge_mask, edge_samples, sample_rate
-from dynid.data.stream import prepared_chunks
+from dynid.data.preprocess import Preprocessing
+from dynid.data.stream import prepared_chunks, with_edges
 from dynid.errors import DataError
 from dynid.excite.threads import single_blas_thread
 from dynid.identify.base import BaseParameters
@@ -107,21 +107,22 @@ def result_model(result: dict) -> tuple[ModelOptions, BaseParameters, np.ndarray
 
 
 def predict_file(robot, result: dict, path, mapping: ColumnMapping | None = None, chunk_rows: int = 50_000,
-                 filter_torque: bool = False) -> dict:
+                 filter_torque: bool = False, prep_override: dict | None = None) -> dict:
     """Model torques on a data file, preprocessed as in training (without decimation).
 
     Returns {"t" (N,), "tau_hat" (N, n), "tau" (N, n) or None (measured, unfiltered unless
-    ``filter_torque``), "dq" (N, n), "interior" (N,) False for the ``edge_samples`` at both ends,
-    "notes"}.
+    ``filter_torque``), "dq" (N, n), "interior" (N,) False for the ``edge_samples`` at both ends
+    of every segment, "segment" (N,) segment index (``data.segments``), "notes"}.
+    prep_override: preprocessing fields to change (e.g. {"segments": "auto"}).
     """
     if result["n"] != robot.n:
         raise DataError(f"result has n = {result['n']} joints but robot '{robot.name}' has {robot.n}")
     options, base, beta, prep = result_model(result)
-    prep = replace(prep, decimate=1, min_velocity=0.0, filter_torque=filter_torque)
+    prep = replace(prep, decimate=1, min_velocity=0.0, filter_torque=filter_torque, **(prep_override or {}))
     mapping = mapping or ColumnMapping.from_dict(result.get("column_mapping"))
-    ts, preds, taus, dqs, notes = [], [], [], [], []
-    with single_blas_thread():  # see pipeline.accumulate_file
-        for chunk in prepared_chunks(path, robot, mapping, prep, chunk_rows):
+    ts, preds, taus, dqs, keeps, segs, notes = [], [], [], [], [], [], []
+    with single_blas_thread():  # see pipeline.accumulate_sources
+        for chunk, keep, _ in with_edges(prepared_chunks(path, robot, mapping, prep, chunk_rows), prep):
             notes.extend(chunk.notes)
             if len(chunk) == 0:
                 continue
@@ -131,10 +132,10 @@ def predict_file(robot, result: dict, path, mapping: ColumnMapping | None = None
                 preds.append(y[..., base.independent] @ beta)
             ts.append(chunk.t)
             dqs.append(chunk.dq)
+            keeps.append(keep)
+            segs.append(np.zeros(len(chunk), dtype=np.int64) if chunk.segment is None else chunk.segment)
             if chunk.tau is not None:
                 taus.append(chunk.tau)
-    t = np.concatenate(ts)
-    interior = edge_mask(t.size, edge_samples(prep, sample_rate(t)) if t.size > 2 else 0)
-    return {"t": t, "tau_hat": np.concatenate(preds), "interior": interior,
-            "tau": np.concatenate(taus) if taus else None, "dq": np.concatenate(dqs),
-            "notes": list(dict.fromkeys(notes))}
+    return {"t": np.concatenate(ts), "tau_hat": np.concatenate(preds), "interior": np.concatenate(keeps),
+            "segment": np.concatenate(segs), "tau": np.concatenate(taus) if taus else None,
+            "dq": np.concatenate(dqs), "notes": list(dict.fromkeys(notes))}

@@ -1,0 +1,174 @@
+"""Segments of a joint data log: pieces of continuous motion, filtered and differentiated alone.
+
+Real logs come in pieces: a controller restarts its clock at every new plan, a logger drops
+a second of samples, a file concatenates several runs. A log splits into segments at
+
+- a change of the ``segment`` column's label (docs/formats.md, "segment column");
+- a time reset (t going backwards): a new segment with ``Preprocessing.segments == "auto"``
+  (``--segments auto``), an error naming the row otherwise (the default ``"gaps"``);
+- a gap: a time step longer than ``Preprocessing.max_gap`` x the median step of the file
+  (``--max-gap``, default 5). Shorter irregular steps (a few dropped samples) stay inside the
+  segment and are resampled as before (``preprocess.resample``).
+
+Nothing is ever interpolated, filtered or differentiated across a boundary; the first and
+last ``edge_samples`` of every segment are left out of fits and scores; a segment that has
+no sample left after that is dropped with a note (an error when nothing is left at all).
+
+``Segmenter`` labels rows chunk by chunk (its state carries over chunk boundaries), so a
+streamed file and a file read whole get the same segments.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from dynid.data.columns import JointData
+from dynid.errors import DataError
+
+DEFAULT_MAX_GAP = 5.0
+SEGMENT_MODES = ("gaps", "auto")
+
+
+def check_segmentation(mode: str, max_gap: float) -> None:
+    if mode not in SEGMENT_MODES:
+        raise DataError(f"--segments '{mode}' unknown, expected one of {list(SEGMENT_MODES)} "
+                        "(gaps: split at gaps and 'segment' labels; auto: also at time resets)")
+    if not max_gap > 1.0:
+        raise DataError(f"--max-gap must be > 1 (a multiple of the median time step), got {max_gap}")
+
+
+class Segmenter:
+    """Segment index of each row, chunk after chunk (module docstring).
+
+    source: file name for messages; resets: a time reset starts a segment (else an error);
+    max_gap: steps longer than max_gap x the median step start a segment. The median step is
+    taken from the first chunk (steps inside segments only) and kept: ``step``.
+    """
+
+    def __init__(self, source: str, resets: bool = False, max_gap: float = DEFAULT_MAX_GAP):
+        self.source, self.resets, self.max_gap = source, resets, max_gap
+        self.step: float | None = None
+        self.last_t: float | None = None
+        self.last_label = None
+        self.last_id = -1
+        self.gaps = 0
+        self.resets_seen = 0
+        self.labels_seen = 0
+
+    @classmethod
+    def for_preprocessing(cls, source: str, prep=None) -> "Segmenter":
+        """The segmenter a ``Preprocessing``'s ``segments`` and ``max_gap`` ask for (defaults when None)."""
+        if prep is None:
+            return cls(source)
+        return cls(source, resets=prep.segments == "auto", max_gap=prep.max_gap)
+
+    def __call__(self, t: np.ndarray, labels: np.ndarray | None, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(ids (N,) int64, duplicate (N,) bool: same time stamp as the previous row of its segment).
+
+        t (N,) time stamps [s]; labels (N,) ``segment`` column or None; rows (N,) row numbers."""
+        count = t.shape[0]
+        if count == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
+        prev_t = np.concatenate([[np.nan if self.last_t is None else self.last_t], t[:-1]])
+        dt = t - prev_t
+        new_label = np.zeros(count, dtype=bool)
+        if labels is not None:
+            labels = np.asarray(labels, dtype=object)
+            empty = np.array([v is None or (isinstance(v, float) and v != v) for v in labels])
+            if np.any(empty):
+                k = int(np.flatnonzero(empty)[0])
+                raise DataError(f"{self.source}: row {rows[k]} has an empty 'segment' label; "
+                                "expected a label on every row")
+            first = labels[:1] if self.last_t is None else np.array([self.last_label], dtype=object)
+            new_label = labels != np.concatenate([first, labels[:-1]])
+            self.last_label = labels[-1]
+        reset = (dt < 0) & ~new_label
+        if np.any(reset) and not self.resets:
+            k = int(np.flatnonzero(reset)[0])
+            raise DataError(f"{self.source}: time goes backwards at row {rows[k]} (t = {t[k]!r} after "
+                            f"{prev_t[k]!r}); expected strictly increasing t. A log whose clock restarts "
+                            "holds several segments: use --segments auto (or a 'segment' column)")
+        if self.step is None:
+            inside = (dt > 0) & ~new_label
+            if np.any(inside):
+                self.step = float(np.median(dt[inside]))
+        gap = (dt > self.max_gap * self.step) & ~new_label & ~reset if self.step else np.zeros(count, dtype=bool)
+        start = new_label | reset | gap
+        if self.last_t is None:
+            start[0] = True
+        self.gaps += int(gap.sum())
+        self.resets_seen += int(reset.sum())
+        self.labels_seen += int(new_label.sum())
+        ids = self.last_id + np.cumsum(start)
+        self.last_id, self.last_t = int(ids[-1]), float(t[-1])
+        return ids.astype(np.int64), (dt == 0) & ~start
+
+    def summary(self) -> str | None:
+        """One note on how the log was split (None when it is one segment)."""
+        if self.last_id <= 0:
+            return None
+        causes = [f"{k} {what}" for k, what in ((self.labels_seen, "'segment' label change(s)"),
+                                               (self.resets_seen, "time reset(s)"),
+                                               (self.gaps, "gap(s)")) if k]
+        return (f"{self.last_id + 1} segments, split at {', '.join(causes)}; each is filtered and "
+                f"differentiated on its own ({gap_rule(self.step, self.max_gap)})")
+
+    def rule(self) -> str:
+        return gap_rule(self.step, self.max_gap)
+
+
+def gap_rule(step: float | None, max_gap: float) -> str:
+    """The threshold between a resampled dropout and a gap that splits the log, in words."""
+    if not step:
+        return f"steps longer than {max_gap:g} x the median step split the log"
+    return (f"steps up to {max_gap:g} x the median step {step * 1e3:.4g} ms = {max_gap * step * 1e3:.4g} ms "
+            "are resampled, longer gaps split the log into segments")
+
+
+def segment_ranges(data: JointData) -> list[tuple[int, slice]]:
+    """(segment id, slice of rows) of each segment of ``data``, in order (one when unlabelled)."""
+    if data.segment is None or len(data) == 0:
+        return [(0, slice(0, len(data)))]
+    ids = np.asarray(data.segment)
+    cuts = np.flatnonzero(ids[1:] != ids[:-1]) + 1
+    bounds = np.concatenate([[0], cuts, [ids.size]])
+    return [(int(ids[a]), slice(int(a), int(b))) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def concat(parts: list[JointData]) -> JointData:
+    """Rows of several JointData one after the other (optional signals kept when all have them;
+    empty parts, which may carry only notes, add their notes)."""
+    notes = [note for p in parts for note in p.notes]
+    parts = [p for p in parts if len(p)] or parts[:1]
+    if len(parts) == 1:
+        parts[0].notes = list(dict.fromkeys(notes))
+        return parts[0]
+
+    def cat(name):
+        arrays = [getattr(p, name) for p in parts]
+        return None if any(a is None for a in arrays) else np.concatenate(arrays)
+
+    first = parts[0]
+    return replace(first, t=cat("t"), q=cat("q"), dq=cat("dq"), ddq=cat("ddq"), tau=cat("tau"),
+                   cycle=cat("cycle"), stage=cat("stage"), own=cat("own"), segment=cat("segment"),
+                   notes=list(dict.fromkeys(notes)))
+
+
+def segment_edge_mask(data: JointData, trim: int) -> np.ndarray:
+    """(N,) False for the ``trim`` samples at both ends of every segment of ``data``."""
+    keep = np.ones(len(data), dtype=bool)
+    for _, rows in segment_ranges(data):
+        count = rows.stop - rows.start
+        keep[rows.start:rows.start + min(trim, count)] = False
+        if trim > 0:
+            keep[max(rows.stop - trim, rows.start):rows.stop] = False
+    return keep
+
+
+def describe(data: JointData, segment: int) -> str:
+    """'segment 3 (t 12.5 .. 12.7 s)' for notes."""
+    if len(data) == 0:
+        return f"segment {segment}"
+    return f"segment {segment} (t {data.t[0]:.6g} .. {data.t[-1]:.6g} s)"

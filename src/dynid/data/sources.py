@@ -1,0 +1,81 @@
+"""Data sources of one fit: the files that ``--data`` names, and whether they belong together.
+
+``--data`` is repeatable; each value is a file, a glob pattern (quote it, so that the shell
+leaves it to dynid: ``--data 'logs/run_*.parquet'``) or a directory (its Parquet files).
+Every source is preprocessed on its own and the normal equations are summed
+(``identify.pipeline.accumulate_sources``), so the files must describe the same robot: the
+same number of joints (``q1..qn`` columns) and, for Parquet files written by dynid, the same
+robot name in their metadata (``io.file_metadata``).
+"""
+
+from __future__ import annotations
+
+import glob
+from pathlib import Path
+
+from dynid.data.columns import ColumnMapping
+from dynid.data.io import arrow_errors, data_file, file_metadata, is_parquet, joint_count
+from dynid.errors import DataError
+
+
+def expand_sources(specs) -> list[Path]:
+    """Files named by ``--data`` values, in the order given (each pattern's matches sorted);
+    a file named twice is read once. A pattern that matches nothing, or a directory without
+    Parquet files, is an error."""
+    out: list[Path] = []
+    for spec in specs:
+        text = str(spec)
+        if glob.has_magic(text):
+            matches = sorted(Path(p) for p in glob.glob(text) if Path(p).is_file())
+            if not matches:
+                raise DataError(f"--data '{text}': the pattern matches no file")
+        elif Path(text).is_dir():
+            matches = sorted(p for p in Path(text).iterdir() if p.is_file() and is_parquet(p))
+            if not matches:
+                others = sorted(p.name for p in Path(text).iterdir())[:5]
+                raise DataError(f"--data '{text}': a directory is read as its Parquet files (*.parquet), and it has "
+                                f"none (found {others}); name CSV files with a pattern like '{text}/*.csv'")
+        else:
+            matches = [Path(text)]
+        out.extend(m for m in matches if m not in out)
+    if not out:
+        raise DataError("no data file given (--data)")
+    return out
+
+
+def header_names(path: Path, mapping: ColumnMapping) -> list[str]:
+    """Contract column names of a file (after ``--rename``/``--columns``), from its header only."""
+    if mapping.names:
+        return [mapping.contract_name(c) for c in mapping.names]
+    path = data_file(path)
+    with arrow_errors(path):
+        if is_parquet(path):
+            import pyarrow.parquet as pq
+            names = list(pq.read_schema(path).names)
+        else:
+            with open(path, newline="", encoding="utf-8", errors="replace") as fh:
+                names = [c.strip().strip('"') for c in fh.readline(1 << 20).strip().split(",")]
+    return [mapping.contract_name(c) for c in names]
+
+
+def check_sources(paths: list[Path], mapping: ColumnMapping = ColumnMapping()) -> None:
+    """Refuse files of different joint counts, or of different robots (Parquet metadata), in one fit."""
+    if len(paths) < 2:
+        return
+    seen_joints: tuple[Path, int] | None = None
+    seen_robot: tuple[Path, str] | None = None
+    for path in paths:
+        count = joint_count(header_names(path, mapping))
+        if seen_joints is None:
+            seen_joints = (path, count)
+        elif count != seen_joints[1]:
+            raise DataError(f"files of different joint counts in one fit: {seen_joints[0]} has "
+                            f"{seen_joints[1]} joints (q1..q{seen_joints[1]}), {path} has {count}")
+        robot = file_metadata(path).get("robot")
+        if robot is None:
+            continue
+        if seen_robot is None:
+            seen_robot = (path, robot)
+        elif robot != seen_robot[1]:
+            raise DataError(f"files of different robots in one fit: {seen_robot[0]} was recorded on "
+                            f"'{seen_robot[1]}', {path} on '{robot}'")
