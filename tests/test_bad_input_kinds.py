@@ -45,6 +45,8 @@ def d(tmp_path_factory):
     d = tmp_path_factory.mktemp("kinds")
     good = HEADER + rows(np.sin(T), np.cos(T))
     (d / "good.csv").write_text(good)
+    (d / "csv_only").mkdir()
+    (d / "csv_only" / "good.csv").write_text(good)
     (d / "empty.csv").write_bytes(b"")
     (d / "gzip.csv").write_bytes(gzip.compress(good.encode()))
     (d / "binary.csv").write_bytes(bytes(range(256)) * 40)
@@ -82,7 +84,7 @@ def failing(*args) -> str:
     ("dup.csv", "column 'q1' appears twice"),
     ("truncated.parquet", "not a readable Parquet"),
     ("text.parquet", "not a readable Parquet"),
-    (".", "is a directory"),
+    ("csv_only", "is a directory"),  # a directory is read as its Parquet files (issue 17): none here
     ("/dev/zero", "not a regular file"),
 ])
 @pytest.mark.parametrize("command", ["identify", "predict"])

@@ -33,7 +33,7 @@ def expand_sources(specs) -> list[Path]:
             matches = sorted(p for p in Path(text).iterdir() if p.is_file() and is_parquet(p))
             if not matches:
                 others = sorted(p.name for p in Path(text).iterdir())[:5]
-                raise DataError(f"--data '{text}': a directory is read as its Parquet files (*.parquet), and it has "
+                raise DataError(f"--data {text} is a directory, read as its Parquet files (*.parquet), and it has "
                                 f"none (found {others}); name CSV files with a pattern like '{text}/*.csv'")
         else:
             matches = [Path(text)]
