@@ -9,7 +9,7 @@ import typer
 from dynid.cli.common import console, friendly_errors
 
 
-@friendly_errors
+@friendly_errors(outputs=("out",))
 def draw(robot: str = typer.Argument(..., help="builtin name, .urdf or .yaml file"),
          q: list[str] = typer.Option(None, "--q", help="joint values, comma-separated, one per joint [rad | m]; "
                                      "repeat for several postures side by side (default: all zeros)"),

@@ -15,7 +15,7 @@ def _v(x, spec=".4g") -> str:
     return "-" if x is None else format(x, spec)
 
 
-@friendly_errors
+@friendly_errors(outputs=("json_out",))
 def friction_drift(robot: str = robot_option(),
                    data: Path = typer.Option(..., "--data", "-d", help="joint data log from a cold start (t, q, tau)"),
                    friction: str = typer.Option("polynomial", "--friction",

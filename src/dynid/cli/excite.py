@@ -150,7 +150,7 @@ def optimize(robot: str = robot_option(),
 
 
 @excite_app.command("protocol")
-@friendly_errors(outputs=("out",))
+@friendly_errors(outputs=("out", "summary"))
 def protocol(robot: str = robot_option(),
              out: Path = typer.Option(..., "--out", "-o", help="joint data file to write (CSV or .parquet)"),
              trajectory: str = typer.Option("thesis-table-4.1", "--trajectory", "-t",
