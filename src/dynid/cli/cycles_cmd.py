@@ -183,7 +183,8 @@ def groups(robot: str = robot_option(),
         if parameters:
             pick = [names.index(p.strip()) for p in parameters.split(",") if p.strip() in names]
         else:
-            pick = list(np.argsort(-np.nan_to_num(np.array(study["per_cycle"]["relative_spread"], dtype=float)))[:6])
+            from dynid.identify.group_study import figure_parameters
+            pick = figure_parameters(study)
         cycles = np.array([float(v) for v in study["per_cycle"]["labels"]])
         units = {g: np.array(v["values"], dtype=float)[pick] for g, v in study["groups"].items()}
         save_png(units_figure(cycles, values[:, pick], [names[k] for k in pick], units,

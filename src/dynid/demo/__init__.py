@@ -7,7 +7,7 @@ robot, written to one directory that ``dynid report --from`` reads.
     finish(ws)
 """
 
-from dynid.demo import generate, study
+from dynid.demo import generate, study, verify
 from dynid.demo.workspace import DemoSettings, Workspace, abort, finish, start
 
 STEPS = (
@@ -16,6 +16,7 @@ STEPS = (
     ("simulate", "simulate measurements", generate.simulate),
     ("identify", "identify: OLS, per cycle, PC", study.identify),
     ("validate", "validate on a separate trajectory", study.validate),
+    ("verification", "verify per cycle, groups of cycles", verify.verification),
     ("friction", "analyze friction drift", study.friction),
     ("multibody", "KR500 per-body identification", study.multibody),
     ("export", "export URDF and JSON", study.export),

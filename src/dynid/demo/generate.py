@@ -34,19 +34,41 @@ def protocol(ws: Workspace, progress) -> None:
     from dynid.excite.protocol import ProtocolSettings, sample_protocol
 
     s = ws.settings
+    import json
+
+    from dynid.data.io import atomic_write_text
+
     settings = ProtocolSettings(level_duration=s.level_duration, warming_duration=s.warming, seed=s.seed)
     ws.state["protocol"] = sample_protocol(ws.robot, ws.state["trajectory"], s.cycles, s.rate, settings)
+    summary = ws.state["protocol"]["summary"]
+    atomic_write_text(ws.path("protocol"), json.dumps({"robot": ws.robot.name, "cycles": s.cycles, "rate": s.rate,
+                                                       **summary}, indent=1) + "\n")
     ws.figures["protocol duration [s]"] = float(ws.state["protocol"]["t"][-1])
+    ws.figures["friction levels reached (of 6 per joint)"] = int(min(
+        sum(abs(u["share"] - u["target"]) < 1e-9 for u in levels) for levels in summary["friction_levels"]))
     progress(1.0)
+
+
+def _friction(ws: Workspace):
+    """(model options, friction (n, k), drift) of the simulation: the thesis' own on a thesis run."""
+    from dynid.simulate import default_friction
+    from dynid.simulate.drift import FrictionDrift
+
+    options = ws.model_options()
+    if ws.thesis:
+        from dynid.simulate.thesis_friction import thesis_drift, thesis_friction
+        return options, thesis_friction(), thesis_drift()
+    s = ws.settings
+    return options, default_friction(ws.robot, options), FrictionDrift(ratio1=s.drift_r1, t1=s.drift_t1,
+                                                                      ratio2=s.drift_r2, t2=s.drift_t2)
 
 
 def _noise(ws: Workspace, q, dq, ddq) -> np.ndarray:
     """Torque noise std per joint: ``noise`` x RMS of the noise-free model torque."""
-    from dynid.identify.model import ModelOptions, full_parameters, model_torques
-    from dynid.simulate import default_friction
+    from dynid.identify.model import full_parameters, model_torques
 
-    options = ModelOptions()
-    theta = full_parameters(ws.robot, options, default_friction(ws.robot, options))
+    options, friction, _ = _friction(ws)
+    theta = full_parameters(ws.robot, options, friction)
     tau = model_torques(ws.robot, q, dq, ddq, theta, options)
     return ws.settings.noise * np.sqrt(np.mean(tau**2, axis=0))
 
@@ -55,21 +77,19 @@ def simulate(ws: Workspace, progress) -> None:
     """Torques of the known model with drifting friction and sensor noise; a separate
     multi-sine log for validation (warm friction, other seed)."""
     from dynid.data.io import joint_data_columns, write_columns
-    from dynid.identify.model import ModelOptions
     from dynid.simulate import Measurement, random_multisine, simulate_joint_data
-    from dynid.simulate.drift import FrictionDrift
 
     s, p = ws.settings, ws.state["protocol"]
     sigma = _noise(ws, p["q"], p["dq"], p["ddq"])
-    drift = FrictionDrift(ratio1=s.drift_r1, t1=s.drift_t1, ratio2=s.drift_r2, t2=s.drift_t2)
-    data, _, theta = simulate_joint_data(ws.robot, p["t"], p["q"], p["dq"], p["ddq"], ModelOptions(),
+    options, friction, drift = _friction(ws)
+    data, _, theta = simulate_joint_data(ws.robot, p["t"], p["q"], p["dq"], p["ddq"], options, friction,
                                          measurement=Measurement(tuple(sigma)), seed=s.seed + 1, drift=drift)
     data.cycle, data.stage = p["cycle"], p["stage"]
     write_columns(ws.path("data"), joint_data_columns(data))
     progress(0.7)
     t = np.arange(0.0, s.validation_seconds, 1.0 / s.rate)
     q, dq, ddq = random_multisine(ws.robot, seed=s.seed + 2).sample(t)
-    val, _, _ = simulate_joint_data(ws.robot, t, q, dq, ddq, ModelOptions(), measurement=Measurement(tuple(sigma)),
+    val, _, _ = simulate_joint_data(ws.robot, t, q, dq, ddq, options, friction, measurement=Measurement(tuple(sigma)),
                                     seed=s.seed + 3)
     write_columns(ws.path("validation"), joint_data_columns(val))
     ws.state["theta_true"] = theta

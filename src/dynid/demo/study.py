@@ -26,10 +26,10 @@ def identify(ws: Workspace, progress) -> None:
     from dynid.data.io import load_joint_data
     from dynid.data.preprocess import Preprocessing
     from dynid.identify.base import base_parameters
-    from dynid.identify.model import ModelOptions
+    from dynid.identify.cycle_stats import statistics_to_json, thesis_statistics
     from dynid.identify.pipeline import accumulate_file, make_estimator, per_cycle
 
-    options, prep = ModelOptions(), Preprocessing()
+    options, prep = ws.model_options(), Preprocessing()
     base = base_parameters(ws.robot, options, seed=ws.settings.seed)
     acc = accumulate_file(ws.robot, ws.path("data"), options, base, prep=prep)
     ols = make_estimator("ols", ws.robot, options, base).fit_normal_equations(acc.ne)
@@ -38,7 +38,8 @@ def identify(ws: Workspace, progress) -> None:
                       lambda: make_estimator("ols", ws.robot, options, base), "cycle", prep)
     per = {"labels": stats["labels"], "failed": stats["failed"], "mean": stats["mean"].tolist(),
            "std": stats["std"].tolist(), "values": stats["values"].tolist(),
-           "relative_spread": [None if not np.isfinite(v) else float(v) for v in stats["relative_spread"]]}
+           "relative_spread": [None if not np.isfinite(v) else float(v) for v in stats["relative_spread"]],
+           "statistics": statistics_to_json(thesis_statistics(stats["values"], stats["labels"], skip_first(ws)))}
     ols_result = _result(ws, ols, acc, base, options, prep, {"per_cycle": per})
     progress(0.7)
     pc = make_estimator("pc", ws.robot, options, base).fit_normal_equations(acc.ne)
@@ -49,6 +50,11 @@ def identify(ws: Workspace, progress) -> None:
     ws.figures["base parameters with %sigma < 5"] = int(sum(r < 5 for r in rel))
     ws.figures["PC smallest pseudo-inertia eigenvalue"] = float(min(pc_result["lmi_min_eigenvalues"]))
     progress(1.0)
+
+
+def skip_first(ws: Workspace) -> int:
+    """Warm-up cycles left out of the statistics: the thesis drops 5 of 24."""
+    return max(1, round(5 * ws.settings.cycles / 24))
 
 
 def validate(ws: Workspace, progress) -> None:
@@ -74,6 +80,9 @@ def friction(ws: Workspace, progress) -> None:
 
     analysis = load_and_analyze(ws.robot, ws.path("data"), seed=ws.settings.seed)
     analysis.to_json(ws.path("friction"))
+    progress(0.6)
+    from dynid.demo.verify import drift_table
+    drift_table(ws)
     d = analysis.to_dict()
     fits = [e for e in d["drift"] if e["parameters"].get("t1") is not None]
     ws.figures["friction drift fits (eq. 5.4)"] = len(fits)

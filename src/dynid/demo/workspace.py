@@ -28,7 +28,10 @@ class DemoSettings:
     """robot: builtin name; seed: of every random choice; generations, polish_iterations:
     the optimizer's fixed budget; cycles: test cycles; warming [s]: warming stage per cycle;
     rate [Hz]: controller rate; noise: torque noise std as a share of each joint's RMS torque;
-    drift_t1, drift_t2 [s], drift_r1, drift_r2: cold-to-warm friction drift (eq. 5.4 shape);
+    thesis_friction: on the er3a, simulate the thesis' friction (Table H, polynomial model) and
+    drift (Table 5.6) and identify with the polynomial model (``simulate.thesis_friction``);
+    drift_t1, drift_t2 [s], drift_r1, drift_r2: cold-to-warm friction drift (eq. 5.4 shape) of
+    other robots;
     validation_seconds: length of the separate validation log."""
 
     robot: str = "er3a"
@@ -40,6 +43,7 @@ class DemoSettings:
     level_duration: float = 4.0
     rate: float = 100.0
     noise: float = 0.02
+    thesis_friction: bool = True
     drift_r1: float = 0.6
     drift_t1: float = 400.0
     drift_r2: float = 0.3
@@ -56,6 +60,19 @@ class Workspace:
     figures: dict = field(default_factory=dict)
     state: dict = field(default_factory=dict)
     force: bool = False  # replace a target the demo did not write
+
+    @property
+    def thesis(self) -> bool:
+        """Whether the run simulates the thesis' friction and drift (er3a only)."""
+        from dynid.simulate.thesis_friction import applies_to
+
+        return self.settings.thesis_friction and applies_to(self.robot)
+
+    def model_options(self):
+        """The identification model: the thesis' polynomial friction on a thesis run."""
+        from dynid.identify.model import ModelOptions
+
+        return ModelOptions("polynomial") if self.thesis else ModelOptions()
 
     def path(self, role: str) -> Path:
         from dynid.report.inputs import DEMO_FILES

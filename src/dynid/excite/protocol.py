@@ -247,10 +247,11 @@ def cycle_timeline(robot, excitation, settings: ProtocolSettings = ProtocolSetti
         tl.append(forward, "additional")
         tl.append(backward, "additional")
     stroke_limits = limits.scaled(settings.stroke_fraction)
-    alignment, speeds, level_table = [], [], []
+    alignment, speeds, level_table, poses = [], [], [], []
     for j in range(robot.n):
         pose, cos = vertical_axis_pose(robot, j, home, stroke_limits.q_min, stroke_limits.q_max, seed=settings.seed)
         alignment.append(cos)
+        poses.append(pose.tolist())
         levels, used = friction_levels(limits, j, pose, settings)
         speeds.append([u["share"] for u in used])
         level_table.append(used)
@@ -271,6 +272,7 @@ def cycle_timeline(robot, excitation, settings: ProtocolSettings = ProtocolSetti
     w = warming.speed / limits.dq_max
     summary = {"cycle_duration": tl.duration, "stage_durations": durations,
                "vertical_axis_cos": alignment, "friction_speed_shares": speeds, "friction_levels": level_table,
+               "friction_poses": poses,
                "warming": {"range_share": settings.warming_range, "speed_shares": w.tolist()},
                "excitation_ratio_bounds": worst}
     return tl, summary

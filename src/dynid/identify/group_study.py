@@ -9,7 +9,9 @@ and the distance to each block is measured in per-cycle standard deviations,
 
     d_block = sqrt( (1/b) sum_p ((beta_group,p - mean_block,p) / std_all,p)^2 ),
 
-so ``closest`` says which block a group resembles.
+so ``closest`` says which block a group resembles. One regressor pass: each cycle's normal
+equations are formed once; a cycle's fit solves its own, a group's fit the sum of its cycles'
+(the same least-squares problem as stacking the group's rows).
 """
 
 from __future__ import annotations
@@ -17,13 +19,14 @@ from __future__ import annotations
 import numpy as np
 
 from dynid.data.columns import JointData
-from dynid.data.preprocess import Preprocessing, prepare
+from dynid.data.preprocess import Preprocessing, prepare, segments
 from dynid.errors import DataError
 from dynid.identify.base import base_parameters
 from dynid.identify.cycle_groups import parse_cycles
 from dynid.identify.cycle_stats import statistics_to_json, thesis_statistics
 from dynid.identify.model import ModelOptions, joint_columns
-from dynid.identify.pipeline import fit_data, make_estimator, per_cycle
+from dynid.identify.normal_equations import NormalEquations
+from dynid.identify.pipeline import make_estimator, regressor_arrays
 
 
 def _floats(a) -> list:
@@ -41,8 +44,33 @@ def group_study(robot, data: JointData, specs: list[tuple[str, str]], options: M
     def make():
         return make_estimator("ols", robot, options, base)
 
-    per = per_cycle(robot, ready, options, base, make, "cycle", prep, prepared=True)
-    values = per["values"]
+    equations, failed = {}, {}
+    for label, idx in segments(ready, "cycle"):  # one regressor pass, cycle by cycle
+        y, tau, mask = regressor_arrays(robot, ready.select(idx), options, base, prep)
+        ne = NormalEquations(robot.n, base.rank)
+        ne.add(y, tau, mask)
+        equations[label] = ne
+
+    def fit(labels):
+        total = NormalEquations(robot.n, base.rank)
+        for label in labels:
+            total.merge(equations[label])
+        return make().fit_normal_equations(total)
+
+    labels, rows = [], []
+    for label in equations:
+        try:
+            rows.append(fit([label]).coef_)
+            labels.append(label)
+        except (DataError, np.linalg.LinAlgError) as exc:  # a short or static cycle: reported, not fatal
+            failed[label] = str(exc)
+    if not rows:
+        raise DataError(f"{data.source}: no cycle could be identified: {failed}")
+    values = np.array(rows)
+    std_cycles = values.std(axis=0, ddof=1) if len(values) > 1 else np.zeros(values.shape[1])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        spread = 100.0 * std_cycles / np.abs(values.mean(axis=0))
+    per = {"labels": labels, "values": values, "std": std_cycles, "relative_spread": spread, "failed": failed}
     if values.shape[0] <= skip_first:
         raise DataError(f"{data.source}: {values.shape[0]} cycles identified; need more than --skip-first "
                         f"{skip_first} to compare first and later cycles")
@@ -52,7 +80,7 @@ def group_study(robot, data: JointData, specs: list[tuple[str, str]], options: M
     column = np.asarray(ready.cycle).astype(np.int64)
     for name, selection in specs:
         cycles = parse_cycles(selection, column)
-        est = fit_data(robot, ready.select(np.isin(column, cycles)), options, base, make(), prep, prepared=True)
+        est = fit([label for label in equations if int(float(label)) in cycles])
         distance = {k: float(np.sqrt(np.mean(((est.coef_ - m) / scale) ** 2))) for k, m in blocks.items()}
         groups[name] = {"selection": selection, "cycles": cycles, "values": _floats(est.coef_),
                         "std": _floats(est.std_), "distance": distance,
@@ -63,3 +91,13 @@ def group_study(robot, data: JointData, specs: list[tuple[str, str]], options: M
                           "statistics": statistics_to_json(thesis_statistics(values, per["labels"], skip_first),
                                                            list(base.names))},
             "per_cycle_mean": {k: _floats(v) for k, v in blocks.items()}, "groups": groups}
+
+
+def figure_parameters(study: dict, count: int = 6) -> list[int]:
+    """Indices of the parameters worth plotting against the groups: the largest cross-cycle
+    spread among those whose mean magnitude is at least the median (tiny parameters are noise)."""
+    values = np.abs(np.array(study["per_cycle"]["values"], dtype=float)).mean(axis=0)
+    spread = np.nan_to_num(np.array(study["per_cycle"]["relative_spread"], dtype=float))
+    big = values >= np.median(values)
+    order = np.argsort(-np.where(big, spread, -np.inf))
+    return [int(k) for k in order[:count] if big[k]]

@@ -20,6 +20,10 @@ DEMO_FILES = {
     "friction": "friction.json",        # dynid friction analysis
     "multibody": "multibody.json",      # dynid multibody identify
     "summary": "summary.json",          # key figures of dynid demo
+    "cycle_validation": "cycle_validation.json",  # dynid validate --per cycle --json
+    "groups": "groups.json",            # dynid cycles groups --out
+    "drift_table": "friction_drift.json",  # dynid friction drift --json
+    "protocol": "protocol.json",        # dynid excite protocol (summary: levels, poses)
 }
 
 ROLE_HELP = {
@@ -31,6 +35,10 @@ ROLE_HELP = {
     "friction": "friction drift analysis JSON",
     "multibody": "multibody identify JSON",
     "summary": "demo summary JSON",
+    "cycle_validation": "per-cycle validation JSON (validate --per cycle --json)",
+    "groups": "groups of cycles JSON (cycles groups --out)",
+    "drift_table": "per-sample friction drift JSON (friction drift --json)",
+    "protocol": "protocol summary JSON (excite protocol)",
 }
 
 
@@ -46,6 +54,10 @@ class ReportInputs:
     friction: Path | None = None
     multibody: Path | None = None
     summary: Path | None = None
+    cycle_validation: Path | None = None
+    groups: Path | None = None
+    drift_table: Path | None = None
+    protocol: Path | None = None
     robot: str | None = None
     missing: dict = field(default_factory=dict)
 

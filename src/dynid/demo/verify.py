@@ -1,0 +1,61 @@
+"""Demo steps of the thesis' chapter 5 (docs/thesis-chapter5.md): per-cycle verification and
+groups of cycles, and the friction drift of eq. 5.4 fitted to every sample (Table 5.6)."""
+
+from __future__ import annotations
+
+import json
+
+from dynid.data.io import atomic_write_text
+from dynid.demo.workspace import Workspace
+
+
+def groups_for(cycles: int) -> list[tuple[str, str]]:
+    """The thesis' three units by their roles (Table 5.5: late, spread, early) for ``cycles``."""
+    if cycles < 3:
+        return []
+    return [("late", f"{cycles // 2 + 1}-{cycles}"), ("spread", ",".join(str(c) for c in range(1, cycles + 1, 2))),
+            ("early", f"1-{max(2, cycles // 3)}")]
+
+
+def verification(ws: Workspace, progress) -> None:
+    """Per-cycle self-verification and the one-model RMSD per cycle (Tables F.x, Figs 5.4-5.5);
+    identification on groups of cycles (Table 5.5)."""
+    from dynid.data.io import load_joint_data
+    from dynid.demo.study import skip_first
+    from dynid.identify.cycle_validation import validate_segments
+    from dynid.identify.group_study import group_study
+    from dynid.identify.result import load_result
+
+    data = load_joint_data(ws.path("data"), ws.robot)
+    result = load_result(ws.path("result"))
+    k = skip_first(ws)
+    report = validate_segments(ws.robot, data, result, "cycle", 0.05, k, self_data=True)
+    atomic_write_text(ws.path("cycle_validation"), json.dumps({ws.path("data").name: report}, indent=1) + "\n")
+    own = report["kinds"]["own"].get("statistics")
+    if own:
+        ws.figures["self-verification relative RMSD, mean over joints and cycles"] = float(
+            sum(own["all"]["mean"]) / len(own["all"]["mean"]))
+    progress(0.5)
+    specs = groups_for(ws.settings.cycles)
+    if specs and ws.settings.cycles > k:
+        study = group_study(ws.robot, data, specs, ws.model_options(), k)
+        atomic_write_text(ws.path("groups"), json.dumps(study, indent=1) + "\n")
+        ws.figures["groups of cycles closest to their block (late->rest, early->first)"] = (
+            f"{study['groups']['late']['closest']}, {study['groups']['early']['closest']}")
+    progress(1.0)
+
+
+def drift_table(ws: Workspace) -> None:
+    """Eq. 5.4 per joint from every sample of the training log, in Table 5.6's layout."""
+    from dynid.data.io import load_joint_data
+    from dynid.friction.drift_joint import fit_log, table
+
+    options = ws.model_options()
+    fits = fit_log(ws.robot, load_joint_data(ws.path("data"), ws.robot), options, max_rows=6000)
+    result = table(fits, ws.robot, options, 0.6)
+    atomic_write_text(ws.path("drift_table"), json.dumps({"robot": ws.robot.name, "friction": options.friction,
+                                                         **result}, indent=1) + "\n")
+    if ws.thesis:
+        t2 = result["joints"][5]["t2"]
+        ws.figures["joint 6 fast drift t2 [min], every sample (Table 5.6: 0.310)"] = (
+            "not determined" if t2 is None else round(t2, 3))
