@@ -69,18 +69,18 @@ def identify_child(path: str, chunk_rows: int, decimate: int = 1) -> dict:
 
     robot = dynid.load_robot("er3a")
     dynid.regressor(robot, np.zeros((2, 6)), np.zeros((2, 6)), np.zeros((2, 6)))  # load compiled kernel
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()  # process CPU time: all threads
     options = ModelOptions()
     base = base_parameters(robot, options)
     acc = accumulate_file(robot, path, options, base, prep=Preprocessing(decimate=decimate), chunk_rows=chunk_rows)
     est = OrdinaryLeastSquares(names=base.names).fit_normal_equations(acc.ne)
-    t1 = time.perf_counter()
+    t1, cpu1 = time.perf_counter(), time.process_time()
     usage = resource.getrusage(resource.RUSAGE_SELF)
     hwm = next((float(line.split()[1]) / 1024.0 for line in open("/proc/self/status") if line.startswith("VmHWM")),
                float("nan"))
     return {"samples": acc.samples, "seconds": t1 - t0, "startup_seconds": t0 - t_import,
             "peak_rss_mb": usage.ru_maxrss / 1024.0, "vm_hwm_mb": hwm,
-            "cpu_seconds": usage.ru_utime + usage.ru_stime,
+            "cpu_seconds": cpu1 - cpu0,
             "base_parameters": base.rank, "condition_number": est.cond_,
             "rmsd": np.sqrt(est.rss_ / est.rows_).tolist(), "sigma": np.sqrt(est.sigma2_[0])}
 
@@ -141,6 +141,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--decimate", type=int, nargs="*", default=[1, 5],
                         help="decimation factors to run (1 = full rate); Gautier's parallel filtering")
+    parser.add_argument("--log", help="keep the generated log at this path and reuse it when it exists "
+                        "(written for --samples/--rate/--seed; delete it after changing them)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--write", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -153,13 +155,15 @@ def main() -> None:
     # every heavy step runs in a child process: Linux keeps ru_maxrss across fork + exec, so a
     # child forked from a large parent would report the parent's size as its own peak
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "log.parquet"
+        path = Path(args.log) if args.log else Path(tmp) / "log.parquet"
         t0 = time.perf_counter()
-        subprocess.run([sys.executable, __file__, "--write", str(path), "--samples", str(args.samples),
-                        "--rate", str(args.rate), "--seed", str(args.seed)], check=True)
+        if not path.exists():
+            subprocess.run([sys.executable, __file__, "--write", str(path), "--samples", str(args.samples),
+                            "--rate", str(args.rate), "--seed", str(args.seed)], check=True)
         size = path.stat().st_size / 1e6
-        print(f"wrote {args.samples} samples ({args.samples / args.rate / 3600:.2f} h at {args.rate:g} Hz) "
-              f"of er3a to {path.name}: {size:.0f} MB Parquet in {time.perf_counter() - t0:.1f} s")
+        print(f"{'wrote' if time.perf_counter() - t0 > 1 else 'reused'} {args.samples} samples "
+              f"({args.samples / args.rate / 3600:.2f} h at {args.rate:g} Hz) of er3a in {path.name}: "
+              f"{size:.0f} MB Parquet in {time.perf_counter() - t0:.1f} s")
         child_env = dict(os.environ)
         runs = []
         for k in args.decimate:

@@ -58,3 +58,30 @@ def test_non_finite_angle_poisons_only_its_sample():
     q[3, 2] = np.nan
     tau = dynid.inverse_dynamics(robot, q, dq, ddq)
     assert np.isnan(tau[3]).any() and np.isfinite(np.delete(tau, 3, axis=0)).all()
+
+
+def test_streaming_gram_of_a_tree_equals_the_base_regressor_normal_equations(tmp_path):
+    """The fused path (kernel rows straight into each joint's Gram buffer) against the plain
+    sums W_j^T W_j, W_j^T tau_j of the base regressor, rows masked at random."""
+    from dynid.identify import ModelOptions, base_parameters, identification_regressor
+    from dynid.identify.base import identifiability_table
+    from dynid.identify.gram import RegressorGram
+    from dynid.identify.model import motor_columns
+    from dynid.identify.normal_equations import NormalEquations
+
+    robot = dynid.load_robot(write_robot(tmp_path, "branched", seed=5))
+    options = ModelOptions(offset=True)
+    base = base_parameters(robot, options)
+    rng = np.random.default_rng(4)
+    count = 3 * LANES + 5
+    q, dq, ddq = rng.uniform(-2, 2, (3, count, robot.n))
+    tau, mask = rng.normal(size=(count, robot.n)), rng.uniform(size=(count, robot.n)) > 0.2
+    gram = RegressorGram(robot, options, base, identifiability_table(robot, options))
+    assert gram.transposed
+    gram.add_motion(robot, q, dq, ddq, motor_columns(robot, dq, ddq, options), tau, mask, gram.new_buffer(count))
+    fused = gram.to_normal_equations(base)
+    plain = NormalEquations(robot.n, base.rank)
+    plain.add(identification_regressor(robot, q, dq, ddq, options)[..., base.independent], tau, mask)
+    for ours, theirs in ((fused.A, plain.A), (fused.B, plain.B), (fused.C, plain.C), (fused.tau_sum, plain.tau_sum)):
+        np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-10 * np.abs(theirs).max())
+    assert (fused.rows == plain.rows).all()

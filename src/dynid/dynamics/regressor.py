@@ -50,7 +50,46 @@ def _link_block(u0, u1, u2, s0, s1, s2, w0, w1, w2, e0, e1, e2, a0, a1, a2):
 
 
 @nb.njit(cache=True, inline="always")
-def _store_block(yb, k, i, col, b):
+def _own_pair(ws, rj, k, su0, su1, su2, sv0, sv1, sv2):
+    """Y[j, 10 j : 10 j + 10] of lane k (the axis is constant in its own frame); stores link j's
+    classical acceleration a = dv + w x v for the ancestors' pairs."""
+    w0, w1, w2 = ws[rj + R_W, k], ws[rj + R_W + 1, k], ws[rj + R_W + 2, k]
+    v0, v1, v2 = ws[rj + R_V, k], ws[rj + R_V + 1, k], ws[rj + R_V + 2, k]
+    c0, c1, c2 = cross3(w0, w1, w2, v0, v1, v2)
+    a0, a1, a2 = ws[rj + R_DV, k] + c0, ws[rj + R_DV + 1, k] + c1, ws[rj + R_DV + 2, k] + c2
+    ws[rj + R_A, k], ws[rj + R_A + 1, k], ws[rj + R_A + 2, k] = a0, a1, a2
+    e0, e1, e2 = ws[rj + R_DW, k], ws[rj + R_DW + 1, k], ws[rj + R_DW + 2, k]
+    return _link_block(su0, su1, su2, sv0, sv1, sv2, w0, w1, w2, e0, e1, e2, a0, a1, a2)
+
+
+@nb.njit(cache=True, inline="always")
+def _ancestor_pair(ws, rj, src, dst, k):
+    """Y[i, 10 j : 10 j + 10] of lane k for an ancestor i of j, whose axis in the parent's frame
+    is at row ``src``: S_i^(j) = X_{j<-p} S_i^(p), u = R^T u_p, s = R^T (s_p - t x u_p), kept at
+    row ``dst`` for j's children."""
+    r00, r01, r02 = ws[rj + R_REL, k], ws[rj + R_REL + 1, k], ws[rj + R_REL + 2, k]
+    r10, r11, r12 = ws[rj + R_REL + 3, k], ws[rj + R_REL + 4, k], ws[rj + R_REL + 5, k]
+    r20, r21, r22 = ws[rj + R_REL + 6, k], ws[rj + R_REL + 7, k], ws[rj + R_REL + 8, k]
+    tx, ty, tz = ws[rj + R_T, k], ws[rj + R_T + 1, k], ws[rj + R_T + 2, k]
+    p0, p1, p2 = ws[src, k], ws[src + 1, k], ws[src + 2, k]
+    c0, c1, c2 = cross3(tx, ty, tz, p0, p1, p2)
+    l0, l1, l2 = ws[src + 3, k] - c0, ws[src + 4, k] - c1, ws[src + 5, k] - c2
+    u0 = r00 * p0 + r10 * p1 + r20 * p2
+    u1 = r01 * p0 + r11 * p1 + r21 * p2
+    u2 = r02 * p0 + r12 * p1 + r22 * p2
+    s0 = r00 * l0 + r10 * l1 + r20 * l2
+    s1 = r01 * l0 + r11 * l1 + r21 * l2
+    s2 = r02 * l0 + r12 * l1 + r22 * l2
+    ws[dst, k], ws[dst + 1, k], ws[dst + 2, k] = u0, u1, u2
+    ws[dst + 3, k], ws[dst + 4, k], ws[dst + 5, k] = s0, s1, s2
+    w0, w1, w2 = ws[rj + R_W, k], ws[rj + R_W + 1, k], ws[rj + R_W + 2, k]
+    e0, e1, e2 = ws[rj + R_DW, k], ws[rj + R_DW + 1, k], ws[rj + R_DW + 2, k]
+    a0, a1, a2 = ws[rj + R_A, k], ws[rj + R_A + 1, k], ws[rj + R_A + 2, k]
+    return _link_block(u0, u1, u2, s0, s1, s2, w0, w1, w2, e0, e1, e2, a0, a1, a2)
+
+
+@nb.njit(cache=True, inline="always")
+def _store_sample_major(yb, k, i, col, b):
     row = yb[k, i]
     row[col], row[col + 1], row[col + 2], row[col + 3], row[col + 4] = b[0], b[1], b[2], b[3], b[4]
     row[col + 5], row[col + 6], row[col + 7], row[col + 8], row[col + 9] = b[5], b[6], b[7], b[8], b[9]
@@ -64,44 +103,52 @@ def regressor_pairs(ws, constants, parents, slots, m, y, k0):
     pair_row = (n + 1) * JR
     yb = y[k0:k0 + m]
     for j in range(n):
-        rj = j * JR
+        rj, col, p = j * JR, 10 * j, parents[j]
         su0, su1, su2 = constants[j, 39], constants[j, 40], constants[j, 41]
         sv0, sv1, sv2 = constants[j, 42], constants[j, 43], constants[j, 44]
-        for k in range(m):  # pair (j, j): the axis is constant in its own frame
-            w0, w1, w2 = ws[rj + R_W, k], ws[rj + R_W + 1, k], ws[rj + R_W + 2, k]
-            v0, v1, v2 = ws[rj + R_V, k], ws[rj + R_V + 1, k], ws[rj + R_V + 2, k]
-            c0, c1, c2 = cross3(w0, w1, w2, v0, v1, v2)
-            a0, a1, a2 = ws[rj + R_DV, k] + c0, ws[rj + R_DV + 1, k] + c1, ws[rj + R_DV + 2, k] + c2
-            ws[rj + R_A, k], ws[rj + R_A + 1, k], ws[rj + R_A + 2, k] = a0, a1, a2
-            e0, e1, e2 = ws[rj + R_DW, k], ws[rj + R_DW + 1, k], ws[rj + R_DW + 2, k]
-            _store_block(yb, k, j, 10 * j, _link_block(su0, su1, su2, sv0, sv1, sv2, w0, w1, w2, e0, e1, e2, a0, a1, a2))
-        p = parents[j]
-        if p < 0:
-            continue
+        for k in range(m):
+            _store_sample_major(yb, k, j, col, _own_pair(ws, rj, k, su0, su1, su2, sv0, sv1, sv2))
         i = p
-        while i >= 0:  # S_i^(j) = X_{j<-p} S_i^(p): u = R^T u_p, s = R^T (s_p - t x u_p)
-            src = pair_row + 6 * slots[i, p]
-            dst = pair_row + 6 * slots[i, j]
+        while i >= 0:
+            src, dst = pair_row + 6 * slots[i, p], pair_row + 6 * slots[i, j]
             for k in range(m):
-                r00, r01, r02 = ws[rj + R_REL, k], ws[rj + R_REL + 1, k], ws[rj + R_REL + 2, k]
-                r10, r11, r12 = ws[rj + R_REL + 3, k], ws[rj + R_REL + 4, k], ws[rj + R_REL + 5, k]
-                r20, r21, r22 = ws[rj + R_REL + 6, k], ws[rj + R_REL + 7, k], ws[rj + R_REL + 8, k]
-                tx, ty, tz = ws[rj + R_T, k], ws[rj + R_T + 1, k], ws[rj + R_T + 2, k]
-                p0, p1, p2 = ws[src, k], ws[src + 1, k], ws[src + 2, k]
-                c0, c1, c2 = cross3(tx, ty, tz, p0, p1, p2)
-                l0, l1, l2 = ws[src + 3, k] - c0, ws[src + 4, k] - c1, ws[src + 5, k] - c2
-                u0 = r00 * p0 + r10 * p1 + r20 * p2
-                u1 = r01 * p0 + r11 * p1 + r21 * p2
-                u2 = r02 * p0 + r12 * p1 + r22 * p2
-                s0 = r00 * l0 + r10 * l1 + r20 * l2
-                s1 = r01 * l0 + r11 * l1 + r21 * l2
-                s2 = r02 * l0 + r12 * l1 + r22 * l2
-                ws[dst, k], ws[dst + 1, k], ws[dst + 2, k] = u0, u1, u2
-                ws[dst + 3, k], ws[dst + 4, k], ws[dst + 5, k] = s0, s1, s2
-                w0, w1, w2 = ws[rj + R_W, k], ws[rj + R_W + 1, k], ws[rj + R_W + 2, k]
-                e0, e1, e2 = ws[rj + R_DW, k], ws[rj + R_DW + 1, k], ws[rj + R_DW + 2, k]
-                a0, a1, a2 = ws[rj + R_A, k], ws[rj + R_A + 1, k], ws[rj + R_A + 2, k]
-                _store_block(yb, k, i, 10 * j, _link_block(u0, u1, u2, s0, s1, s2, w0, w1, w2, e0, e1, e2, a0, a1, a2))
+                _store_sample_major(yb, k, i, col, _ancestor_pair(ws, rj, src, dst, k))
+            i = parents[i]
+
+
+@nb.njit(cache=True, inline="always")
+def _store_rows(xi, r, k, b):
+    xi[r[0], k], xi[r[1], k], xi[r[2], k], xi[r[3], k], xi[r[4], k] = b[0], b[1], b[2], b[3], b[4]
+    xi[r[5], k], xi[r[6], k], xi[r[7], k], xi[r[8], k], xi[r[9], k] = b[5], b[6], b[7], b[8], b[9]
+
+
+@nb.njit(cache=True, inline="always")
+def _ten(a, i, col):
+    """a[i, col : col + 10] as a tuple (loop-invariant indices held in registers)."""
+    return (a[i, col], a[i, col + 1], a[i, col + 2], a[i, col + 3], a[i, col + 4],
+            a[i, col + 5], a[i, col + 6], a[i, col + 7], a[i, col + 8], a[i, col + 9])
+
+
+@nb.njit(cache=True)
+def regressor_rows(ws, constants, parents, slots, m, row_of, xt, k0):
+    """The same blocks as ``regressor_pairs``, transposed and selected for a Gram matrix:
+    Y[k0 + k, i, c] goes to xt[i, row_of[i, c], k0 + k] (row_of: (n, 10 n), a row past the
+    ones in use for the columns not wanted), so each joint's rows are contiguous lanes."""
+    n = parents.shape[0]
+    pair_row = (n + 1) * JR
+    for j in range(n):
+        rj, col, p = j * JR, 10 * j, parents[j]
+        su0, su1, su2 = constants[j, 39], constants[j, 40], constants[j, 41]
+        sv0, sv1, sv2 = constants[j, 42], constants[j, 43], constants[j, 44]
+        xj, rows = xt[j, :, k0:k0 + m], _ten(row_of, j, col)
+        for k in range(m):
+            _store_rows(xj, rows, k, _own_pair(ws, rj, k, su0, su1, su2, sv0, sv1, sv2))
+        i = p
+        while i >= 0:
+            src, dst = pair_row + 6 * slots[i, p], pair_row + 6 * slots[i, j]
+            xi, rows = xt[i, :, k0:k0 + m], _ten(row_of, i, col)
+            for k in range(m):
+                _store_rows(xi, rows, k, _ancestor_pair(ws, rj, src, dst, k))
             i = parents[i]
 
 
@@ -113,6 +160,17 @@ def regressor_range(q, dq, ddq, constants, parents, slots, ws, y, start, stop):
         load_block(q, dq, ddq, k0, m, ws)
         forward_block(ws, constants, parents, m)
         regressor_pairs(ws, constants, parents, slots, m, y, k0)
+
+
+@nb.njit(cache=True, nogil=True)
+def regressor_rows_serial(q, dq, ddq, constants, parents, slots, gravity, row_of, xt):
+    """``regressor_rows`` for all samples of q, dq, ddq into xt (n, rows, N), GIL released."""
+    ws = new_workspace(q.shape[1], slots, constants, gravity)
+    for k0 in range(0, q.shape[0], LANES):
+        m = min(LANES, q.shape[0] - k0)
+        load_block(q, dq, ddq, k0, m, ws)
+        forward_block(ws, constants, parents, m)
+        regressor_rows(ws, constants, parents, slots, m, row_of, xt, k0)
 
 
 @nb.njit(cache=True, parallel=True)

@@ -16,12 +16,18 @@ base-parameter normal equations of joint j (``to_normal_equations``).
 With a coupled transmission the own columns O are the motors' (``model.motor_columns``):
 joint j's row holds R_kj O_k for every motor k whose row of R touches it (model eq. C1). With
 mimic joints a row of R is not zero before column 10 j, so the span starts at column 0.
+
+``add_motion`` (a tree robot, the streaming path) never forms R: the regressor kernel writes
+each joint's span columns as rows of a lane buffer X_j = [R_j O_j tau_j]^T (columns = samples,
+``dynid.dynamics.regressor.regressor_rows``), so the block's product is X_j X_j^T, one BLAS
+symmetric rank-k update per joint on memory the kernel has just written (no gather, no copy).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from dynid.identify.block_regressor import rigid_regressor_block, rigid_regressor_rows
 from dynid.identify.model import joint_column_indices
 from dynid.identify.normal_equations import NormalEquations
 
@@ -38,7 +44,7 @@ class RegressorGram:
         r = robot.motor_rows
         independent = np.zeros(table.shape[1], dtype=bool)
         independent[base.independent] = True
-        self.n, self.rank = n, base.rank
+        self.n, self.rank, self.bodies = n, base.rank, bodies
         self.start = [0 if robot.has_mimic else 10 * j for j in range(n)]
         self.rigid_sel, self.own_parts, self.span = [], [], []
         for j in range(n):
@@ -52,6 +58,13 @@ class RegressorGram:
                 span.append(own[k][mine])
             self.own_parts.append(parts)
             self.span.append(np.concatenate(span))
+        self.transposed = not robot.has_mimic  # add_motion's lane buffer (module docstring)
+        if self.transposed:
+            sizes = [s.size for s in self.span]
+            self.width = max(sizes) + 2  # span, tau, and one row for the columns not wanted
+            self.row_of = np.full((n, 10 * bodies), self.width - 1, dtype=np.int64)
+            for j, sel in enumerate(self.rigid_sel):
+                self.row_of[j, self.start[j] + sel] = np.arange(sel.size)
         self.G = [np.zeros((s.size, s.size)) for s in self.span]
         self.h = [np.zeros(s.size) for s in self.span]
         self.C = np.zeros(n)
@@ -76,6 +89,38 @@ class RegressorGram:
             self.C[j] += product[-1, -1]
             self.rows[j] += m.shape[0]
             self.tau_sum[j] += m[:, -1].sum()
+
+    def new_buffer(self, block: int) -> np.ndarray:
+        """Scratch of ``add_motion`` for up to ``block`` samples (one per thread)."""
+        if self.transposed:
+            return np.zeros((self.n, self.width, block))
+        return np.zeros((block, self.n, 10 * self.bodies))
+
+    def add_motion(self, robot, q, dq, ddq, own: np.ndarray, tau: np.ndarray, mask: np.ndarray | None,
+                   buffer: np.ndarray) -> None:
+        """Like ``add`` from the motion (N, n) C-contiguous q, dq, ddq instead of the rigid
+        regressor, into ``buffer`` (``new_buffer``); the heavy parts run without the GIL."""
+        count = q.shape[0]
+        if not self.transposed:
+            rigid = buffer[:count]
+            self.add(rigid_regressor_block(robot, q, dq, ddq, rigid), own, tau, mask)
+            return
+        rigid_regressor_rows(robot, q, dq, ddq, self.row_of, buffer)
+        for j in range(self.n):
+            x = buffer[j, :self.span[j].size + 1, :count]  # [R_j O_j tau_j]^T, samples as columns
+            row = self.rigid_sel[j].size
+            for k, ratio, mine in self.own_parts[j]:
+                x[row:row + mine.size] = own[:, k, mine].T if ratio == 1.0 else ratio * own[:, k, mine].T
+                row += mine.size
+            x[row] = tau[:, j]
+            if mask is not None and not mask[:, j].all():
+                x[:, ~mask[:, j]] = 0.0  # a zero column adds nothing to the sums
+            product = x @ x.T  # symmetric rank-count update (BLAS syrk)
+            self.G[j] += product[:-1, :-1]
+            self.h[j] += product[:-1, -1]
+            self.C[j] += product[-1, -1]
+            self.rows[j] += count if mask is None else int(mask[:, j].sum())
+            self.tau_sum[j] += x[row].sum()
 
     def merge(self, other: "RegressorGram") -> "RegressorGram":
         """Add another accumulator of the same robot and model (e.g. another thread's)."""

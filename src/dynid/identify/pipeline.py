@@ -32,14 +32,13 @@ from dynid.data.stream import prepared_chunks, with_edges
 from dynid.errors import DataError, DynidError
 from dynid.excite.threads import single_blas_thread
 from dynid.identify.base import BaseParameters, identifiability_table
-from dynid.identify.block_regressor import rigid_regressor_block
 from dynid.identify.estimators import ESTIMATORS, Estimator
 from dynid.identify.gram import RegressorGram
 from dynid.identify.model import ModelOptions, identification_regressor, motor_columns, place_motor_columns
 from dynid.identify.normal_equations import NormalEquations
 
 ESTIMATOR_NAMES = ("ols", "wls", "irls", "pc")
-BLOCK = 2048  # samples per regressor evaluation: its scratch (BLOCK x n x 10 n) stays in cache for the Gram
+BLOCK = 2048  # samples per regressor evaluation: its scratch stays in cache for the Gram
 
 
 def make_estimator(name: str, robot, options: ModelOptions, base: BaseParameters, **kw) -> Estimator:
@@ -116,20 +115,17 @@ def row_mask(dq: np.ndarray, keep: np.ndarray | None, prep: Preprocessing) -> np
 def add_samples(robot, data: JointData, options: ModelOptions, prep: Preprocessing,
                 gram: RegressorGram, buffer: np.ndarray, keep: np.ndarray | None = None) -> int:
     """Add prepared samples (those with ``keep``, (N,), when given) to ``gram`` block by block;
-    returns the number of samples added. ``buffer`` (BLOCK, n, 10 n) zeros, reused: the
-    regressor kernel rewrites its non-zero blocks. Runs without the GIL in its heavy parts."""
+    returns the number of samples added. ``buffer``: ``gram.new_buffer(BLOCK)``, reused.
+    Runs without the GIL in its heavy parts."""
     if data.tau is None:
         raise DataError(f"{data.source}: no torques (tau1..taun) or currents (i1..in) to identify from")
     count = 0
     for s in range(0, len(data), BLOCK):
         sl = slice(s, s + BLOCK)
-        m = len(data.t[sl])
-        rigid = buffer[:m]  # a leading slice stays C-contiguous
-        rigid_regressor_block(robot, np.ascontiguousarray(data.q[sl]), np.ascontiguousarray(data.dq[sl]),
-                              np.ascontiguousarray(data.ddq[sl]), rigid)
         own = data.own[sl] if data.own is not None else motor_columns(robot, data.dq[sl], data.ddq[sl], options)
         tau, dq, kb = data.tau[sl], data.dq[sl], None if keep is None else keep[sl]
-        gram.add(rigid, own, tau, row_mask(dq, kb, prep))
+        gram.add_motion(robot, np.ascontiguousarray(data.q[sl]), np.ascontiguousarray(dq),
+                        np.ascontiguousarray(data.ddq[sl]), own, tau, row_mask(dq, kb, prep), buffer)
         count += tau.shape[0] if kb is None else int(kb.sum())
     return count
 
@@ -143,7 +139,7 @@ class _Workers:
         table = self.table = identifiability_table(robot, options)
         self.robot, self.options, self.prep = robot, options, prep
         self.grams = [RegressorGram(robot, options, base, table) for _ in range(count)]
-        self.buffers = [np.zeros((BLOCK, robot.n, 10 * robot.n_bodies)) for _ in range(count)]
+        self.buffers = [gram.new_buffer(BLOCK) for gram in self.grams]
         self.pool = ThreadPoolExecutor(max_workers=count)
         self.running: list = []
         self.samples = 0
