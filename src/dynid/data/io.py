@@ -214,7 +214,10 @@ def clean_rows(data: JointData, nan: str = "drop", row_offset: int = 0,
     stream from chunk to chunk; a new one (no resets, default gaps) when None."""
     rows = np.arange(len(data)) + 1 + row_offset
     signals = [a for a in (data.q, data.dq, data.ddq, data.tau) if a is not None]
-    finite = np.isfinite(data.t) & np.all([np.all(np.isfinite(a), axis=1) for a in signals], axis=0)
+    finite = np.isfinite(data.t)
+    for a in signals:  # column by column: np.all(axis=1) over a few columns is ~5x slower
+        for j in range(a.shape[1]):
+            finite &= np.isfinite(a[:, j])
     notes = []
     if not np.all(finite):
         bad = rows[~finite]
