@@ -10,6 +10,8 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from dynid.cli import excite_geometry as geo
+from dynid.cli import excite_options as lim
 from dynid.cli.common import console, err_console, friendly_errors, robot_option
 from dynid.errors import DataError
 
@@ -17,11 +19,19 @@ excite_app = typer.Typer(help="Excitation trajectories: optimize, evaluate, full
                          no_args_is_help=True)
 
 
-def _model(robot_spec: str, seed: int = 0):
+def _model(robot, seed: int = 0):
     from dynid.excite.criteria import ExcitationModel
-    from dynid.robot import load_robot
 
-    return ExcitationModel.of(load_robot(robot_spec), seed=seed)
+    return ExcitationModel.of(robot, seed=seed)
+
+
+def _geometry(robot, limits, given: dict, stored: dict | None = None, stored_from: str = ""):
+    """The Geometry of the options (when any is given), else the one stored in a trajectory file."""
+    from dynid.excite.geometry.setup import build_geometry, geometry_from_description
+
+    options = geo.geometry_options(robot, **{k: given[k] for k in geo.GEOMETRY_PARAMS})
+    return build_geometry(robot, limits, options) if options.active or stored is None else \
+        geometry_from_description(robot, stored, stored_from)
 
 
 def _integers(text: str, option: str) -> tuple[int, ...]:
@@ -51,22 +61,43 @@ def _print_evaluation(name: str, report: dict) -> None:
 
 @excite_app.command("evaluate")
 @friendly_errors(outputs=("json_out",))
+@lim.with_options(lim.LIMIT_PARAMS, geo.GEOMETRY_PARAMS)
 def evaluate(robot: str = robot_option(),
              trajectory: str = typer.Option(..., "--trajectory", "-t",
                                             help="trajectory JSON file or builtin name (thesis-table-4.1)"),
-             json_out: Path = typer.Option(None, "--json", help="write the evaluation as JSON here")) -> None:
-    """Condition number and limit usage of an excitation trajectory over one period."""
+             json_out: Path = typer.Option(None, "--json", help="write the evaluation as JSON here"),
+             **options) -> None:
+    """Condition number, limit usage and clearance of an excitation trajectory over one period.
+
+    Limits and geometry: the options when given, else those stored in the trajectory file,
+    else the robot description with the documented defaults (no collision check)."""
     from dynid.excite.evaluate import evaluate_trajectory
     from dynid.excite.fileio import load_trajectory, write_json
+    from dynid.robot import load_robot
 
-    model = _model(robot)
-    traj = load_trajectory(trajectory, model.robot.n, model.robot.name)
+    raw = {k: options[k] for k in lim.LIMIT_PARAMS}
+    bare = load_robot(robot)
+    traj = load_trajectory(trajectory, bare.n, bare.name)
+    limited, resolved, title = lim.robot_and_limits(bare, raw, traj.metadata.get("limits"), trajectory)
+    geometry = _geometry(limited, resolved.limits, options, traj.metadata.get("geometry"), trajectory)
+    lim.print_limits(console, limited, resolved, title)
+    if geometry is not None:
+        geo.print_geometry(console, geometry)
+    model = _model(limited)
     made_for = traj.metadata.get("robot")
     if made_for and made_for != model.robot.name:
         console.print(f"[yellow]note:[/] {trajectory} was made for '{made_for}', evaluated on '{model.robot.name}'")
     report = evaluate_trajectory(model, traj)
-    report = {"robot": model.robot.name, "trajectory": trajectory, **report}
+    report = {"robot": model.robot.name, "trajectory": trajectory, **report,
+              "limits": resolved.to_dict(model.robot)}
     _print_evaluation(trajectory, report)
+    if geometry is not None:
+        from dynid.excite.evaluate import geometry_report
+
+        report.update(geometry_report(geometry, traj, resolved.limits))
+        geo.print_geometry_report(console, report)
+    else:
+        console.print("collisions: not checked (no geometry in the trajectory file; --clearance checks them)")
     if json_out is not None:
         write_json(json_out, report)
         console.print(f"wrote {json_out}")
@@ -74,6 +105,7 @@ def evaluate(robot: str = robot_option(),
 
 @excite_app.command("optimize")
 @friendly_errors(outputs=("out", "csv"))
+@lim.with_options(lim.LIMIT_PARAMS, geo.GEOMETRY_PARAMS)
 def optimize(robot: str = robot_option(),
              out: Path = typer.Option(..., "--out", "-o", help="trajectory JSON to write"),
              csv: Path = typer.Option(None, "--csv", help="also write t, q, dq, ddq samples (CSV or .parquet)"),
@@ -100,7 +132,8 @@ def optimize(robot: str = robot_option(),
                                             help="zero velocity and acceleration at both ends"),
              torque_limits: bool = typer.Option(False, "--torque-limits/--no-torque-limits",
                                                 help="keep prior-model torques within tau_max"),
-             limit_fraction: float = typer.Option(0.99, "--limit-fraction", help="share of each limit to use")) -> None:
+             limit_fraction: float = typer.Option(0.99, "--limit-fraction", help="share of each limit to use"),
+             **options) -> None:
     """Optimize the coefficients of an excitation trajectory (global search + local polish).
 
     The search stops after fixed counts (starts, generations, polish iterations), so the same
@@ -116,7 +149,16 @@ def optimize(robot: str = robot_option(),
                                 popsize=popsize, polish_iterations=polish_iterations,
                                 max_seconds=max_seconds if max_seconds > 0 else None, seed=seed,
                                 zero_ends=zero_ends, torque_limits=torque_limits, limit_fraction=limit_fraction)
-    model = _model(robot)
+    raw = {k: options[k] for k in lim.LIMIT_PARAMS}
+    limited, resolved, title = lim.robot_and_limits(robot, raw)
+    geometry = _geometry(limited, resolved.limits, options)
+    lim.print_limits(console, limited, resolved, title)
+    if geometry is not None:
+        geo.print_geometry(console, geometry)
+    else:
+        console.print("collisions: not checked (--clearance, --obstacles or --box keep the links apart, off the "
+                      "floor and off obstacles)")
+    model = _model(limited)
     with Progress(TextColumn("[bold]optimizing[/] start {task.fields[start_no]}"), BarColumn(),
                   TextColumn("best {task.fields[best]}"), TimeElapsedColumn(), console=console,
                   transient=False) as bar:
@@ -126,15 +168,25 @@ def optimize(robot: str = robot_option(),
             shown = math.exp(best) if criterion == "cond" and best < 700 else best  # beyond: a limit penalty
             bar.update(task, completed=min(fraction, 1.0), start_no=start_index + 1, best=f"{shown:.4g}")
 
-        result = optimize_excitation(model, settings, progress)
+        result = optimize_excitation(model, settings, progress, None if geometry is None else geometry.constraints,
+                                     None if geometry is None else geometry.start)
         bar.update(task, completed=1.0)
     report = evaluate_trajectory(model, result.trajectory)
+    extra = {}
+    if geometry is not None:
+        from dynid.excite.evaluate import geometry_report
+
+        report.update(geometry_report(geometry, result.trajectory, resolved.limits))
+        extra = {"geometry": geometry.describe(),
+                 **{k: report[k] for k in ("clearance", "workspace") if k in report}}
     traj = result.trajectory.with_coefficients(
         result.trajectory.q0, result.trajectory.coefficients,
         cond=report["cond"], max_ratio=report["max_ratio"], limits_ok=report["limits_ok"],
-        search_seconds=result.seconds, starts_detail=result.history)
+        search_seconds=result.seconds, starts_detail=result.history, limits=resolved.to_dict(model.robot), **extra)
     write_trajectory(out, traj, model.robot.name)
     _print_evaluation(str(out), report)
+    if geometry is not None:
+        geo.print_geometry_report(console, report)
     if csv is not None:
         t = traj.sample_times(rate, periods)
         write_joint_file(csv, t, *traj.evaluate(t))
@@ -151,6 +203,7 @@ def optimize(robot: str = robot_option(),
 
 @excite_app.command("protocol")
 @friendly_errors(outputs=("out", "summary"))
+@lim.with_options(lim.LIMIT_PARAMS)
 def protocol(robot: str = robot_option(),
              out: Path = typer.Option(..., "--out", "-o", help="joint data file to write (CSV or .parquet)"),
              trajectory: str = typer.Option("thesis-table-4.1", "--trajectory", "-t",
@@ -164,16 +217,22 @@ def protocol(robot: str = robot_option(),
              warming_duration: float = typer.Option(180.0, "--warming-duration", help="warming stage [s]"),
              seed: int = typer.Option(0, "--seed", help="seed of the vertical-axis pose search"),
              summary: Path = typer.Option(None, "--summary", help="JSON of the cycle: stage durations, every friction "
-                                          "level actually used (default: OUT with suffix .protocol.json)")) -> None:
+                                          "level actually used (default: OUT with suffix .protocol.json)"),
+             **options) -> None:
     """Write the full test cycle (excitation, friction levels, warming) repeated K times (thesis
     chapter 4: 24 cycles, six friction levels 5-100 % of each joint's maximum speed, warming at
-    80 % of range and speed). Prints and stores every speed level used."""
+    80 % of range and speed). Prints and stores every speed level used.
+
+    Limits as in ``evaluate``: the options, else the trajectory file's, else the description's."""
     from dynid.excite.fileio import load_trajectory, write_joint_file
     from dynid.excite.protocol import ProtocolSettings, sample_protocol
     from dynid.robot import load_robot
 
-    r = load_robot(robot)
-    excitation = load_trajectory(trajectory, r.n, r.name)
+    raw = {k: options[k] for k in lim.LIMIT_PARAMS}
+    bare = load_robot(robot)
+    excitation = load_trajectory(trajectory, bare.n, bare.name)
+    r, resolved, title = lim.robot_and_limits(bare, raw, excitation.metadata.get("limits"), trajectory)
+    lim.print_limits(console, r, resolved, title)
     settings = ProtocolSettings(excitation_periods=excitation_periods, cycloid=cycloid,
                                 level_duration=level_duration, warming_duration=warming_duration, seed=seed)
     data = sample_protocol(r, excitation, cycles, rate, settings)

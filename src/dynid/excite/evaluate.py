@@ -47,3 +47,34 @@ def evaluate_trajectory(model: ExcitationModel, trajectory, rate: float = CONTRA
                    "ok": bool(np.all(tau_ratio <= 1.0))},
         "model": model.options.to_dict(),
     }
+
+
+def geometry_report(geometry, trajectory, limits, samples: int = RATIO_SAMPLES) -> dict:
+    """Clearance and workspace of a trajectory (additive keys of ``evaluate``): the smallest
+    distance over the capsule pairs at ``samples`` instants per period, where and when it
+    occurs, and its guaranteed lower bound between the instants (``geometry.constraints``)."""
+    c = geometry.constraints
+    report = c.guaranteed_margins(trajectory, limits, samples)
+    labels = c.labels()
+    n_ws = 6 if c.workspace is not None else 0
+    pairs = slice(0, c.size - n_ws)
+    out = {}
+    if c.size - n_ws > 0:
+        distance = report["sampled"][pairs] + c.required[pairs]
+        k = int(np.argmin(distance))
+        guaranteed = report["guaranteed"][pairs] + c.required[pairs]
+        out["clearance"] = {
+            "required": c.clearance, "min_distance": float(distance[k]), "where": labels[k],
+            "time": float(report["time"][k]), "q": report["q_at"][k].tolist(),
+            "guaranteed_min_distance": float(guaranteed.min()),
+            "ok": bool(report["guaranteed"][pairs].min() >= 0.0), "pairs": c.size - n_ws,
+            "samples": samples, "bound": "sampled minimum, and a guaranteed lower bound between samples "
+                                         "from the links' speed bounds"}
+    if n_ws:
+        margin = report["sampled"][-n_ws:]
+        k = int(np.argmin(margin))
+        out["workspace"] = {"min_margin": float(margin[k]), "where": labels[c.size - n_ws + k],
+                            "time": float(report["time"][c.size - n_ws + k]),
+                            "guaranteed_min_margin": float(report["guaranteed"][-n_ws:].min()),
+                            "ok": bool(report["guaranteed"][-n_ws:].min() >= 0.0), "samples": samples}
+    return out

@@ -8,7 +8,12 @@ Trajectory file, written by ``dynid excite optimize`` and read by ``dynid excite
      "q0": [n floats] [rad | m],
      "a": [[n floats] per harmonic],        # fourier: a_l (eq. 4.19) [rad/s]; harmonic: a_k [rad]
      "b": [[n floats] per harmonic],        # fourier only: b_l [rad/s]
-     "metadata": {...}}                     # free-form: criterion, cond, seed, budget, ...
+     "metadata": {...},                     # free-form: criterion, cond, seed, budget, ...
+     "limits": {...},                       # optional: every limit used and its source
+     "geometry": {...}}                     # optional: collision model, clearance, workspace
+
+``limits`` and ``geometry`` (docs/formats.md) travel in ``PeriodicTrajectory.metadata`` under
+the same names and are written at the top level.
 
 Joint data files (CONTRACTS.md section 3) are written by ``dynid.data.io.write_columns``
 (CSV or Parquet by extension, atomically: temporary file, then os.replace).
@@ -29,6 +34,7 @@ from dynid.excite.builtin import BUILTIN_TRAJECTORIES, builtin_trajectory
 from dynid.excite.periodic import PeriodicTrajectory
 
 FORMAT = "dynid-excitation-trajectory"
+TOP_LEVEL = ("limits", "geometry")  # metadata entries written as top-level fields
 
 
 def _clean(value):
@@ -60,7 +66,9 @@ def trajectory_to_dict(trajectory: PeriodicTrajectory, robot_name: str) -> dict:
            "harmonics": list(trajectory.harmonics), "q0": trajectory.q0.tolist(), "a": c[:m].tolist()}
     if trajectory.family == "fourier":
         out["b"] = c[m:].tolist()
-    out["metadata"] = dict(trajectory.metadata)
+    meta = dict(trajectory.metadata)
+    out["metadata"] = {k: v for k, v in meta.items() if k not in TOP_LEVEL}
+    out.update({k: meta[k] for k in TOP_LEVEL if k in meta})
     return out
 
 
@@ -71,8 +79,9 @@ def trajectory_from_dict(d: dict, source: str = "<dict>") -> PeriodicTrajectory:
         family = d["family"]
         a = np.asarray(d["a"], dtype=float)
         coefficients = np.vstack([a, np.asarray(d["b"], dtype=float)]) if family == "fourier" else a
-        return PeriodicTrajectory(family, float(d["w_f"]), tuple(d["harmonics"]), d["q0"], coefficients,
-                                  dict(d.get("metadata", {})))
+        meta = dict(d.get("metadata") or {})
+        meta.update({k: d[k] for k in TOP_LEVEL if d.get(k) is not None})
+        return PeriodicTrajectory(family, float(d["w_f"]), tuple(d["harmonics"]), d["q0"], coefficients, meta)
     except KeyError as exc:
         raise DataError(f"{source}: trajectory file lacks the field {exc}") from exc
     except (TypeError, ValueError) as exc:

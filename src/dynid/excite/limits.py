@@ -38,13 +38,18 @@ class KinematicLimits:
     def half_range(self) -> np.ndarray:
         return 0.5 * (self.q_max - self.q_min)
 
-    def require_finite(self, robot_name: str, what=("q_min", "q_max", "dq_max", "ddq_max")) -> None:
+    def require_finite(self, robot_name: str, what=("q_min", "q_max", "dq_max", "ddq_max"),
+                       joint_names=None) -> None:
+        """ModelError naming the joints (1-based number and name) whose limit is not given."""
         for name in what:
             value = getattr(self, name)
             if not np.all(np.isfinite(value)):
-                bad = [i + 1 for i in np.flatnonzero(~np.isfinite(value))]
+                bad = ", ".join(str(int(i) + 1) + (f" ({joint_names[int(i)]})" if joint_names else "")
+                                for i in np.flatnonzero(~np.isfinite(value)))
+                option = "--q-range" if name in ("q_min", "q_max") else f"--{name.replace('_', '-')}"
                 raise ModelError(f"robot '{robot_name}': {name} is not given for joint(s) {bad}; "
-                                 "excitation design needs finite position, velocity and acceleration limits")
+                                 f"excitation design needs it (give {option} or a limits file, "
+                                 "dynid excite optimize --help)")
 
     def scaled(self, fraction: float) -> "KinematicLimits":
         """Limits shrunk to ``fraction`` (positions about the middle of the range)."""

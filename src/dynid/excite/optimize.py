@@ -117,16 +117,22 @@ def _instants(period: float, count: int) -> np.ndarray:
 
 
 class Problem:
-    """Precomputed bases, limits and the feasible parametrization of one optimization."""
+    """Precomputed bases, limits and the feasible parametrization of one optimization.
 
-    def __init__(self, model: ExcitationModel, settings: OptimizeSettings):
+    geometry: optional ``excite.geometry.GeometricConstraints`` (clearance, workspace) and
+    start: the posture (n,) they hold at (default: the middle of the ranges); candidates of
+    the global search are shrunk towards it until they meet them (``geometry.shrink``)."""
+
+    def __init__(self, model: ExcitationModel, settings: OptimizeSettings, geometry=None, start=None):
         self.model, self.settings = model, settings
+        self.geometry = geometry if geometry is not None and geometry.size else None
         robot = model.robot
         self.n = robot.n
         self.limits = KinematicLimits.of(robot)
-        self.limits.require_finite(robot.name)
+        names = [j.name for j in robot.joints]
+        self.limits.require_finite(robot.name, joint_names=names)
         if settings.torque_limits:
-            self.limits.require_finite(robot.name, ("tau_max",))
+            self.limits.require_finite(robot.name, ("tau_max",), names)
         self.template = periodic_from_family(settings.family, settings.w_f, settings.n_harmonics, self.n,
                                              settings.multipliers)
         self.p = self.template.coefficients.shape[0]
@@ -156,6 +162,11 @@ class Problem:
         self.ddq_max = f * self.limits.ddq_max
         if settings.torque_limits:
             self.tau_max = settings.torque_fraction * self.limits.tau_max
+        self.start = self.limits.center if start is None else np.asarray(start, dtype=float)
+        outside = np.flatnonzero((self.start < self.q_lo) | (self.start > self.q_hi))
+        if self.start.shape != (self.n,) or outside.size:
+            raise DataError(f"start posture: expected {self.n} positions inside the ranges used "
+                            f"(limit fraction {f:g}); outside for joint(s) {', '.join(str(i + 1) for i in outside)}")
 
     # -- feasible parametrization for the global search ----------------------------------
     def project(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -177,6 +188,10 @@ class Problem:
         middle = 0.5 * (self.q_lo + self.q_hi)
         slack = np.maximum(0.5 * (self.q_hi - self.q_lo) - 0.5 * (hi - lo), 0.0)
         q0 = middle - 0.5 * (hi + lo) + u * slack
+        if self.geometry is not None:
+            from dynid.excite.geometry.shrink import shrink_candidates
+
+            q0, c, _ = shrink_candidates(self.geometry, self.search_basis[0], self.start, q0, c)
         return q0, c
 
     def samples(self, q0: np.ndarray, c: np.ndarray, polish: bool = False):
@@ -248,25 +263,30 @@ class Problem:
 
 
 def optimize_excitation(model: ExcitationModel, settings: OptimizeSettings = OptimizeSettings(),
-                        progress=None) -> OptimizeResult:
+                        progress=None, geometry=None, start=None) -> OptimizeResult:
     """``settings.starts`` x (differential evolution for ``generations`` + SLSQP polish).
 
     progress: optional callable(fraction_of_work_done, best_value, start_index) for a UI; the
-    fraction counts generations and polish iterations, not time.
+    fraction counts generations and polish iterations, not time. geometry, start: optional
+    clearance/workspace constraints and the posture they hold at (``Problem``); the result
+    then meets them with the guaranteed bound between samples (``geometry.shrink``).
     """
     with single_blas_thread():
-        return _optimize(model, settings, progress)
+        return _optimize(model, settings, progress, geometry, start)
 
+
+# instants per period of the final guaranteed clearance check (and of ``evaluate``)
+GEOMETRY_SAMPLES = 10_000
 
 # share of a start's work taken by the global search, for the progress fraction only
 # (measured on er3a with the defaults: about a fifth of a start's time)
 _GLOBAL_SHARE = 0.2
 
 
-def _optimize(model: ExcitationModel, settings: OptimizeSettings, progress) -> OptimizeResult:
+def _optimize(model: ExcitationModel, settings: OptimizeSettings, progress, geometry, start) -> OptimizeResult:
     start_time = time.perf_counter()
     deadline = math.inf if settings.max_seconds is None else start_time + settings.max_seconds
-    problem = Problem(model, settings)
+    problem = Problem(model, settings, geometry, start)
     best_value, best_q0, best_c, history = math.inf, None, None, []
     time_limited = False
 
@@ -317,11 +337,20 @@ def _optimize(model: ExcitationModel, settings: OptimizeSettings, progress) -> O
         if progress is not None:
             progress(fraction(start + 1, 0.0, 0.0), best_value, start)
     trajectory = make_feasible(problem.trajectory(best_q0, best_c), problem.limits)
+    shrink = None
+    if problem.geometry is not None:
+        from dynid.excite.geometry.shrink import shrink_guaranteed
+
+        trajectory, shrink, _ = shrink_guaranteed(trajectory, problem.geometry, problem.limits, problem.start,
+                                                  GEOMETRY_SAMPLES)
     meta = {"criterion": settings.criterion, "seed": settings.seed, "starts": settings.starts,
             "starts_run": len(history), "generations": settings.generations, "popsize": settings.popsize,
             "polish_iterations": settings.polish_iterations, "max_seconds": settings.max_seconds,
             "time_limited": time_limited, "reproducible": not time_limited,
             "zero_ends": settings.zero_ends, "torque_limits": settings.torque_limits,
             "limit_fraction": settings.limit_fraction}
+    if problem.geometry is not None:
+        meta["geometry_shrink"] = shrink  # 1: the polished trajectory met the constraints as it was
+        meta["start_posture"] = problem.start.tolist()
     trajectory = trajectory.with_coefficients(trajectory.q0, trajectory.coefficients, optimization=meta)
     return OptimizeResult(trajectory, best_value, history, time.perf_counter() - start_time, time_limited)

@@ -53,8 +53,13 @@ def polish(problem, q0: np.ndarray, c: np.ndarray, deadline: float = math.inf,
     info = {"iterations": 0, "time_limited": False}
     if problem.settings.polish_iterations == 0:
         return q0, c, float(problem.values(q0[None, :], c[None, :])[0]), info
+    geo = None
+    if getattr(problem, "geometry", None) is not None:
+        from dynid.excite.geometry.polish_constraint import TrajectoryGeometry
+
+        geo = TrajectoryGeometry(problem, problem.geometry, x0)
     if problem.settings.criterion == "cond" and not problem.settings.torque_limits:
-        return _polish_cond_epigraph(problem, x0, a, ub, eq, deadline, info, progress)
+        return _polish_cond_epigraph(problem, x0, a, ub, eq, deadline, info, progress, geo)
     scale = np.maximum(np.abs(x0), 1e-3)  # relative steps for the finite differences
     tol = 1e-9
 
@@ -63,7 +68,8 @@ def polish(problem, q0: np.ndarray, c: np.ndarray, deadline: float = math.inf,
 
     def feasible(x):
         ok = np.all(a @ x <= ub + tol) and (eq is None or np.all(np.abs(eq @ x) <= 1e-9))
-        return ok and (not problem.settings.torque_limits or np.all(torque_margin(x) >= 0.0))
+        ok = ok and (not problem.settings.torque_limits or np.all(torque_margin(x) >= 0.0))
+        return ok and (geo is None or geo.feasible(x))
 
     f0 = float(problem.values(*problem.unpack(x0))[0])
     best = {"x": x0, "f": f0 if feasible(x0) else math.inf}
@@ -88,6 +94,8 @@ def polish(problem, q0: np.ndarray, c: np.ndarray, deadline: float = math.inf,
         constraints.append({"type": "eq", "fun": lambda x: eq @ x, "jac": lambda x: eq})
     if problem.settings.torque_limits:
         constraints.append({"type": "ineq", "fun": torque_margin})
+    if geo is not None and geo.size:
+        constraints.append({"type": "ineq", "fun": geo.values, "jac": geo.jacobian})
 
     def callback(x):
         info["iterations"] += 1
@@ -112,7 +120,7 @@ def polish(problem, q0: np.ndarray, c: np.ndarray, deadline: float = math.inf,
 EXTREME = 10  # singular values on each end of the spectrum held by the epigraph constraints
 
 
-def _polish_cond_epigraph(problem, x0, a, ub, eq, deadline, info, progress):
+def _polish_cond_epigraph(problem, x0, a, ub, eq, deadline, info, progress, geo=None):
     nx = x0.size
     scale = np.maximum(np.abs(x0), 1e-3)
     b = problem.model.b
@@ -149,10 +157,12 @@ def _polish_cond_epigraph(problem, x0, a, ub, eq, deadline, info, progress):
             jac_cache[key] = ((ls - base) / h[:, None]).T
         return jac_cache[key]
 
-    best = {"x": x0, "f": float(np.ptp(spectrum_log(x0[None, :])[0]))}
-
     def feasible(x):
-        return np.all(a @ x <= ub + 1e-9) and (eq is None or np.all(np.abs(eq @ x) <= 1e-9))
+        ok = np.all(a @ x <= ub + 1e-9) and (eq is None or np.all(np.abs(eq @ x) <= 1e-9))
+        return ok and (geo is None or geo.feasible(x))
+
+    f0 = float(np.ptp(spectrum_log(x0[None, :])[0]))
+    best = {"x": x0, "f": f0 if feasible(x0) else math.inf}
 
     def spectral_margin(y):  # >= 0: [log s_small - L, U - log s_large]
         x, low, high = y[:nx], y[nx], y[nx + 1]
@@ -178,6 +188,9 @@ def _polish_cond_epigraph(problem, x0, a, ub, eq, deadline, info, progress):
     if eq is not None:
         eq_y = np.hstack([eq, np.zeros((eq.shape[0], 2))])
         constraints.append({"type": "eq", "fun": lambda y: eq_y @ y, "jac": lambda y: eq_y})
+    if geo is not None and geo.size:
+        constraints.append({"type": "ineq", "fun": lambda y: geo.values(y[:nx]),
+                            "jac": lambda y: np.hstack([geo.jacobian(y[:nx]), np.zeros((geo.size, 2))])})
     gradient = np.zeros(nx + 2)
     gradient[nx], gradient[nx + 1] = -1.0, 1.0
 
@@ -193,6 +206,8 @@ def _polish_cond_epigraph(problem, x0, a, ub, eq, deadline, info, progress):
         spectral_margin(res.x)  # records res.x when it is the best feasible point
     except _Timeout:
         info["time_limited"] = True
+    if not math.isfinite(best["f"]):  # never feasible: keep the start, ranked by its value
+        best["x"] = x0
     q0b, cb = problem.unpack(best["x"])
     return q0b[0], cb[0], float(problem.values(q0b, cb)[0]), info
 

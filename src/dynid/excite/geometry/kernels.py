@@ -1,0 +1,180 @@
+"""Compiled capsule placement and distance loop for the optimizer's many candidate configurations.
+
+``segments_kernel`` places the capsules (and extra points such as the flange) for every
+configuration: link transforms from the dynamics kernels' ``motion_sample`` (zero velocity),
+composed from the base outwards, then each capsule end moved by its link's pose.
+
+Same mathematics as ``distance`` (segment-segment closest points, segment-half-space,
+golden-section segment-box with the never-overstating correction), one sample and one
+constraint at a time, without witness points: the global search only needs margins, for
+millions of (configuration, pair) combinations per generation. ``distance`` stays the
+reference (and gives the witnesses the gradients need); tests compare the two.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+from dynid.dynamics.kernels import motion_sample, robot_arrays
+
+SELF, FLOOR, BOX = 0, 1, 2
+_INV_PHI = (math.sqrt(5.0) - 1.0) / 2.0
+
+
+@nb.njit(cache=True, inline="always")
+def _clamp(x):
+    return 0.0 if x < 0.0 else (1.0 if x > 1.0 else x)
+
+
+@nb.njit(cache=True, inline="always")
+def _segment_segment(p0, p1, m, i, j):
+    """Distance between segments i and j of sample m (arrays (N, C, 3))."""
+    d1x, d1y, d1z = p1[m, i, 0] - p0[m, i, 0], p1[m, i, 1] - p0[m, i, 1], p1[m, i, 2] - p0[m, i, 2]
+    d2x, d2y, d2z = p1[m, j, 0] - p0[m, j, 0], p1[m, j, 1] - p0[m, j, 1], p1[m, j, 2] - p0[m, j, 2]
+    rx, ry, rz = p0[m, i, 0] - p0[m, j, 0], p0[m, i, 1] - p0[m, j, 1], p0[m, i, 2] - p0[m, j, 2]
+    a = d1x * d1x + d1y * d1y + d1z * d1z
+    e = d2x * d2x + d2y * d2y + d2z * d2z
+    f = d2x * rx + d2y * ry + d2z * rz
+    eps = 1e-12
+    if a <= eps and e <= eps:
+        s, t = 0.0, 0.0
+    elif a <= eps:
+        s, t = 0.0, _clamp(f / e)
+    else:
+        c = d1x * rx + d1y * ry + d1z * rz
+        if e <= eps:
+            s, t = _clamp(-c / a), 0.0
+        else:
+            b = d1x * d2x + d1y * d2y + d1z * d2z
+            denom = a * e - b * b
+            s = _clamp((b * f - c * e) / denom) if denom > eps * max(a * e, eps) else 0.0
+            t = (b * s + f) / e
+            if t < 0.0:
+                t, s = 0.0, _clamp(-c / a)
+            elif t > 1.0:
+                t, s = 1.0, _clamp((b - c) / a)
+    wx = rx + s * d1x - t * d2x
+    wy = ry + s * d1y - t * d2y
+    wz = rz + s * d1z - t * d2z
+    return math.sqrt(wx * wx + wy * wy + wz * wz)
+
+
+@nb.njit(cache=True, inline="always")
+def _point_box(x, y, z, hx, hy, hz):
+    qx, qy, qz = abs(x) - hx, abs(y) - hy, abs(z) - hz
+    outside = math.sqrt(max(qx, 0.0) ** 2 + max(qy, 0.0) ** 2 + max(qz, 0.0) ** 2)
+    return outside + min(max(qx, qy, qz), 0.0)
+
+
+@nb.njit(cache=True, inline="always")
+def _segment_box(p0, p1, m, i, rotation, center, half, steps):
+    """Signed distance of segment i of sample m to the box (never overstated)."""
+    # segment ends in box coordinates: (p - center) R
+    ux, uy, uz = p0[m, i, 0] - center[0], p0[m, i, 1] - center[1], p0[m, i, 2] - center[2]
+    wx, wy, wz = p1[m, i, 0] - center[0], p1[m, i, 1] - center[1], p1[m, i, 2] - center[2]
+    ax = ux * rotation[0, 0] + uy * rotation[1, 0] + uz * rotation[2, 0]
+    ay = ux * rotation[0, 1] + uy * rotation[1, 1] + uz * rotation[2, 1]
+    az = ux * rotation[0, 2] + uy * rotation[1, 2] + uz * rotation[2, 2]
+    dx = wx * rotation[0, 0] + wy * rotation[1, 0] + wz * rotation[2, 0] - ax
+    dy = wx * rotation[0, 1] + wy * rotation[1, 1] + wz * rotation[2, 1] - ay
+    dz = wx * rotation[0, 2] + wy * rotation[1, 2] + wz * rotation[2, 2] - az
+    hx, hy, hz = half[0], half[1], half[2]
+    lo, hi = 0.0, 1.0
+    x1, x2 = 1.0 - _INV_PHI, _INV_PHI
+    f1 = _point_box(ax + x1 * dx, ay + x1 * dy, az + x1 * dz, hx, hy, hz)
+    f2 = _point_box(ax + x2 * dx, ay + x2 * dy, az + x2 * dz, hx, hy, hz)
+    for _ in range(steps):
+        if f1 <= f2:
+            hi, x2, f2 = x2, x1, f1
+            x1 = hi - _INV_PHI * (hi - lo)
+            f1 = _point_box(ax + x1 * dx, ay + x1 * dy, az + x1 * dz, hx, hy, hz)
+        else:
+            lo, x1, f1 = x1, x2, f2
+            x2 = lo + _INV_PHI * (hi - lo)
+            f2 = _point_box(ax + x2 * dx, ay + x2 * dy, az + x2 * dz, hx, hy, hz)
+    return min(f1, f2) - (hi - lo) * math.sqrt(dx * dx + dy * dy + dz * dz)
+
+
+@nb.njit(cache=True)
+def margins_kernel(p0, p1, radius, kind, first, second, required, floor, box_rotation, box_center, box_half,
+                   steps, out):
+    """out (N, K) = distance - required for world segments p0, p1 (N, C, 3); constraint k is
+    kind[k] (SELF: capsules first[k], second[k]; FLOOR: capsule first[k]; BOX: capsule
+    first[k], box second[k])."""
+    for m in range(p0.shape[0]):
+        for k in range(kind.size):
+            i = first[k]
+            if kind[k] == SELF:
+                j = second[k]
+                dist = _segment_segment(p0, p1, m, i, j) - radius[i] - radius[j]
+            elif kind[k] == FLOOR:
+                dist = min(p0[m, i, 2], p1[m, i, 2]) - floor - radius[i]
+            else:
+                j = second[k]
+                dist = _segment_box(p0, p1, m, i, box_rotation[j], box_center[j], box_half[j], steps) - radius[i]
+            out[m, k] = dist - required[k]
+
+
+def pair_margins(p0, p1, radius, table, required, floor, boxes, steps: int) -> np.ndarray:
+    """(N, K) margins of the capsule constraints (``table``: kind, first, second (K,) arrays)."""
+    kind, first, second = table
+    out = np.empty((p0.shape[0], kind.size))
+    rotation = np.array([b.rotation for b in boxes], dtype=float).reshape(-1, 3, 3)
+    center = np.array([b.center for b in boxes], dtype=float).reshape(-1, 3)
+    half = np.array([b.half for b in boxes], dtype=float).reshape(-1, 3)
+    margins_kernel(np.ascontiguousarray(p0), np.ascontiguousarray(p1), radius, kind, first, second,
+                   required, 0.0 if floor is None else float(floor), rotation, center, half, steps, out)
+    return out
+
+
+@nb.njit(cache=True)
+def segments_kernel(q, parents, revolute, p_rot, p_t, axis, e_rot, e_t, screw, gravity, link, a, b, p0, p1):
+    """p0, p1 (N, C, 3): world ends of the segments a, b (C, 3) given in the frames of
+    ``link`` (C,) (-1: base, not moved) at configurations q (N, n)."""
+    n = q.shape[1]
+    rel = np.empty((n, 3, 3))
+    t = np.empty((n, 3))
+    w = np.empty((n, 3))
+    v = np.empty((n, 3))
+    dw = np.empty((n, 3))
+    dv = np.empty((n, 3))
+    zero = np.zeros(n)
+    rot = np.empty((n, 3, 3))
+    org = np.empty((n, 3))
+    for m in range(q.shape[0]):
+        motion_sample(q[m], zero, zero, parents, revolute, p_rot, p_t, axis, e_rot, e_t, screw, gravity,
+                      rel, t, w, v, dw, dv)
+        for i in range(n):
+            p = parents[i]
+            if p < 0:
+                for r in range(3):
+                    org[i, r] = t[i, r]
+                    for c in range(3):
+                        rot[i, r, c] = rel[i, r, c]
+            else:
+                for r in range(3):
+                    org[i, r] = org[p, r] + rot[p, r, 0] * t[i, 0] + rot[p, r, 1] * t[i, 1] + rot[p, r, 2] * t[i, 2]
+                    for c in range(3):
+                        rot[i, r, c] = (rot[p, r, 0] * rel[i, 0, c] + rot[p, r, 1] * rel[i, 1, c]
+                                        + rot[p, r, 2] * rel[i, 2, c])
+        for k in range(link.size):
+            j = link[k]
+            for r in range(3):
+                if j < 0:
+                    p0[m, k, r] = a[k, r]
+                    p1[m, k, r] = b[k, r]
+                else:
+                    p0[m, k, r] = org[j, r] + rot[j, r, 0] * a[k, 0] + rot[j, r, 1] * a[k, 1] + rot[j, r, 2] * a[k, 2]
+                    p1[m, k, r] = org[j, r] + rot[j, r, 0] * b[k, 0] + rot[j, r, 1] * b[k, 1] + rot[j, r, 2] * b[k, 2]
+
+
+def world_segments(robot, q: np.ndarray, link: np.ndarray, a: np.ndarray, b: np.ndarray):
+    """(N, C, 3) world segment ends for configurations q (N, n) (``segments_kernel``)."""
+    q = np.ascontiguousarray(np.atleast_2d(q), dtype=float)
+    p0 = np.empty((q.shape[0], link.size, 3))
+    p1 = np.empty_like(p0)
+    segments_kernel(q, *robot_arrays(robot), link, np.ascontiguousarray(a), np.ascontiguousarray(b), p0, p1)
+    return p0, p1
