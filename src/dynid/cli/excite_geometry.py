@@ -66,7 +66,7 @@ def parse_link_radius(texts, robot):
         head, sep, rest = text.partition(":")
         if not sep:
             value = _numbers(text, "--link-radius", 1)[0]
-            out.update({k: value for k in range(-1, robot.n)})
+            out.update({k: value for k in range(-1, robot.n_bodies)})
             continue
         head = head.strip()
         if head in names:
@@ -75,10 +75,10 @@ def parse_link_radius(texts, robot):
             try:
                 link = int(head) - 1
             except ValueError:
-                raise DataError(f"--link-radius: no link '{head}' (0 = base, 1..{robot.n}, or {', '.join(names)})") \
+                raise DataError(f"--link-radius: no link '{head}' (0 = base, 1..{robot.n_bodies}, or {', '.join(names)})") \
                     from None
-            if not -1 <= link < robot.n:
-                raise DataError(f"--link-radius: link number {head} out of range 0..{robot.n}")
+            if not -1 <= link < robot.n_bodies:
+                raise DataError(f"--link-radius: link number {head} out of range 0..{robot.n_bodies}")
         out[link] = _numbers(rest, "--link-radius", 1)[0]
     return out
 

@@ -144,7 +144,7 @@ def print_limits(console, robot, resolved, title: str) -> None:
 
     from dynid.excite.limit_sources import KEYS
 
-    table = Table("limit", *(f"{i + 1} {j.name}" for i, j in enumerate(robot.joints)), title=title)
+    table = Table("limit", *(f"{i + 1} {name}" for i, name in enumerate(robot.joint_names)), title=title)
     for key in KEYS:
         table.add_row(key, *(f"{v:.4g}" if math.isfinite(v) else "-" for v in getattr(resolved.limits, key)))
     console.print(table)

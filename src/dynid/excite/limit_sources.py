@@ -54,12 +54,12 @@ ONE_TURN = 2.0 * math.pi
 
 def joint_label(robot, i: int) -> str:
     """'joint 4 (iiwa_joint_4)': 1-based number and name, for messages."""
-    return f"joint {int(i) + 1} ({robot.joints[int(i)].name})"
+    return f"joint {int(i) + 1} ({robot.joint_names[int(i)]})"
 
 
 def joint_index(robot, key, where: str) -> int:
     """0-based index of a joint given by 1-based number or name."""
-    names = [j.name for j in robot.joints]
+    names = robot.joint_names
     text = str(key).strip()
     if text in names:
         return names.index(text)
@@ -138,7 +138,7 @@ class ResolvedLimits:
 
     def to_dict(self, robot) -> dict:
         """JSON-ready: every limit per joint (None = not given) and its source."""
-        out = {"joints": [j.name for j in robot.joints]}
+        out = {"joints": list(robot.joint_names)}
         for key in KEYS:
             out[key] = [float(v) if math.isfinite(v) else None for v in getattr(self.limits, key)]
         out["source"] = {k: list(v) for k, v in self.sources.items()}
@@ -292,8 +292,9 @@ def robot_with_limits(robot, limits: KinematicLimits):
     """A copy of the robot whose joints carry these limits (everything else unchanged)."""
     from dynid.robot.model import JointLimits
 
-    joints = tuple(replace(j, limits=JointLimits(*(float(getattr(limits, k)[i]) for k in KEYS)))
-                   for i, j in enumerate(robot.joints))
+    column = {int(tree): c for c, tree in enumerate(robot.actuated)}
+    joints = tuple(replace(j, limits=JointLimits(*(float(getattr(limits, k)[column[i]]) for k in KEYS)))
+                   if i in column else j for i, j in enumerate(robot.joints))
     return replace(robot, joints=joints)
 
 

@@ -121,7 +121,7 @@ def drop_contained(capsules: list[Capsule]) -> list[Capsule]:
 def chain_points(robot) -> dict[int, list[np.ndarray]]:
     """Per link (-1 = base): the points of its kinematic chain in its frame: the joint's
     point on its axis and the origins of the child joints (placements)."""
-    points: dict[int, list[np.ndarray]] = {i: [] for i in range(-1, robot.n)}
+    points: dict[int, list[np.ndarray]] = {i: [] for i in range(-1, robot.n_bodies)}
     for i, joint in enumerate(robot.joints):
         # the joint frame origin seen from the link frame (identity offset: the link origin)
         points[i].append(-joint.offset_rotation.T @ joint.offset_translation)

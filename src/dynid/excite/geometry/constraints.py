@@ -74,7 +74,7 @@ class GeometricConstraints:
         exempt = {tuple(sorted(p)) for p in self.exempt}
         pairs = [(i, j) for i in range(len(caps)) for j in range(i + 1, len(caps))
                  if joints_apart(robot, caps.link[i], caps.link[j]) > self.exempt_apart and (i, j) not in exempt]
-        on_base = {-1} | {k for k in range(robot.n) if robot.joints[k].parent < 0}
+        on_base = {-1} | {k for k in range(robot.n_bodies) if robot.joints[k].parent < 0}
         floor = [c for c in range(len(caps)) if caps.link[c] not in on_base] if self.scene.floor is not None else []
         boxes = [(b, c) for b in range(len(self.scene.boxes)) for c in range(len(caps)) if caps.link[c] >= 0]
         set_ = object.__setattr__
@@ -91,7 +91,7 @@ class GeometricConstraints:
         required = np.r_[np.full(len(pairs) + len(floor) + len(boxes), self.clearance), np.zeros(n_ws)]
         set_(self, "required", required)
         # ancestors mask, row link + 1 (row 0: the base, moved by no joint)
-        anc = np.zeros((robot.n + 1, robot.n), dtype=bool)
+        anc = np.zeros((robot.n_bodies + 1, robot.n_bodies), dtype=bool)
         for k, chain in enumerate(robot.ancestors):
             anc[k + 1, list(chain)] = True
         set_(self, "ancestors", anc)
@@ -182,7 +182,7 @@ class GeometricConstraints:
     def jacobian(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Margins (N, K) and their gradients dg/dq (N, K, n) at q (N, n)."""
         q = np.atleast_2d(q)
-        g, a, b, direction, rot, org = self._witnesses(q)
+        g, a, b, direction, rot, org = self._witnesses(q)  # frames of the tree's bodies
         w = np.einsum("nkij,kj->nki", rot, self.robot.screw_axes[:, :3])  # joint axes (world)
         v = np.einsum("nkij,kj->nki", rot, self.robot.screw_axes[:, 3:])
 
@@ -192,14 +192,18 @@ class GeometricConstraints:
             ang = np.einsum("nji,nkji->nkj", w, np.cross(rel, direction[:, :, None, :]))
             return (lin + ang) * self.ancestors[links + 1][None]
 
-        return g, side(a, self.link_a) - side(b, self.link_b)
+        # dq_tree/dq = G (mimic joints follow their leaders, q_tree = G q + o)
+        return g, (side(a, self.link_a) - side(b, self.link_b)) @ self.robot.mimic_map[0]
 
     # -- bounds between samples ---------------------------------------------------------
     def speed_coefficients(self, q_min: np.ndarray, q_max: np.ndarray) -> np.ndarray:
         """(K, n) c such that |dg_k/dt| <= sum_j c_kj |dq_j| (module docstring)."""
         robot, caps = self.robot, self.capsules
-        n = robot.n
-        stroke = np.where(robot.is_revolute, 0.0, np.maximum(np.abs(q_min), np.abs(q_max)))
+        n = robot.n_bodies
+        g_map, offset = robot.mimic_map
+        revolute = np.array([j.type == "revolute" for j in robot.joints])
+        reach = np.abs(g_map) @ np.maximum(np.abs(q_min), np.abs(q_max)) + np.abs(offset)
+        stroke = np.where(revolute, 0.0, reach)
         step = np.array([np.linalg.norm(j.placement_translation) + np.linalg.norm(j.offset_translation)
                          for j in robot.joints]) + stroke
         # chain[j, l]: summed step lengths from joint j (exclusive) to link l (inclusive)
@@ -221,7 +225,8 @@ class GeometricConstraints:
         ext_a = np.r_[extent[self.self_pairs[:, 0]], extent[self.floor_capsules], extent[self.box_pairs[:, 1]],
                       [np.linalg.norm(self.workspace.point)] * 6 if self.workspace is not None else []]
         ext_b = np.r_[extent[self.self_pairs[:, 1]], np.zeros(self.size - len(self.self_pairs))]
-        return side(self.link_a, ext_a) + side(self.link_b, ext_b)
+        # |dq_tree_j| <= sum_i |G_ji| |dq_i|
+        return (side(self.link_a, ext_a) + side(self.link_b, ext_b)) @ np.abs(g_map)
 
     def guaranteed_margins(self, trajectory, limits, samples: int) -> dict:
         """Over one period of a periodic trajectory: per constraint the sampled minimum margin,

@@ -173,8 +173,11 @@ def segments_kernel(q, parents, revolute, p_rot, p_t, axis, e_rot, e_t, screw, g
 
 def world_segments(robot, q: np.ndarray, link: np.ndarray, a: np.ndarray, b: np.ndarray):
     """(N, C, 3) world segment ends for configurations q (N, n) (``segments_kernel``)."""
-    q = np.ascontiguousarray(np.atleast_2d(q), dtype=float)
+    q = np.atleast_2d(q)
+    if robot.has_mimic:  # the kernels see the tree: q_tree = G q + o
+        q = robot.tree_coordinates(q)[0]
+    q = np.ascontiguousarray(q, dtype=float)
     p0 = np.empty((q.shape[0], link.size, 3))
     p1 = np.empty_like(p0)
-    segments_kernel(q, *robot_arrays(robot), link, np.ascontiguousarray(a), np.ascontiguousarray(b), p0, p1)
+    segments_kernel(q, *robot_arrays(robot.tree), link, np.ascontiguousarray(a), np.ascontiguousarray(b), p0, p1)
     return p0, p1

@@ -58,7 +58,7 @@ class CapsuleSet:
 def link_radii(robot, radius) -> dict[int, float]:
     """{link (-1..n-1): chain radius [m]} from None (default), a scalar or {link: radius}."""
     default = cap.chain_radius(robot)
-    out = {i: default for i in range(-1, robot.n)}
+    out = {i: default for i in range(-1, robot.n_bodies)}
     if radius is None:
         return out
     if isinstance(radius, dict):
@@ -73,19 +73,49 @@ def link_radii(robot, radius) -> dict[int, float]:
     return out
 
 
+def urdf_of(robot) -> Path | None:
+    """The URDF file a robot was read from: its source, or the ``urdf:`` of a robot YAML
+    description (dynid.robot.description); None for builtin and DH robots."""
+    path = Path(robot.source) if robot.source else None
+    if path is None or not path.is_file():
+        return None
+    if path.suffix.lower() == ".urdf":
+        return path
+    if path.suffix.lower() not in (".yaml", ".yml"):
+        return None
+    import yaml
+
+    try:
+        doc = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError):
+        return None
+    target = doc.get("urdf") if isinstance(doc, dict) else None
+    if not isinstance(target, str):
+        return None
+    from dynid.robot.example import PREFIX, example_urdf
+
+    return example_urdf(target) if target.startswith(PREFIX) else path.parent / target
+
+
 def robot_capsules(robot, source: str = "auto", radius=None) -> CapsuleSet:
     """Capsules of every link (module docstring); radius: chain radius, scalar or {link: r}."""
     if source not in SOURCES:
         raise ModelError(f"capsule source '{source}': expected one of {SOURCES}")
     radii = link_radii(robot, radius)
-    path = Path(robot.source) if robot.source else None
+    path = urdf_of(robot)
     from_urdf, frames, notes = [], {}, []
-    if source != "chain" and path is not None and path.suffix.lower() == ".urdf" and path.exists():
+    if source != "chain" and path is not None and path.exists():
         from dynid.excite.geometry import urdf_shapes
 
         root = urdf_shapes.parse(path)
         frames = urdf_shapes.link_frames(robot, root)
         from_urdf, notes = urdf_shapes.collision_capsules(robot, path, root, frames)
+        moving = {j.name for j in robot.joints}
+        held = [el.get("name") for el in root.findall("joint")
+                if el.get("type") not in (None, "fixed") and el.get("name") not in moving]
+        if held:
+            notes.append(f"joints {', '.join(held)} are not moved by the robot (locked or left out): the "
+                         "collision geometry below them is placed at their zero position")
         from_urdf = cap.drop_contained(from_urdf)
     elif source == "urdf":
         raise ModelError(f"robot '{robot.name}' is not described by a URDF file: no collision geometry to read "
@@ -97,7 +127,7 @@ def robot_capsules(robot, source: str = "auto", radius=None) -> CapsuleSet:
         fixed_points = fixed_frame_points(frames)
     out = []
     chain_links = []
-    for link in range(-1, robot.n):
+    for link in range(-1, robot.n_bodies):
         own = [c for c in from_urdf if c.link == link]
         if own:
             out += own

@@ -78,7 +78,8 @@ def flange_of(robot, capsules: CapsuleSet, flange) -> tuple[int, np.ndarray, str
     """(link index, point in its frame, name) of the flange: a URDF link name, a 1-based link
     number, or None for the origin of the last link."""
     if flange is None:
-        return robot.n - 1, np.zeros(3), robot.links[-1].name
+        last = int(robot.actuated[-1])  # the body of the last actuated joint
+        return last, np.zeros(3), robot.links[last].name
     text = str(flange)
     if text in capsules.frames:
         owner, _, trans = capsules.frames[text]
@@ -92,8 +93,8 @@ def flange_of(robot, capsules: CapsuleSet, flange) -> tuple[int, np.ndarray, str
         k = int(text)
     except ValueError:
         raise ModelError(f"--flange: no link '{text}' (links: {', '.join(names)})") from None
-    if not 1 <= k <= robot.n:
-        raise ModelError(f"--flange: link number {k} out of range 1..{robot.n}")
+    if not 1 <= k <= robot.n_bodies:
+        raise ModelError(f"--flange: link number {k} out of range 1..{robot.n_bodies}")
     return k - 1, np.zeros(3), names[k - 1]
 
 
@@ -121,7 +122,7 @@ def build_geometry(robot, limits, options: GeometryOptions) -> Geometry | None:
         outside = [i for i in range(robot.n) if not limits.q_min[i] <= start[i] <= limits.q_max[i]]
         if outside:
             i = outside[0]
-            raise ModelError(f"--start-posture: joint {i + 1} ({robot.joints[i].name}) at {start[i]:g} is outside "
+            raise ModelError(f"--start-posture: joint {i + 1} ({robot.joint_names[i]}) at {start[i]:g} is outside "
                              f"its range [{limits.q_min[i]:g}, {limits.q_max[i]:g}]")
         candidates = [start]
     else:
@@ -165,6 +166,7 @@ def geometry_from_description(robot, d: dict, source: str) -> Geometry:
         start = np.asarray(d["start_posture"], dtype=float)
     except (KeyError, TypeError, ValueError, IndexError) as exc:
         raise ModelError(f"{source}: malformed 'geometry' section ({exc!r})") from None
-    if caps.link.size and caps.link.max() >= robot.n:
-        raise ModelError(f"{source}: 'geometry' refers to link {caps.link.max() + 1}, the robot has {robot.n}")
+    if caps.link.size and caps.link.max() >= robot.n_bodies:
+        raise ModelError(f"{source}: 'geometry' refers to link {caps.link.max() + 1}, the robot has "
+                         f"{robot.n_bodies}")
     return Geometry(constraints, start, tuple(d.get("notes", [])))
