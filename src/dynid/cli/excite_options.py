@@ -166,10 +166,13 @@ def robot_and_limits(robot_spec: str, raw: dict, stored: dict | None = None, sto
     robot = load_robot(robot_spec)
     if stored is not None and not any_limit_given(**raw):
         limits = limits_from_dict(robot, stored, stored_from)
-        sources = stored.get("source") or {}
-        resolved = ResolvedLimits(limits, {k: tuple(sources.get(k) or ["stored"] * robot.n) for k in
-                                           ("q_min", "q_max", "dq_max", "ddq_max", "tau_max")},
-                                  ())
+        sources = stored.get("source") if isinstance(stored.get("source"), dict) else {}
+        def labels(key):
+            given = sources.get(key)
+            return tuple(str(s) for s in given) if isinstance(given, list) and len(given) == robot.n \
+                else ("stored",) * robot.n
+
+        resolved = ResolvedLimits(limits, {k: labels(k) for k in ("q_min", "q_max", "dq_max", "ddq_max", "tau_max")})
         title = f"limits stored in {stored_from}"
     else:
         resolved = resolve_limits(robot, limit_options(robot, **raw))

@@ -147,16 +147,11 @@ class ResolvedLimits:
 
 
 def read_yaml(path, what: str):
-    """The parsed YAML document of a user file; one-line errors naming the file."""
-    import yaml
+    """The parsed YAML document of a user file (bounded, duplicate keys refused:
+    ``dynid.data.inputs``); one-line errors naming the file."""
+    from dynid.data.inputs import read_yaml_document
 
-    path = Path(path)
-    try:
-        return yaml.safe_load(path.read_text())
-    except FileNotFoundError:
-        raise ModelError(f"{path}: no such {what} file") from None
-    except yaml.YAMLError as exc:
-        raise ModelError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    return read_yaml_document(path, f"{what} file", ModelError)
 
 
 def read_limits_file(robot, path) -> dict[str, dict[int, float]]:
@@ -300,6 +295,8 @@ def robot_with_limits(robot, limits: KinematicLimits):
 
 def limits_from_dict(robot, d: dict, source: str) -> KinematicLimits:
     """The limits stored in a trajectory file (``ResolvedLimits.to_dict``); None = not given."""
+    if not isinstance(d, dict):
+        raise ModelError(f"{source}: 'limits' must be a mapping of per-joint lists")
     try:
         arrays = [np.array([math.inf if v is None else float(v) for v in d[k]]) for k in KEYS]
     except (KeyError, TypeError, ValueError) as exc:

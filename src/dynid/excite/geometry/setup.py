@@ -164,7 +164,7 @@ def geometry_from_description(robot, d: dict, source: str) -> Geometry:
                                            tuple(tuple(p) for p in d.get("exempt_at_start_index", [])),
                                            int(d.get("self_exempt", SELF_EXEMPT_APART)))
         start = np.asarray(d["start_posture"], dtype=float)
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
         raise ModelError(f"{source}: malformed 'geometry' section ({exc!r})") from None
     if caps.link.size and caps.link.max() >= robot.n_bodies:
         raise ModelError(f"{source}: 'geometry' refers to link {caps.link.max() + 1}, the robot has "
