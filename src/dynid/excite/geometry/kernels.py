@@ -1,8 +1,10 @@
 """Compiled capsule placement and distance loop for the optimizer's many candidate configurations.
 
 ``segments_kernel`` places the capsules (and extra points such as the flange) for every
-configuration: link transforms from the dynamics kernels' ``motion_sample`` (zero velocity),
-composed from the base outwards, then each capsule end moved by its link's pose.
+configuration: the parent-to-link transforms rel = A0 + cos q A1 + sin q A2,
+t = t0 + cos q t1 + sin q t2 + q t3 with the constant matrices of the dynamics kernels
+(``dynid.dynamics.lanes.joint_constants``), composed from the base outwards, then each capsule
+end moved by its link's pose.
 
 Same mathematics as ``distance`` (segment-segment closest points, segment-half-space,
 golden-section segment-box with the never-overstating correction), one sample and one
@@ -18,7 +20,7 @@ import math
 import numba as nb
 import numpy as np
 
-from dynid.dynamics.kernels import motion_sample, robot_arrays
+from dynid.dynamics.lanes import joint_constants
 
 SELF, FLOOR, BOX = 0, 1, 2
 _INV_PHI = (math.sqrt(5.0) - 1.0) / 2.0
@@ -131,35 +133,33 @@ def pair_margins(p0, p1, radius, table, required, floor, boxes, steps: int) -> n
 
 
 @nb.njit(cache=True)
-def segments_kernel(q, parents, revolute, p_rot, p_t, axis, e_rot, e_t, screw, gravity, link, a, b, p0, p1):
+def segments_kernel(q, constants, parents, link, a, b, p0, p1):
     """p0, p1 (N, C, 3): world ends of the segments a, b (C, 3) given in the frames of
-    ``link`` (C,) (-1: base, not moved) at configurations q (N, n)."""
+    ``link`` (C,) (-1: base, not moved) at tree configurations q (N, n_bodies)."""
     n = q.shape[1]
-    rel = np.empty((n, 3, 3))
-    t = np.empty((n, 3))
-    w = np.empty((n, 3))
-    v = np.empty((n, 3))
-    dw = np.empty((n, 3))
-    dv = np.empty((n, 3))
-    zero = np.zeros(n)
+    rel = np.empty((3, 3))
+    t = np.empty(3)
     rot = np.empty((n, 3, 3))
     org = np.empty((n, 3))
     for m in range(q.shape[0]):
-        motion_sample(q[m], zero, zero, parents, revolute, p_rot, p_t, axis, e_rot, e_t, screw, gravity,
-                      rel, t, w, v, dw, dv)
         for i in range(n):
+            k = constants[i]
+            c, s_ = math.cos(q[m, i]), math.sin(q[m, i])
+            for r in range(3):
+                t[r] = k[27 + r] + c * k[30 + r] + s_ * k[33 + r] + q[m, i] * k[36 + r]
+                for col in range(3):
+                    rel[r, col] = k[3 * r + col] + c * k[9 + 3 * r + col] + s_ * k[18 + 3 * r + col]
             p = parents[i]
-            if p < 0:
-                for r in range(3):
-                    org[i, r] = t[i, r]
-                    for c in range(3):
-                        rot[i, r, c] = rel[i, r, c]
-            else:
-                for r in range(3):
-                    org[i, r] = org[p, r] + rot[p, r, 0] * t[i, 0] + rot[p, r, 1] * t[i, 1] + rot[p, r, 2] * t[i, 2]
-                    for c in range(3):
-                        rot[i, r, c] = (rot[p, r, 0] * rel[i, 0, c] + rot[p, r, 1] * rel[i, 1, c]
-                                        + rot[p, r, 2] * rel[i, 2, c])
+            for r in range(3):
+                if p < 0:
+                    org[i, r] = t[r]
+                    for col in range(3):
+                        rot[i, r, col] = rel[r, col]
+                else:
+                    org[i, r] = org[p, r] + rot[p, r, 0] * t[0] + rot[p, r, 1] * t[1] + rot[p, r, 2] * t[2]
+                    for col in range(3):
+                        rot[i, r, col] = (rot[p, r, 0] * rel[0, col] + rot[p, r, 1] * rel[1, col]
+                                          + rot[p, r, 2] * rel[2, col])
         for k in range(link.size):
             j = link[k]
             for r in range(3):
@@ -177,7 +177,12 @@ def world_segments(robot, q: np.ndarray, link: np.ndarray, a: np.ndarray, b: np.
     if robot.has_mimic:  # the kernels see the tree: q_tree = G q + o
         q = robot.tree_coordinates(q)[0]
     q = np.ascontiguousarray(q, dtype=float)
+    tree = robot.tree
+    constants = tree.__dict__.get("_segment_constants")
+    if constants is None:
+        constants = tree.__dict__["_segment_constants"] = np.ascontiguousarray(joint_constants(tree))
     p0 = np.empty((q.shape[0], link.size, 3))
     p1 = np.empty_like(p0)
-    segments_kernel(q, *robot_arrays(robot.tree), link, np.ascontiguousarray(a), np.ascontiguousarray(b), p0, p1)
+    segments_kernel(q, constants, np.ascontiguousarray(tree.parents, dtype=np.int64), link,
+                    np.ascontiguousarray(a), np.ascontiguousarray(b), p0, p1)
     return p0, p1
