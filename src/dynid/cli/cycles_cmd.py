@@ -74,6 +74,7 @@ def validate_per(robot, result: dict, paths: list[Path], mapping, by: str, min_v
             if "statistics" in block:
                 console.print(statistics_table(block["statistics"], f"{path}: statistics over the {by}s ({kind})",
                                                [f"joint {j + 1}" for j in range(robot.n)]))
+        _print_range_table(rep, robot.n, path)
         if rep["failed"]:
             console.print(f"[yellow]not identified alone:[/] " + "; ".join(f"{k}: {v}" for k, v in rep["failed"].items()))
     if json_out:
@@ -93,6 +94,33 @@ def validate_per(robot, result: dict, paths: list[Path], mapping, by: str, min_v
         save_png(rmsd_cycles_figure(series, robot.n, f"relative RMSD per cycle ({result.get('robot_name', '')})"),
                  figure)
         console.print(f"wrote [bold]{figure}[/]")
+
+
+def _print_range_table(rep: dict, n: int, path) -> None:
+    """Thesis Tables 5.2 and 5.3: per joint the range (MIN..MAX) of the relative RMSD over the
+    cycles and its mean without the first K cycles, for self-verification and the other kind,
+    and their difference."""
+    kinds = [k for k in ("own", "paired", "whole") if "statistics" in rep["kinds"].get(k, {})]
+    if len(kinds) < 2:
+        return
+    a, b = (rep["kinds"][k]["statistics"] for k in kinds[:2])
+    later_a, later_b = a.get("without_first"), b.get("without_first")
+    k_skip = a["skip_first"]
+    table = Table("joint", f"range {kinds[0]}", f"range {kinds[1]}", "difference",
+                  f"mean w/o first {k_skip} {kinds[0]}", f"mean w/o first {k_skip} {kinds[1]}", "difference",
+                  title=f"{path}: thesis Tables 5.2 (range of the plots) and 5.3 (mean without the first cycles)")
+    for j in range(n):
+        ra = (a["all"]["min"][j], a["all"]["max"][j])
+        rb = (b["all"]["min"][j], b["all"]["max"][j])
+        if None in ra or None in rb:
+            continue
+        diff = f"{abs(rb[0] - ra[0]):.3f}~{abs(rb[1] - ra[1]):.3f}"
+        ma = later_a["mean"][j] if later_a else None
+        mb = later_b["mean"][j] if later_b else None
+        md = "-" if ma is None or mb is None else f"{abs(mb - ma):.3f}"
+        table.add_row(str(j + 1), f"{ra[0]:.3f}~{ra[1]:.3f}", f"{rb[0]:.3f}~{rb[1]:.3f}", diff, _f(ma, ".3f"),
+                      _f(mb, ".3f"), md)
+    console.print(table)
 
 
 def print_per_cycle_statistics(result: dict, by: str) -> None:
