@@ -107,3 +107,15 @@ def test_one_point_per_cycle_misses_the_fast_constants(thesis_log):
         p = fits[j]["parameters"]
         flagged = any("not determined separately" in n for n in fits[j]["notes"])
         assert flagged or (p["c"] < 0.5 * truth[j - 1, 3] and p["t2"] / 60 > 3 * truth[j - 1, 4]), fits[j]
+
+
+def test_validate_per_stage(thesis_log):
+    """Per-stage figures of one model: the excitation, friction and warming stages each scored."""
+    d = thesis_log
+    run_ok("identify", "-r", "er3a", "-d", d / "s.csv", "-o", d / "r.json", "--friction", "polynomial",
+           "--cycles", "13-24")
+    run_ok("validate", "-r", "er3a", "-p", d / "r.json", "-d", d / "s.csv", "--per", "stage", "--json", d / "st.json")
+    rep = json.loads((d / "st.json").read_text())[str(d / "s.csv")]
+    assert {"excitation", "friction", "warming"} <= set(rep["labels"])
+    whole = np.array(rep["kinds"]["whole"]["moving_rmsd"], dtype=float)
+    assert np.all(np.isfinite(whole)) and np.all(whole > 0.25)  # noise 0.3 N m plus the cold start's drift
