@@ -20,3 +20,7 @@ class IllConditionedError(DynidError):
 class DynidWarning(UserWarning):
     """Something almost surely wrong that does not stop the work (units, an old file format...);
     the CLI prints each as one 'warning:' line."""
+
+
+class ClusterError(DynidError):
+    """A Dask scheduler does not answer, or a cluster cannot run the work."""

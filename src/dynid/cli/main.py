@@ -16,6 +16,7 @@ from dynid.cli.demo import demo
 from dynid.cli.excite import excite_app
 from dynid.cli.friction import friction_app
 from dynid.cli.export_cmd import export
+from dynid.cli.fleet_cmd import fleet_app
 from dynid.cli.identify_cmd import identify, predict, validate
 from dynid.cli.multibody import multibody_app
 from dynid.cli.report import report
@@ -53,6 +54,7 @@ app.add_typer(friction_app, name="friction")
 app.add_typer(cycles_app, name="cycles")
 app.command("export")(export)
 app.command("report")(report)
+app.add_typer(fleet_app, name="fleet")
 
 
 def main() -> None:

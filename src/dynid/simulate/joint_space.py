@@ -55,13 +55,14 @@ def simulate_joint_data(robot, t: np.ndarray, q: np.ndarray, dq: np.ndarray, ddq
                         options: ModelOptions = ModelOptions(), friction=None, offsets=None,
                         measurement: Measurement = Measurement(), seed: int = 0,
                         theta: np.ndarray | None = None,
-                        drift=None) -> tuple[JointData, np.ndarray, np.ndarray]:
+                        drift=None, cold_start: float | None = None) -> tuple[JointData, np.ndarray, np.ndarray]:
     """Simulate a measurement along (t, q, dq, ddq) (N,), (N, n) x 3.
 
     friction: (n, k) coefficients for ``options.friction`` (default ``default_friction``);
     theta: full parameters (overrides robot + friction + offsets when given);
     drift: a ``simulate.drift.FrictionDrift``: the friction coefficients of theta are the warm
-    ones and decay to them from cold over the operating time t - t[0] (theta stays the warm model).
+    ones and decay to them from cold over the operating time t - t[0] (theta stays the warm model);
+    cold_start: the time of the cold start [s] when it is not t[0] (a log simulated in pieces).
     Returns (measured JointData, true torques (N, n), full parameters theta (p,)).
     """
     rng = np.random.default_rng(seed)
@@ -75,7 +76,7 @@ def simulate_joint_data(robot, t: np.ndarray, q: np.ndarray, dq: np.ndarray, ddq
         from dynid.simulate.drift import friction_torque
 
         warm = theta[parameter_slices(robot, options)["friction"]]
-        elapsed = np.asarray(t, dtype=float) - float(t[0])
+        elapsed = np.asarray(t, dtype=float) - float(t[0] if cold_start is None else cold_start)
         tau_true = tau_true + (friction_torque(elapsed, dq, warm, options, drift)
                                - friction_torque(elapsed, dq, warm, options))
     sigma = np.broadcast_to(np.asarray(measurement.tau_noise, dtype=float), (robot.n,))

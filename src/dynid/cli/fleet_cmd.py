@@ -1,0 +1,120 @@
+"""dynid fleet simulate | identify | drift: thin wiring of dynid.fleet (Dask imports stay inside)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from dynid.cli import data_options as O
+from dynid.cli.common import console, friendly_errors
+
+fleet_app = typer.Typer(help="Fleet scale: identification and friction-drift monitoring of many robots on Dask.",
+                        no_args_is_help=True)
+
+SCHEDULER = typer.Option(None, "--scheduler", help="address of a running Dask scheduler (tcp://host:8786); "
+                         "default: a LocalCluster started and stopped by this command")
+WORKERS = typer.Option(None, "--workers", help="LocalCluster worker processes (default: one per core)")
+CONNECT_TIMEOUT = typer.Option(5.0, "--connect-timeout", help="seconds to wait for --scheduler to answer")
+
+
+def _say(text: str) -> None:
+    console.print(text, highlight=False, markup=False)
+
+
+@fleet_app.command("simulate")
+@friendly_errors
+def simulate(out: Path = typer.Option(..., "--out", "-o", help="ROOT folder of the data set to write"),
+             robots: int = typer.Option(50, "--robots", help="number of robots"),
+             days: int = typer.Option(30, "--days", help="days of daily test cycles"),
+             minutes: float = typer.Option(1.0, "--minutes", help="length of each day's log [min]"),
+             rate: float = typer.Option(500.0, "--rate", help="sample rate [Hz]"),
+             model: str = typer.Option("er3a", "--model", help="robot model of the whole fleet (builtin, .urdf, .yaml)"),
+             faults: int = typer.Option(None, "--faults", help="robots with a growing fault (default: one in ten)"),
+             files_per_day: int = typer.Option(1, "--files-per-day", help="consecutive files per robot-day"),
+             start: str = typer.Option("2026-01-05", "--start", help="first date (yyyy-mm-dd)"),
+             temperature: bool = typer.Option(True, "--temperature/--no-temperature", help="write temp1..tempn"),
+             seed: int = typer.Option(0, "--seed", help="seed of every random choice"),
+             workers: int = typer.Option(1, "--workers", help="1: in this process; more: a LocalCluster"),
+             scheduler: str = SCHEDULER, connect_timeout: float = CONNECT_TIMEOUT) -> None:
+    """Write a synthetic fleet: ROOT/robot=<id>/date=<day>/*.parquet, fleet.yaml and the truth in _truth.json."""
+    import time
+
+    from dynid.fleet.simulate import FleetSpec, simulate_fleet
+
+    spec = FleetSpec(robots, days, minutes, rate, model, seed, faults, files_per_day, start, temperature)
+    spec.check()
+    t0 = time.perf_counter()
+    if scheduler or workers > 1:
+        from dynid.fleet.cluster import dask_client
+
+        with dask_client(scheduler, workers, connect_timeout) as client:
+            truth = simulate_fleet(str(out), spec, client, say=_say)
+    else:
+        truth = simulate_fleet(str(out), spec, say=_say)
+    samples = robots * days * int(round(minutes * 60 * rate))
+    faulty = {rid: r["fault"] for rid, r in truth["robots"].items() if r["fault"]}
+    console.print(f"wrote {robots} robots x {days} days ({samples / 1e6:.2f} M samples) to [bold]{out}[/] "
+                  f"in {time.perf_counter() - t0:.1f} s; fleet.yaml and _truth.json beside the data")
+    for rid, f in faulty.items():
+        console.print(f"  fault: {rid} {f['kind']} on joint {f['joint']} from {f['date']}", highlight=False)
+
+
+@fleet_app.command("identify")
+@friendly_errors
+def identify(root: str = typer.Argument(..., help="ROOT of the data set (folder or fsspec URL)"),
+             by: str = typer.Option("robot,date", "--by", help="grouping keys: partition keys (and 'file')"),
+             out: Path = typer.Option(Path("fleet_results.parquet"), "--out", "-o", help="results Parquet file"),
+             fleet: str = typer.Option(None, "--fleet", help="fleet.yaml (default ROOT/fleet.yaml)"),
+             scheduler: str = SCHEDULER, workers: int = WORKERS, connect_timeout: float = CONNECT_TIMEOUT,
+             estimator: str = typer.Option("ols", "--estimator", help="ols | wls | pc"),
+             friction: str = O.FRICTION, offset: bool = O.OFFSET, rotor_inertia: bool = O.ROTOR,
+             lowpass: float = O.LOWPASS, decimate: int = O.DECIMATE, min_velocity: float = O.MIN_VELOCITY,
+             max_condition: float = typer.Option(1e7, "--max-condition", help="refuse fits above this condition number"),
+             chunk_rows: int = typer.Option(50_000, "--chunk-rows", help="rows read at a time per file (memory bound)"),
+             force: bool = typer.Option(False, "--force", help="recompute groups whose inputs did not change"),
+             retries: int = typer.Option(2, "--retries", help="retries of a task that raises"),
+             checkpoint: float = typer.Option(30.0, "--checkpoint", help="rewrite --out with the finished groups "
+                                              "every this many seconds")) -> None:
+    """Identify every group of a fleet data set on Dask: one result row per group in --out."""
+    from dynid.errors import DataError
+    from dynid.fleet.cluster import dashboard_text, dask_client
+    from dynid.fleet.config import load_config
+    from dynid.fleet.dataset import parse_by
+    from dynid.fleet.mapreduce import identify_fleet
+    from dynid.fleet.plan import Settings, make_plan
+    from dynid.fleet.results import read_results
+
+    if estimator not in ("ols", "wls", "pc"):
+        raise DataError(f"--estimator {estimator}: the fleet path needs an estimator of the normal equations "
+                        "(ols, wls or pc)")
+    keys = parse_by(by)
+    config = load_config(fleet or f"{root.rstrip('/')}/fleet.yaml")
+    settings = Settings(O.model_from(friction, rotor_inertia, offset, 0.0),
+                        O.preprocessing_from(lowpass, "central", None, decimate, min_velocity),
+                        estimator, max_condition, chunk_rows)
+    previous, previous_by = None, None
+    if out.exists() and not force:
+        previous, previous_by, _ = read_results(out)
+    plan = make_plan(root, config, keys, settings, previous, previous_by, force)
+    for note in plan.notes:
+        _say(f"note: {note}")
+    with dask_client(scheduler, workers, connect_timeout) as client:
+        where = scheduler or f"LocalCluster of {len(client.scheduler_info()['workers'])} worker process(es)"
+        _say(f"Dask: {where}; dashboard: {dashboard_text(client)}")
+        summary = identify_fleet(client, plan, out, say=_say, retries=retries, checkpoint=checkpoint)
+    rate = summary.samples / summary.seconds if summary.seconds > 0 else 0.0
+    console.print(f"wrote [bold]{out}[/]: {len(summary.rows)} group(s) ({summary.computed} identified, "
+                  f"{summary.skipped} unchanged and skipped, {summary.failed} failed); {summary.files} file(s), "
+                  f"{summary.samples / 1e6:.2f} M samples in {summary.seconds:.1f} s ({rate / 1e6:.2f} M samples/s)",
+                  highlight=False)
+    if summary.worker_memory_mb:
+        peak = max(summary.worker_memory_mb.values())
+        console.print(f"peak memory per worker process: {peak:.0f} MB (highest of {len(summary.worker_memory_mb)})",
+                      highlight=False)
+    for path, error in summary.file_errors:
+        console.print(f"[yellow]file left out:[/] {path}: {error}", highlight=False)
+    for row in summary.rows:
+        if row["status"] != "ok" and row.get("error"):
+            label = ", ".join(f"{k}={row[k]}" for k in keys)
+            console.print(f"[red]group failed:[/] {label}: {row['error']}", highlight=False)

@@ -1,0 +1,84 @@
+"""The Dask client of a fleet command: a LocalCluster started and stopped here, or a cluster by address.
+
+    with dask_client(scheduler=None, workers=2) as client:   # LocalCluster: 2 worker processes
+        ...
+    with dask_client("tcp://10.0.0.5:8786") as client:        # a running cluster (clear error
+        ...                                                   # after connect_timeout s otherwise)
+
+LocalCluster workers are separate processes (one thread each: the identification of one
+file is already pipelined over two threads, and processes sidestep the GIL), watched by a
+nanny that restarts a worker that dies; the scheduler then runs the lost tasks again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import logging
+import os
+
+from dynid.errors import ClusterError
+
+
+def default_workers() -> int:
+    return max(1, os.cpu_count() or 1)
+
+
+def dashboard_text(client) -> str:
+    """The dashboard address, or why there is none (Dask serves it only with bokeh installed)."""
+    if importlib.util.find_spec("bokeh") is None:
+        return "off (Dask serves its dashboard when 'bokeh' is installed)"
+    return str(client.dashboard_link)
+
+
+@contextlib.contextmanager
+def dask_client(scheduler: str | None = None, workers: int | None = None, connect_timeout: float = 5.0,
+                memory_limit: str | int | None = "auto"):
+    """A connected ``distributed.Client`` (module docstring); closed (and the LocalCluster
+    stopped) on exit."""
+    from distributed import Client, LocalCluster
+
+    cluster = None
+    if scheduler:
+        try:
+            client = Client(scheduler, timeout=connect_timeout, set_as_default=False)
+        except (OSError, TimeoutError, ValueError, TypeError) as exc:
+            raise ClusterError(f"--scheduler {scheduler}: no Dask scheduler answered within {connect_timeout:g} s "
+                               f"({' '.join(str(exc).split())})") from None
+        try:
+            client.wait_for_workers(1, timeout=connect_timeout)
+        except (OSError, TimeoutError) as exc:
+            client.close()
+            raise ClusterError(f"--scheduler {scheduler}: the scheduler answers but no worker joined within "
+                               f"{connect_timeout:g} s") from exc
+    else:
+        count = workers or default_workers()
+        if count < 1:
+            raise ClusterError(f"--workers {count}: need at least one worker")
+        cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True, dashboard_address=":0",
+                               silence_logs=logging.ERROR, memory_limit=memory_limit)
+        client = Client(cluster, set_as_default=False)
+    try:
+        yield client
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def worker_peak_memory(client) -> dict[str, float]:
+    """Peak resident memory of each worker process so far [MB] (Linux VmHWM)."""
+    return client.run(_vm_hwm_mb)
+
+
+def _vm_hwm_mb() -> float:
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM"):
+                    return float(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0

@@ -1,0 +1,201 @@
+"""What the workers run: inspect a file, map a file to normal equations, merge, solve a group.
+
+These are plain functions of picklable values (no Dask import here), so the same code runs
+in-process, on a ``LocalCluster`` or on any Dask cluster:
+
+- ``inspect_file``: the Parquet footer only: joint count (columns q1..qn), rows, time span;
+- ``map_file``: ``identify.pipeline.accumulate_file`` on one file (one compute thread: the
+  cluster's workers are the parallelism) -> a ``Partial`` with its per-joint normal
+  equations (thesis eq. 2.9 as sums, ``identify.normal_equations``), O(n b^2) floats;
+- ``merge_partials``: sums of partials (a node of the reduce tree; addition of sums is
+  exact up to rounding, and the tree's shape is fixed, so the result does not depend on
+  which worker ran what);
+- ``solve_group``: the estimator on the summed equations -> one result row (``results.py``).
+
+A file that cannot be read or is not valid joint data becomes an entry of ``Partial.errors``
+(which file, why) instead of an exception, so the run goes on; transient I/O errors
+(connection, timeout) are raised, so that Dask retries the task.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dynid.errors import DynidError
+
+FILE_ERRORS = (DynidError, OSError, EOFError)  # plus pyarrow.ArrowException (added at run time)
+TRANSIENT = (ConnectionError, TimeoutError)
+
+
+@dataclass
+class GroupModel:
+    """Everything a worker needs to map and solve the groups of one robot entry."""
+
+    spec: str
+    robot: object
+    options: object        # identify.model.ModelOptions
+    base: object           # identify.base.BaseParameters
+    prep: object           # data.preprocess.Preprocessing
+    mapping: object        # data.columns.ColumnMapping
+    estimator: str = "ols"
+    max_condition: float = 1e7
+    chunk_rows: int = 50_000
+    nan: str = "drop"
+
+
+@dataclass
+class FileInfo:
+    """Footer facts of one file (``inspect_file``); error: why it could not be read, else None."""
+
+    relpath: str
+    joints: int | None = None
+    rows: int = 0
+    t_min: float | None = None
+    t_max: float | None = None
+    error: str | None = None
+
+
+@dataclass
+class Partial:
+    """Summed normal equations of some files of one group (None when no file could be used)."""
+
+    ne: object | None = None
+    samples: int = 0
+    files: list[str] = field(default_factory=list)
+    errors: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    fs: float = float("nan")
+
+
+def _file_errors() -> tuple:
+    import pyarrow as pa
+
+    return FILE_ERRORS + (pa.ArrowException,)
+
+
+def _reason(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text if isinstance(exc, DynidError) else f"{type(exc).__name__}: {text}"
+
+
+@contextlib.contextmanager
+def local_copy(url: str):
+    """A local path of ``url``: the path itself, or a temporary copy of a remote object."""
+    if "://" not in url:
+        yield url
+        return
+    import fsspec
+
+    fs, path = fsspec.core.url_to_fs(url)
+    fd, tmp = tempfile.mkstemp(suffix=".parquet", prefix="dynid-fleet-")
+    os.close(fd)
+    try:
+        fs.get(path, tmp)
+        yield tmp
+    finally:
+        os.unlink(tmp)
+
+
+def joint_count(names: list[str], mapping) -> int:
+    """Number of joints of a file: the longest run q1, q2, ... among its (mapped) column names."""
+    have = {mapping.contract_name(c) for c in names}
+    n = 0
+    while f"q{n + 1}" in have:
+        n += 1
+    return n
+
+
+def inspect_file(url: str, relpath: str, mapping) -> FileInfo:
+    """Joint count, rows and time span from the Parquet footer (no data pages read)."""
+    import pyarrow.parquet as pq
+
+    from dynid.data.columns import TIME_UNITS
+
+    try:
+        with local_copy(url) as path:
+            meta = pq.read_metadata(path)
+            names = list(meta.schema.names)
+            t_min = t_max = None
+            t_name = next((c for c in names if mapping.contract_name(c) == "t"), None)
+            if t_name is not None:
+                col = names.index(t_name)
+                lows, highs = [], []
+                for g in range(meta.num_row_groups):
+                    stats = meta.row_group(g).column(col).statistics
+                    if stats is not None and stats.has_min_max:
+                        lows.append(float(stats.min))
+                        highs.append(float(stats.max))
+                if lows:
+                    unit = TIME_UNITS[mapping.time_unit]
+                    t_min, t_max = min(lows) * unit, max(highs) * unit
+            joints = joint_count(names, mapping)
+            if joints == 0:
+                return FileInfo(relpath, error=f"no joint position columns q1..qn (columns: {names[:12]})")
+            return FileInfo(relpath, joints, int(meta.num_rows), t_min, t_max)
+    except TRANSIENT:
+        raise
+    except _file_errors() as exc:
+        return FileInfo(relpath, error=_reason(exc))
+
+
+def map_file(url: str, relpath: str, model: GroupModel) -> Partial:
+    """Normal equations of one file (module docstring); a bad file gives an error entry."""
+    from dynid.identify.pipeline import accumulate_file
+
+    try:
+        with local_copy(url) as path:
+            acc = accumulate_file(model.robot, path, model.options, model.base, model.mapping, model.prep,
+                                  model.chunk_rows, model.nan, workers=1)
+    except TRANSIENT:
+        raise
+    except _file_errors() as exc:
+        return Partial(errors=[(relpath, _reason(exc))])
+    notes = [f"{relpath}: {note}" for note in dict.fromkeys(acc.notes)]
+    return Partial(acc.ne, acc.samples, [relpath], [], notes, acc.fs)
+
+
+def merge_partials(*parts: Partial) -> Partial:
+    """The sum of partials, in the order given (a node of the reduce tree)."""
+    out = Partial()
+    for p in parts:
+        if p.ne is not None:
+            if out.ne is None:
+                out.ne = type(p.ne)(p.ne.n, p.ne.b)
+            out.ne.merge(p.ne)
+        out.samples += p.samples
+        out.files += p.files
+        out.errors += p.errors
+        out.notes += p.notes
+        if not np.isfinite(out.fs):
+            out.fs = p.fs
+    return out
+
+
+def solve_group(part: Partial, model: GroupModel, keys: dict, meta: dict) -> dict:
+    """One result row (``results.row_from``) of a group's summed equations."""
+    from dynid.fleet.results import failed_row, row_from
+    from dynid.identify.pipeline import make_estimator
+    from dynid.identify.result import build_result
+
+    if part.ne is None or part.samples == 0:
+        why = "; ".join(f"{p}: {e}" for p, e in part.errors) or "no samples"
+        return failed_row(keys, meta, part, f"no file of the group could be used ({why})")
+    kw = {"max_condition": model.max_condition}
+    try:
+        est = make_estimator(model.estimator, model.robot, model.options, model.base, **kw)
+        est.fit_normal_equations(part.ne)
+    except DynidError as exc:
+        return failed_row(keys, meta, part, _reason(exc))
+    except np.linalg.LinAlgError as exc:
+        return failed_row(keys, meta, part, f"the normal equations could not be solved ({exc})")
+    where = meta.get("where", "")
+    result = build_result(model.spec, model.robot, model.options, model.base, est, part.ne, model.prep,
+                          model.mapping, part.samples, part.notes, where,
+                          extra={"fleet": {"group": keys, "files": part.files,
+                                           "file_errors": [{"path": p, "error": e} for p, e in part.errors]}})
+    return row_from(keys, meta, part, result)

@@ -1,0 +1,185 @@
+"""Fleet identification on Dask: the same numbers as the in-process path, and a run that survives
+lost workers, corrupt files and reruns (a small LocalCluster shared by the module)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from cli_helpers import run_ok, runner
+from fleet_helpers import copy_fleet, small_fleet, start_cluster
+
+import dynid
+from dynid.cli.main import app
+from dynid.data.preprocess import Preprocessing
+from dynid.fleet.config import load_config
+from dynid.fleet.mapreduce import identify_fleet
+from dynid.fleet.plan import Settings, make_plan
+from dynid.fleet.results import read_results
+from dynid.identify import ModelOptions, base_parameters
+from dynid.identify.estimators import OrdinaryLeastSquares
+from dynid.identify.pipeline import accumulate_file
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster, client = start_cluster(2)
+    yield client
+    client.close()
+    cluster.close()
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory):
+    root = tmp_path_factory.mktemp("fleet") / "data"
+    small_fleet(root)
+    return root
+
+
+def _plan(root, by=("robot", "date"), previous=None):
+    settings = Settings(ModelOptions(), Preprocessing())
+    return make_plan(str(root), load_config(str(root / "fleet.yaml")), by, settings, previous, by if previous else None)
+
+
+def _params(row):
+    return dict(zip(row["parameter_names"], zip(row["parameter_values"], row["parameter_std"])))
+
+
+def test_dask_path_equals_dynid_identify_on_each_file(fleet, tmp_path):
+    """One group per file: the LocalCluster started by the command gives what 'dynid identify' gives."""
+    out = tmp_path / "res.parquet"
+    text = run_ok("fleet", "identify", fleet, "--by", "robot,date,file", "--out", out, "--workers", "1")
+    assert "LocalCluster of 1 worker" in text and "12 identified" in text
+    rows, by, _ = read_results(out)
+    assert by == ("robot", "date", "file") and len(rows) == 12
+    for row in rows[:2]:
+        path = fleet / f"robot={row['robot']}" / f"date={row['date']}" / f"{row['file']}.parquet"
+        run_ok("identify", "-r", "er3a", "--data", path, "--out", tmp_path / "one.json")
+        one = json.loads((tmp_path / "one.json").read_text())
+        got = _params(row)
+        scale = max(abs(p["value"]) for p in one["base_parameters"])
+        for p in one["base_parameters"]:
+            assert abs(got[p["name"]][0] - p["value"]) <= 1e-10 * scale, p["name"]
+            assert abs(got[p["name"]][1] - p["std"]) <= 1e-10 * p["std"], p["name"]
+        np.testing.assert_allclose(row["rmsd"], one["fit"]["rmsd"], rtol=1e-10)
+        assert json.loads(row["result_json"])["base"] == one["base"]
+
+
+def test_group_is_the_sum_of_its_files(fleet, client, tmp_path):
+    """Tree-reduced normal equations of a day's two files = the in-process sum of the files'."""
+    summary = identify_fleet(client, _plan(fleet), tmp_path / "res.parquet", say=lambda _: None)
+    assert summary.computed == 6 and summary.failed == 0
+    row = next(r for r in summary.rows if r["robot"] == "r001" and r["date"] == "2026-01-06")
+    robot, options = dynid.load_robot("er3a"), ModelOptions()
+    base = base_parameters(robot, options)
+    folder = fleet / "robot=r001" / "date=2026-01-06"
+    parts = [accumulate_file(robot, folder / f"part-{k}.parquet", options, base) for k in (0, 1)]
+    ne = parts[0].ne.merge(parts[1].ne)
+    est = OrdinaryLeastSquares(names=base.names).fit_normal_equations(ne)
+    np.testing.assert_allclose(row["parameter_values"], est.coef_, rtol=0, atol=1e-10 * np.abs(est.coef_).max())
+    np.testing.assert_allclose(row["parameter_std"], est.std_, rtol=1e-10)
+    assert row["samples"] == parts[0].samples + parts[1].samples
+    assert row["t_start"] == 0.0 and abs(row["t_end"] - (20.0 - 1 / 200)) < 1e-9
+
+
+def test_rerun_skips_unchanged_groups(fleet, client, tmp_path):
+    root = copy_fleet(fleet, tmp_path / "data")
+    out = tmp_path / "res.parquet"
+    first = identify_fleet(client, _plan(root), out, say=lambda _: None)
+    rows, by, _ = read_results(out)
+    again = identify_fleet(client, _plan(root, previous=rows), out, say=lambda _: None)
+    assert (again.computed, again.skipped) == (0, 6)
+    assert read_results(out)[0] == rows
+    target = root / "robot=r002" / "date=2026-01-05" / "part-1.parquet"
+    table = pq.read_table(target)
+    pq.write_table(table.slice(0, table.num_rows - 500), target)  # a rewritten file: new size and time
+    third = identify_fleet(client, _plan(root, previous=rows), out, say=lambda _: None)
+    assert (third.computed, third.skipped) == (1, 5)
+    changed = {(r["robot"], r["date"]): r for r in read_results(out)[0]}
+    assert changed[("r002", "2026-01-05")]["samples"] < {(r["robot"], r["date"]): r for r in first.rows}[
+        ("r002", "2026-01-05")]["samples"]
+
+
+def test_corrupt_file_is_reported_and_the_run_goes_on(fleet, client, tmp_path):
+    root = copy_fleet(fleet, tmp_path / "data")
+    truncated = root / "robot=r000" / "date=2026-01-06" / "part-0.parquet"
+    truncated.write_bytes(truncated.read_bytes()[:5000])
+    backwards = root / "robot=r001" / "date=2026-01-05" / "part-1.parquet"
+    table = pq.read_table(backwards)
+    t = table.column("t").to_numpy().copy()
+    t[100] = t[99] - 1.0
+    pq.write_table(table.set_column(0, "t", pa.array(t)), backwards)
+    summary = identify_fleet(client, _plan(root), tmp_path / "res.parquet", say=lambda _: None)
+    errors = dict(summary.file_errors)
+    assert set(errors) == {"robot=r000/date=2026-01-06/part-0.parquet", "robot=r001/date=2026-01-05/part-1.parquet"}
+    assert "Parquet" in errors["robot=r000/date=2026-01-06/part-0.parquet"]
+    assert "time goes backwards" in errors["robot=r001/date=2026-01-05/part-1.parquet"]
+    rows = {(r["robot"], r["date"]): r for r in summary.rows}
+    assert all(r["status"] == "ok" for r in rows.values())  # each group still has one good file
+    assert rows[("r000", "2026-01-06")]["files"] == ["robot=r000/date=2026-01-06/part-1.parquet"]
+    assert rows[("r000", "2026-01-06")]["file_errors"][0]["path"].endswith("part-0.parquet")
+
+
+def test_bad_input_one_line_exit_2_nothing_written(fleet, client, tmp_path):
+    out = tmp_path / "res.parquet"
+    root = copy_fleet(fleet, tmp_path / "data")
+    (root / "fleet.yaml").write_text("robots:\n  r000: er3a\n  r002: er3a\n")
+    res = runner.invoke(app, ["fleet", "identify", str(root), "--out", str(out)])
+    assert res.exit_code == 2 and "robot=r001" in res.output and "no model" in res.output
+    assert len(res.output.strip().splitlines()) == 1 and not out.exists()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "fleet.yaml").write_text("robots:\n  r000: er3a\n")
+    res = runner.invoke(app, ["fleet", "identify", str(empty), "--out", str(out)])
+    assert res.exit_code == 2 and "no Parquet files" in res.output and not out.exists()
+    t0 = time.perf_counter()
+    res = runner.invoke(app, ["fleet", "identify", str(fleet), "--out", str(out), "--scheduler", "tcp://127.0.0.1:9",
+                              "--connect-timeout", "1"])
+    assert res.exit_code == 2 and "no Dask scheduler answered within 1 s" in res.output
+    assert time.perf_counter() - t0 < 10 and not out.exists()
+    # a file with 7 joints among the 6-joint files of robot r000
+    (root / "fleet.yaml").write_text("robots:\n  r000: er3a\n  r001: er3a\n  r002: er3a\n")
+    other = root / "robot=r000" / "date=2026-01-07"
+    other.mkdir()
+    table = pq.read_table(root / "robot=r000" / "date=2026-01-05" / "part-0.parquet")
+    pq.write_table(table.append_column("q7", table.column("q6")), other / "part-0.parquet")
+    out.write_bytes(b"earlier results")
+    address = client.scheduler.address
+    res = runner.invoke(app, ["fleet", "identify", str(root), "--out", str(out), "--scheduler", address, "--force"])
+    assert res.exit_code == 2 and "different joint counts" in res.output and "robot=r000" in res.output
+    assert out.read_bytes() == b"earlier results"
+
+
+def test_a_worker_killed_mid_run_changes_nothing(fleet, client, tmp_path):
+    """SIGKILL one worker process while map tasks run: its nanny restarts it, the scheduler
+    runs the lost tasks again, and every number equals the undisturbed run's."""
+    reference = identify_fleet(client, _plan(fleet), tmp_path / "ref.parquet", say=lambda _: None)
+    pids = client.run(os.getpid)
+    box = {}
+    run = threading.Thread(target=lambda: box.update(s=identify_fleet(client, _plan(fleet), tmp_path / "res.parquet",
+                                                                      say=lambda _: None)))
+    run.start()
+    killed = None
+    deadline = time.time() + 60
+    while killed is None and run.is_alive() and time.time() < deadline:
+        busy = [w for w, keys in client.processing().items() if any("map_file" in str(k) for k in keys)]
+        if busy:
+            killed = busy[0]
+            os.kill(pids[killed], signal.SIGKILL)
+        time.sleep(0.005)
+    run.join(120)
+    assert killed is not None, "the run ended before a worker could be killed"
+    client.wait_for_workers(2, timeout=60)
+    assert pids[killed] not in client.run(os.getpid).values()  # the killed process is gone, a new one serves
+    got = {(r["robot"], r["date"]): r for r in box["s"].rows}
+    for ref in reference.rows:
+        row = got[(ref["robot"], ref["date"])]
+        assert row["status"] == "ok" and row["parameter_values"] == ref["parameter_values"]
+        assert row["parameter_std"] == ref["parameter_std"] and row["rmsd"] == ref["rmsd"]
