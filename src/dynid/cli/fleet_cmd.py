@@ -118,3 +118,35 @@ def identify(root: str = typer.Argument(..., help="ROOT of the data set (folder 
         if row["status"] != "ok" and row.get("error"):
             label = ", ".join(f"{k}={row[k]}" for k in keys)
             console.print(f"[red]group failed:[/] {label}: {row['error']}", highlight=False)
+
+
+@fleet_app.command("drift")
+@friendly_errors
+def drift(results: Path = typer.Argument(..., help="fleet_results.parquet of 'dynid fleet identify --by robot,date'"),
+          out: Path = typer.Option(Path("drift"), "--out", "-o", help="folder for drift.json, trends.parquet, "
+                                   "fleet_report.html"),
+          baseline_days: int = typer.Option(7, "--baseline-days", help="each robot's first dates that form its baseline"),
+          recent_days: int = typer.Option(3, "--recent-days", help="each robot's last dates compared with the baseline"),
+          threshold: float = typer.Option(5.0, "--threshold", help="robust |z| above which a quantity is flagged")) -> None:
+    """Trends per robot and joint, robust fleet statistics, flags, and an offline fleet HTML report."""
+    from rich.table import Table
+
+    from dynid.fleet.drift import DriftSettings, analyze, write_drift
+    from dynid.fleet.results import read_results
+
+    rows, by, root = read_results(results)
+    result = analyze(rows, by, DriftSettings(baseline_days, recent_days, threshold))
+    paths = write_drift(result, out, source=str(results))
+    table = Table("robot", "model", "flags", "strongest quantities (flags, z)",
+                  title=f"{len(result.flags)} of {len(result.series)} robots flagged")
+    for rid, flags in result.flags.items():
+        top = ", ".join(f"{f['quantity']} ({f['flags']}, "
+                        f"{max(abs(f['z_own']), abs(f['z_fleet']), abs(f['z_level'])):.0f})" for f in flags[:4])
+        table.add_row(rid, result.series[rid].model, str(len(flags)), top)
+    console.print(table)
+    for note in result.notes:
+        _say(f"note: {note}")
+    if result.failed or result.file_errors:
+        _say(f"{len(result.failed)} group(s) failed and {len(result.file_errors)} file(s) were left out: "
+             "see the report's last section")
+    console.print("wrote " + ", ".join(f"[bold]{p}[/]" for p in paths))

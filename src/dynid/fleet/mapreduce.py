@@ -163,3 +163,22 @@ def identify_fleet(client, plan: Plan, out, say=print, retries: int = 2, checkpo
     except Exception:  # noqa: BLE001 - a figure for the log only
         summary.worker_memory_mb = {}
     return summary
+
+
+def identify_in_process(plan: Plan, threads: int | None = None) -> list[dict]:
+    """The same groups without Dask: each file streamed by ``accumulate_file`` with ``threads``
+    compute threads (default one per core, as ``dynid identify``), sums in file order, one
+    solve per group. The reference of the tests and of bench/fleet.py."""
+    from dataclasses import replace
+
+    infos = {f.relpath: inspect_file(f.url, f.relpath, plan.models[g.model_id].mapping)
+             for g in plan.todo for f in g.files}
+    check_joint_counts(plan, infos)
+    rows = []
+    for group in plan.todo:
+        model = replace(plan.models[group.model_id], threads=threads)
+        bad = [(f.relpath, infos[f.relpath].error) for f in group.files if infos[f.relpath].error]
+        parts = [Partial(errors=bad)] + [map_file(f.url, f.relpath, model) for f in group.files
+                                         if infos[f.relpath].error is None]
+        rows.append(solve_group(merge_partials(*parts), model, group.keys, _meta(group, model, infos)))
+    return rows

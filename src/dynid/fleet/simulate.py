@@ -15,7 +15,8 @@ from a cold start) and logs it at ``rate`` Hz to ROOT/robot=<id>/date=<yyyy-mm-d
 - sensors: torque noise 0.05-0.15 N m, a 2^16-count motor encoder (``simulate.Measurement``).
 
 ``faults`` robots (default one in ten, at least one) develop a fault from a day in the
-middle of the period: Coulomb friction of one joint rising by 5 % of its value per day, a
+middle of the period: Coulomb friction rising by 5 % of its value per day on one of the three
+joints with the largest Coulomb friction (wear where friction matters), a
 payload change (+1.5 kg), or an encoder offset of joint 2 or 3 growing by 2 mrad per day.
 The truth (every robot's parameters, its fault and each day's ambient temperature, friction
 factor, payload and offset) goes to ROOT/_truth.json (skipped by the data set reader).
@@ -102,8 +103,8 @@ def draw_truth(spec: FleetSpec, robot) -> dict:
         if i in faulty:
             kind = FAULT_KINDS[faulty.index(i) % len(FAULT_KINDS)]
             first = int(rng.integers(spec.days // 3, max(spec.days // 3 + 1, spec.days // 2 + 1)))
-            joint = int(rng.integers(0, n)) if kind == "coulomb" else (int(rng.integers(1, 3)) if kind == "encoder"
-                                                                        else n - 1)
+            strongest = np.argsort(-warm[:, 0])[:3]  # wear where the friction matters: the 3 largest
+            joint = {"coulomb": int(rng.choice(strongest)), "encoder": int(rng.integers(1, 3)), "payload": n - 1}[kind]
             fault = {"kind": kind, "joint": joint + 1, "first_day": first, "date": spec.dates()[first],
                      "rate_per_day": {"coulomb": 0.05, "payload": 0.0, "encoder": 0.002}[kind],
                      "step": {"coulomb": 0.0, "payload": 1.5, "encoder": 0.0}[kind]}

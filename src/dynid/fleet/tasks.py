@@ -46,6 +46,7 @@ class GroupModel:
     max_condition: float = 1e7
     chunk_rows: int = 50_000
     nan: str = "drop"
+    threads: int | None = 1  # compute threads of accumulate_file (None: one per core, as 'dynid identify')
 
 
 @dataclass
@@ -150,7 +151,7 @@ def map_file(url: str, relpath: str, model: GroupModel) -> Partial:
     try:
         with local_copy(url) as path:
             acc = accumulate_file(model.robot, path, model.options, model.base, model.mapping, model.prep,
-                                  model.chunk_rows, model.nan, workers=1)
+                                  model.chunk_rows, model.nan, workers=model.threads)
     except TRANSIENT:
         raise
     except _file_errors() as exc:
@@ -185,10 +186,13 @@ def solve_group(part: Partial, model: GroupModel, keys: dict, meta: dict) -> dic
     if part.ne is None or part.samples == 0:
         why = "; ".join(f"{p}: {e}" for p, e in part.errors) or "no samples"
         return failed_row(keys, meta, part, f"no file of the group could be used ({why})")
+    from dynid.excite.threads import single_blas_thread
+
     kw = {"max_condition": model.max_condition}
     try:
         est = make_estimator(model.estimator, model.robot, model.options, model.base, **kw)
-        est.fit_normal_equations(part.ne)
+        with single_blas_thread():  # a 52 x 52 eigh: BLAS threads only wait for busy cores
+            est.fit_normal_equations(part.ne)
     except DynidError as exc:
         return failed_row(keys, meta, part, _reason(exc))
     except np.linalg.LinAlgError as exc:
