@@ -77,7 +77,8 @@ def _meta(group, model, infos) -> dict:
     spans = [(infos[f.relpath].t_min, infos[f.relpath].t_max) for f in group.files
              if infos[f.relpath].error is None and infos[f.relpath].t_min is not None]
     where = "/".join(f"{k}={v}" for k, v in group.keys.items())
-    return {"spec": model.spec, "n": model.robot.n, "estimator": model.estimator, "fingerprint": group.fingerprint,
+    return {"spec": model.spec, "n": model.robot.n, "estimator": model.settings.estimator,
+            "fingerprint": group.fingerprint,
             "t_start": min(s[0] for s in spans) if spans else None,
             "t_end": max(s[1] for s in spans) if spans else None,
             "where": f"{where} ({len(group.files)} file(s))"}

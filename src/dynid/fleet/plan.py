@@ -12,24 +12,7 @@ from dataclasses import dataclass, field
 
 from dynid.errors import DataError
 from dynid.fleet.dataset import FleetFile, discover, fingerprint, group_files
-from dynid.fleet.tasks import FileInfo, GroupModel
-
-
-@dataclass(frozen=True)
-class Settings:
-    """The identification settings of a run (they enter every group's fingerprint)."""
-
-    options: object          # identify.model.ModelOptions
-    prep: object             # data.preprocess.Preprocessing
-    estimator: str = "ols"
-    max_condition: float = 1e7
-    chunk_rows: int = 50_000
-    nan: str = "drop"
-    tol: float | None = None
-
-    def to_dict(self) -> dict:
-        return {"model": self.options.to_dict(), "preprocessing": self.prep.to_dict(), "estimator": self.estimator,
-                "max_condition": self.max_condition, "nan": self.nan, "tol": self.tol}
+from dynid.fleet.tasks import FileInfo, GroupModel, Settings  # noqa: F401 - Settings is part of this API
 
 
 @dataclass
@@ -76,8 +59,7 @@ def _models(config, robot_ids, settings: Settings) -> tuple[dict[str, GroupModel
                     raise DataError(f"{config.source}: robots.{rid}: {exc}") from None
                 loaded[entry.spec] = (robot, base_parameters(robot, settings.options, tol=settings.tol))
             robot, base = loaded[entry.spec]
-            models[model_id] = GroupModel(entry.spec, robot, settings.options, base, settings.prep, entry.mapping,
-                                          settings.estimator, settings.max_condition, settings.chunk_rows, settings.nan)
+            models[model_id] = GroupModel(entry.spec, robot, base, entry.mapping, settings)
         which[rid] = model_id
     return models, which
 

@@ -32,20 +32,32 @@ FILE_ERRORS = (DynidError, OSError, EOFError)  # plus pyarrow.ArrowException (ad
 TRANSIENT = (ConnectionError, TimeoutError)
 
 
+@dataclass(frozen=True)
+class Settings:
+    """The identification settings of a run (they enter every group's fingerprint)."""
+
+    options: object          # identify.model.ModelOptions
+    prep: object             # data.preprocess.Preprocessing
+    estimator: str = "ols"
+    max_condition: float = 1e7
+    chunk_rows: int = 50_000
+    nan: str = "drop"
+    tol: float | None = None
+
+    def to_dict(self) -> dict:
+        return {"model": self.options.to_dict(), "preprocessing": self.prep.to_dict(), "estimator": self.estimator,
+                "max_condition": self.max_condition, "nan": self.nan, "tol": self.tol}
+
+
 @dataclass
 class GroupModel:
     """Everything a worker needs to map and solve the groups of one robot entry."""
 
     spec: str
     robot: object
-    options: object        # identify.model.ModelOptions
-    base: object           # identify.base.BaseParameters
-    prep: object           # data.preprocess.Preprocessing
-    mapping: object        # data.columns.ColumnMapping
-    estimator: str = "ols"
-    max_condition: float = 1e7
-    chunk_rows: int = 50_000
-    nan: str = "drop"
+    base: object             # identify.base.BaseParameters
+    mapping: object          # data.columns.ColumnMapping
+    settings: Settings
     threads: int | None = 1  # compute threads of accumulate_file (None: one per core, as 'dynid identify')
 
 
@@ -150,8 +162,9 @@ def map_file(url: str, relpath: str, model: GroupModel) -> Partial:
 
     try:
         with local_copy(url) as path:
-            acc = accumulate_file(model.robot, path, model.options, model.base, model.mapping, model.prep,
-                                  model.chunk_rows, model.nan, workers=model.threads)
+            st = model.settings
+            acc = accumulate_file(model.robot, path, st.options, model.base, model.mapping, st.prep,
+                                  st.chunk_rows, st.nan, workers=model.threads)
     except TRANSIENT:
         raise
     except _file_errors() as exc:
@@ -188,9 +201,9 @@ def solve_group(part: Partial, model: GroupModel, keys: dict, meta: dict) -> dic
         return failed_row(keys, meta, part, f"no file of the group could be used ({why})")
     from dynid.excite.threads import single_blas_thread
 
-    kw = {"max_condition": model.max_condition}
+    st = model.settings
     try:
-        est = make_estimator(model.estimator, model.robot, model.options, model.base, **kw)
+        est = make_estimator(st.estimator, model.robot, st.options, model.base, max_condition=st.max_condition)
         with single_blas_thread():  # a 52 x 52 eigh: BLAS threads only wait for busy cores
             est.fit_normal_equations(part.ne)
     except DynidError as exc:
@@ -198,7 +211,7 @@ def solve_group(part: Partial, model: GroupModel, keys: dict, meta: dict) -> dic
     except np.linalg.LinAlgError as exc:
         return failed_row(keys, meta, part, f"the normal equations could not be solved ({exc})")
     where = meta.get("where", "")
-    result = build_result(model.spec, model.robot, model.options, model.base, est, part.ne, model.prep,
+    result = build_result(model.spec, model.robot, st.options, model.base, est, part.ne, st.prep,
                           model.mapping, part.samples, part.notes, where,
                           extra={"fleet": {"group": keys, "files": part.files,
                                            "file_errors": [{"path": p, "error": e} for p, e in part.errors]}})
