@@ -23,7 +23,7 @@ def _say(text: str) -> None:
 
 
 @fleet_app.command("simulate")
-@friendly_errors
+@friendly_errors(outputs=("out",), directories=("out",), command="fleet simulate")
 def simulate(out: Path = typer.Option(..., "--out", "-o", help="ROOT folder of the data set to write"),
              robots: int = typer.Option(50, "--robots", help="number of robots"),
              days: int = typer.Option(30, "--days", help="days of daily test cycles"),
@@ -36,7 +36,9 @@ def simulate(out: Path = typer.Option(..., "--out", "-o", help="ROOT folder of t
              temperature: bool = typer.Option(True, "--temperature/--no-temperature", help="write temp1..tempn"),
              seed: int = typer.Option(0, "--seed", help="seed of every random choice"),
              workers: int = typer.Option(1, "--workers", help="1: in this process; more: a LocalCluster"),
-             scheduler: str = SCHEDULER, connect_timeout: float = CONNECT_TIMEOUT) -> None:
+             scheduler: str = SCHEDULER, connect_timeout: float = CONNECT_TIMEOUT,
+             force: bool = typer.Option(False, "--force", help="replace --out even if it is a folder that "
+                                        "'dynid fleet simulate' did not write (everything in it is deleted)")) -> None:
     """Write a synthetic fleet: ROOT/robot=<id>/date=<day>/*.parquet, fleet.yaml and the truth in _truth.json."""
     import time
 
@@ -49,9 +51,9 @@ def simulate(out: Path = typer.Option(..., "--out", "-o", help="ROOT folder of t
         from dynid.fleet.cluster import dask_client
 
         with dask_client(scheduler, workers, connect_timeout) as client:
-            truth = simulate_fleet(str(out), spec, client, say=_say)
+            truth = simulate_fleet(str(out), spec, client, say=_say, force=force)
     else:
-        truth = simulate_fleet(str(out), spec, say=_say)
+        truth = simulate_fleet(str(out), spec, say=_say, force=force)
     samples = robots * days * int(round(minutes * 60 * rate))
     faulty = {rid: r["fault"] for rid, r in truth["robots"].items() if r["fault"]}
     console.print(f"wrote {robots} robots x {days} days ({samples / 1e6:.2f} M samples) to [bold]{out}[/] "
@@ -61,7 +63,7 @@ def simulate(out: Path = typer.Option(..., "--out", "-o", help="ROOT folder of t
 
 
 @fleet_app.command("identify")
-@friendly_errors
+@friendly_errors(outputs=("out",))
 def identify(root: str = typer.Argument(..., help="ROOT of the data set (folder or fsspec URL)"),
              by: str = typer.Option("robot,date", "--by", help="grouping keys: partition keys (and 'file')"),
              out: Path = typer.Option(Path("fleet_results.parquet"), "--out", "-o", help="results Parquet file"),
@@ -121,13 +123,15 @@ def identify(root: str = typer.Argument(..., help="ROOT of the data set (folder 
 
 
 @fleet_app.command("drift")
-@friendly_errors
+@friendly_errors(outputs=("out",), directories=("out",), command="fleet drift")
 def drift(results: Path = typer.Argument(..., help="fleet_results.parquet of 'dynid fleet identify --by robot,date'"),
           out: Path = typer.Option(Path("drift"), "--out", "-o", help="folder for drift.json, trends.parquet, "
                                    "fleet_report.html"),
           baseline_days: int = typer.Option(7, "--baseline-days", help="each robot's first dates that form its baseline"),
           recent_days: int = typer.Option(3, "--recent-days", help="each robot's last dates compared with the baseline"),
-          threshold: float = typer.Option(5.0, "--threshold", help="robust |z| above which a quantity is flagged")) -> None:
+          threshold: float = typer.Option(5.0, "--threshold", help="robust |z| above which a quantity is flagged"),
+          force: bool = typer.Option(False, "--force", help="replace --out even if 'dynid fleet drift' did not "
+                                     "write it (everything in it is deleted)")) -> None:
     """Trends per robot and joint, robust fleet statistics, flags, and an offline fleet HTML report."""
     from rich.table import Table
 
@@ -136,7 +140,7 @@ def drift(results: Path = typer.Argument(..., help="fleet_results.parquet of 'dy
 
     rows, by, root = read_results(results)
     result = analyze(rows, by, DriftSettings(baseline_days, recent_days, threshold))
-    paths = write_drift(result, out, source=str(results))
+    paths = write_drift(result, out, source=str(results), force=force)
     table = Table("robot", "model", "flags", "strongest quantities (flags, z)",
                   title=f"{len(result.flags)} of {len(result.series)} robots flagged")
     for rid, flags in result.flags.items():

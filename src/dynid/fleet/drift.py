@@ -218,23 +218,31 @@ def to_dict(drift: FleetDrift) -> dict:
             "notes": drift.notes}
 
 
-def write_drift(drift: FleetDrift, out, source: str = "") -> list[str]:
-    """drift.json, trends.parquet and fleet_report.html in folder ``out`` (each written atomically)."""
+def write_drift(drift: FleetDrift, out, source: str = "", force: bool = False) -> list[str]:
+    """drift.json, trends.parquet and fleet_report.html in folder ``out``, built in a hidden
+    folder beside it and moved onto it when complete (``data.output``)."""
     import json
+    import shutil
     from pathlib import Path
 
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from dynid.data.io import atomic_write_bytes, atomic_write_text
+    from dynid.data.output import finish_directory, start_directory
     from dynid.fleet.report import build_report
 
-    out = Path(out)
     html = build_report(drift, source=source)  # everything is computed before the first write
     text = json.dumps(to_dict(drift), indent=1, default=float) + "\n"
     table = pa.Table.from_pylist(drift.trends)
-    paths = [out / "drift.json", out / "trends.parquet", out / "fleet_report.html"]
-    atomic_write_text(paths[0], text)
-    atomic_write_bytes(paths[1], lambda tmp: pq.write_table(table, tmp))
-    atomic_write_text(paths[2], html)
-    return [str(p) for p in paths]
+    names = ["drift.json", "trends.parquet", "fleet_report.html"]
+    work = start_directory(out, "fleet drift")
+    try:
+        atomic_write_text(work / names[0], text)
+        atomic_write_bytes(work / names[1], lambda tmp: pq.write_table(table, tmp))
+        atomic_write_text(work / names[2], html)
+        finish_directory(work, out, "fleet drift", force)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return [str(Path(out) / name) for name in names]

@@ -201,17 +201,33 @@ def simulate_day(root: str, robot, rid: str, entry: dict, spec: FleetSpec, day: 
     return written
 
 
-def simulate_fleet(root: str, spec: FleetSpec, client=None, say=print) -> dict:
-    """Write the fleet (module docstring): data files, fleet.yaml and _truth.json; returns the truth."""
+def simulate_fleet(target: str, spec: FleetSpec, client=None, say=print, force: bool = False) -> dict:
+    """Write the fleet (module docstring): data files, fleet.yaml and _truth.json; returns the
+    truth. The data set is built in a hidden folder beside ``target`` and moved onto it when
+    complete (``data.output``: an earlier fleet is replaced, a foreign folder only with ``force``)."""
+    import shutil
+
     import dynid
-    from dynid.data.io import atomic_write_text
-    from dynid.fleet.config import config_text
+    from dynid.data.output import finish_directory, start_directory
 
     spec.check()
     robot = dynid.load_robot(spec.model)
     truth = draw_truth(spec, robot)
+    work = start_directory(target, "fleet simulate")
+    try:
+        _write_fleet(str(work), spec, robot, truth, client, say)
+        finish_directory(work, target, "fleet simulate", force)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return truth
+
+
+def _write_fleet(root: str, spec: FleetSpec, robot, truth: dict, client, say) -> None:
+    from dynid.data.io import atomic_write_text
+    from dynid.fleet.config import config_text
+
     root_path = Path(root)
-    root_path.mkdir(parents=True, exist_ok=True)
     jobs = [(rid, d) for rid in truth["robots"] for d in range(spec.days)]
     if client is None:
         for k, (rid, d) in enumerate(jobs):
@@ -231,4 +247,3 @@ def simulate_fleet(root: str, spec: FleetSpec, client=None, say=print) -> dict:
         {rid: spec.model for rid in truth["robots"]},
         header=f"written by 'dynid fleet simulate' (seed {spec.seed}): robot id -> model"))
     atomic_write_text(root_path / TRUTH_FILE, json.dumps(truth, indent=1) + "\n")
-    return truth
