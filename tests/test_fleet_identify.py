@@ -16,16 +16,13 @@ import pytest
 from cli_helpers import run_ok, runner
 from fleet_helpers import copy_fleet, small_fleet, start_cluster
 
-import dynid
 from dynid.cli.main import app
 from dynid.data.preprocess import Preprocessing
 from dynid.fleet.config import load_config
 from dynid.fleet.mapreduce import identify_fleet
 from dynid.fleet.plan import Settings, make_plan
 from dynid.fleet.results import read_results
-from dynid.identify import ModelOptions, base_parameters
-from dynid.identify.estimators import OrdinaryLeastSquares
-from dynid.identify.pipeline import accumulate_file
+from dynid.identify import ModelOptions
 
 
 @pytest.fixture(scope="module")
@@ -72,20 +69,21 @@ def test_dask_path_equals_dynid_identify_on_each_file(fleet, tmp_path):
         assert json.loads(row["result_json"])["base"] == one["base"]
 
 
-def test_group_is_the_sum_of_its_files(fleet, client, tmp_path):
-    """Tree-reduced normal equations of a day's two files = the in-process sum of the files'."""
+def test_group_equals_dynid_identify_on_its_files(fleet, client, tmp_path):
+    """Tree-reduced normal equations of a day's two files = 'dynid identify --data f0 --data f1'
+    (issue 17's summed normal equations of several recordings)."""
     summary = identify_fleet(client, _plan(fleet), tmp_path / "res.parquet", say=lambda _: None)
     assert summary.computed == 6 and summary.failed == 0
     row = next(r for r in summary.rows if r["robot"] == "r001" and r["date"] == "2026-01-06")
-    robot, options = dynid.load_robot("er3a"), ModelOptions()
-    base = base_parameters(robot, options)
     folder = fleet / "robot=r001" / "date=2026-01-06"
-    parts = [accumulate_file(robot, folder / f"part-{k}.parquet", options, base) for k in (0, 1)]
-    ne = parts[0].ne.merge(parts[1].ne)
-    est = OrdinaryLeastSquares(names=base.names).fit_normal_equations(ne)
-    np.testing.assert_allclose(row["parameter_values"], est.coef_, rtol=0, atol=1e-10 * np.abs(est.coef_).max())
-    np.testing.assert_allclose(row["parameter_std"], est.std_, rtol=1e-10)
-    assert row["samples"] == parts[0].samples + parts[1].samples
+    run_ok("identify", "-r", "er3a", "--data", folder / "part-0.parquet", "--data", folder / "part-1.parquet",
+           "--out", tmp_path / "two.json")
+    two = json.loads((tmp_path / "two.json").read_text())
+    values = [p["value"] for p in two["base_parameters"]]
+    scale = max(abs(v) for v in values)
+    np.testing.assert_allclose(row["parameter_values"], values, rtol=0, atol=1e-10 * scale)
+    np.testing.assert_allclose(row["parameter_std"], [p["std"] for p in two["base_parameters"]], rtol=1e-10)
+    assert row["samples"] == two["fit"]["samples"]
     assert row["t_start"] == 0.0 and abs(row["t_end"] - (20.0 - 1 / 200)) < 1e-9
 
 

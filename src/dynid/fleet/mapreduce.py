@@ -167,19 +167,26 @@ def identify_fleet(client, plan: Plan, out, say=print, retries: int = 2, checkpo
 
 
 def identify_in_process(plan: Plan, threads: int | None = None) -> list[dict]:
-    """The same groups without Dask: each file streamed by ``accumulate_file`` with ``threads``
-    compute threads (default one per core, as ``dynid identify``), sums in file order, one
-    solve per group. The reference of the tests and of bench/fleet.py."""
-    from dataclasses import replace
+    """The same groups without Dask, as ``dynid identify --data F1 --data F2 ...`` streams them:
+    ``identify.pipeline.accumulate_sources`` over a group's readable files with ``threads``
+    compute threads (default one per core), one solve per group. The reference of the tests
+    and of bench/fleet.py (a file that fails while streaming fails its group here)."""
+    from dynid.errors import DynidError
+    from dynid.identify.pipeline import accumulate_sources
 
     infos = {f.relpath: inspect_file(f.url, f.relpath, plan.models[g.model_id].mapping)
              for g in plan.todo for f in g.files}
     check_joint_counts(plan, infos)
     rows = []
     for group in plan.todo:
-        model = replace(plan.models[group.model_id], threads=threads)
-        bad = [(f.relpath, infos[f.relpath].error) for f in group.files if infos[f.relpath].error]
-        parts = [Partial(errors=bad)] + [map_file(f.url, f.relpath, model) for f in group.files
-                                         if infos[f.relpath].error is None]
-        rows.append(solve_group(merge_partials(*parts), model, group.keys, _meta(group, model, infos)))
+        model, st = plan.models[group.model_id], plan.models[group.model_id].settings
+        good = [f for f in group.files if infos[f.relpath].error is None]
+        part = Partial(errors=[(f.relpath, infos[f.relpath].error) for f in group.files if infos[f.relpath].error])
+        try:
+            acc = accumulate_sources(model.robot, [f.url for f in good], st.options, model.base, model.mapping,
+                                     st.prep, st.chunk_rows, st.nan, threads)
+            part = merge_partials(part, Partial(acc.ne, acc.samples, [f.relpath for f in good], [], acc.notes, acc.fs))
+        except DynidError as exc:
+            part.errors.append(("(group)", str(exc)))
+        rows.append(solve_group(part, model, group.keys, _meta(group, model, infos)))
     return rows
