@@ -170,3 +170,26 @@ def test_a_mimic_robot_is_identified_exactly_by_both_pipelines(mimic_urdf, tmp_p
     streamed = OrdinaryLeastSquares(names=base.names).fit_normal_equations(
         accumulate_file(robot, path, options, base, prep=prep).ne)
     np.testing.assert_allclose(streamed.coef_, beta, rtol=1e-6)
+
+
+def test_a_mimic_robot_through_identify_predict_and_export(mimic_urdf, tmp_path):
+    """The result of a robot with mimic joints (10 parameters per moving body) is read back by
+    predict and by the model-file export, which lists the actuated joints only."""
+    import json
+
+    from cli_helpers import read_columns, run_ok
+
+    log, result, model = tmp_path / "log.csv", tmp_path / "result.json", tmp_path / "model.json"
+    run_ok("simulate", "-r", mimic_urdf, "--out", log, "--duration", 10, "--rate", 100, "--rotor-inertia")
+    run_ok("identify", "-r", mimic_urdf, "--data", log, "--out", result, "--lowpass", 0)
+    assert json.loads(result.read_text())["n_bodies"] == 8
+    run_ok("predict", "-r", mimic_urdf, "--params", result, "--data", log, "--out", tmp_path / "pred.csv")
+    pred, measured = read_columns(tmp_path / "pred.csv"), read_columns(log)
+    np.testing.assert_allclose(pred["tau6"], measured["tau6"], atol=1e-6 * np.abs(measured["tau6"]).max())
+    from dynid.export import identified_model, model_dict
+
+    run_ok("identify", "-r", mimic_urdf, "--data", log, "--out", result, "--lowpass", 0, "--estimator", "pc")
+    robot = dynid.load_robot(mimic_urdf)
+    content = model_dict(identified_model(robot, json.loads(result.read_text()), str(result)))
+    assert len(content["links"]) == robot.n_bodies
+    assert [j["name"] for j in content["joints"]] == robot.joint_names

@@ -43,7 +43,7 @@ def model_dict(model, result: dict | None = None) -> dict:
                       "standard_parameters": dict(zip(PARAMETER_NAMES, link.inertial.tolist()))})
     joints = []
     names = FRICTION_MODELS[options.friction]
-    for j, joint in enumerate(robot.joints):
+    for j, joint in enumerate(robot.actuated_joints):  # mimic followers have no friction, rotor or drive
         drive = joint.drive
         entry = {"name": joint.name, "type": joint.type,
                  "friction": {"model": options.friction, "law": FRICTION_LAWS[options.friction],
@@ -61,6 +61,10 @@ def model_dict(model, result: dict | None = None) -> dict:
                      "joint-side torques [N m]; inertia_about_com is [Ixx, Ixy, Ixz, Iyy, Iyz, Izz] in link axes; "
                      "standard_parameters are about the link frame origin (CONTRACTS.md section 1)"],
            "links": links, "joints": joints, "dynid_version": __version__}
+    if robot.is_coupled:  # docs/transmissions.md: motor k's terms act through row k of T
+        out["transmission"] = {"matrix": robot.transmission_matrix.tolist(),
+                               "note": "q_m = T q; friction, rotor_inertia and offset of joint k are those of motor k "
+                                       "in joint-k units, acting on every joint its row of T touches (eq. C1)"}
     if result is not None:
         out["fit"] = {k: result.get("fit", {}).get(k) for k in ("rmsd", "relative_rmsd", "condition_number")}
         for key in ("drive",):  # drive identification (identify --drive), when present

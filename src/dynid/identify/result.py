@@ -66,6 +66,8 @@ def build_result(robot_spec: str, robot, options: ModelOptions, base: BaseParame
         "warnings": list(getattr(est, "warnings_", [])), "data_notes": list(dict.fromkeys(notes)),
         "dynid_version": __version__,
     }
+    if robot.n_bodies != robot.n:  # mimic joints: 10 standard parameters per moving body (docs/formats.md)
+        result["n_bodies"] = robot.n_bodies
     if hasattr(est, "theta_"):
         result["standard_parameters"] = [{"name": n, "value": float(v)}
                                          for n, v in zip(base.standard_names, est.theta_)]

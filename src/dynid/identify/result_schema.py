@@ -50,8 +50,11 @@ def check_result(result, source: str) -> dict:
     friction = model.get("friction", "coulomb-viscous")
     if friction not in FRICTION_MODELS:
         _fail(source, f"model.friction '{friction}' unknown")
-    p = n * (10 + len(FRICTION_MODELS[friction]) + int(bool(model.get("rotor_inertia", True)))
-             + int(bool(model.get("offset", False))))
+    bodies = result.get("n_bodies", n)  # moving bodies: more than n with mimic joints (docs/formats.md)
+    if not isinstance(bodies, int) or isinstance(bodies, bool) or bodies < n:
+        _fail(source, f"field 'n_bodies' is {bodies!r}, expected a number of moving bodies >= n = {n}")
+    p = 10 * bodies + n * (len(FRICTION_MODELS[friction]) + int(bool(model.get("rotor_inertia", True)))
+                           + int(bool(model.get("offset", False))))
     b = len(params)
     for p_entry in params:
         if not isinstance(p_entry, dict) or not isinstance(p_entry.get("name"), str):
