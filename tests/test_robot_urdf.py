@@ -156,7 +156,7 @@ def test_a_mimic_robot_is_identified_exactly_by_both_pipelines(mimic_urdf, tmp_p
     robot = dynid.load_robot(mimic_urdf)
     options = ModelOptions()
     base = base_parameters(robot, options)
-    t = np.arange(0.0, 30.0, 1.0 / 200.0)
+    t = np.arange(0.0, 20.0, 1.0 / 100.0)
     theta = full_parameters(robot, options, np.column_stack([np.linspace(0.5, 1.0, robot.n),
                                                              np.linspace(0.2, 0.4, robot.n)]))
     theta[-robot.n:] = np.linspace(0.05, 0.1, robot.n)  # rotor inertias
