@@ -20,6 +20,9 @@ CURRENT_GAIN = typer.Option(None, "--current-gain",
                             help="tau = K i from currents i1..in: K per joint (N m/A, comma-separated) or 'drive'")
 FORCE_ROBOT = typer.Option(False, "--force", help="use the result even if it was identified on another robot "
                                                     "(the mismatch is printed as a warning)")
+NEGATE = typer.Option(None, "--negate", help="logged signals of opposite sign: 'tau' (all joints), 'tau2,tau5', 'q3'")
+IGNORE = typer.Option(None, "--ignore", help="logged signals not to use: 'dq' (and 'ddq'): estimated from q instead, "
+                      "e.g. a driver's lagging velocity estimate")
 NAN = typer.Option("drop", "--nan", help="rows with NaN/empty fields: drop (noted) or reject")
 
 LOWPASS = typer.Option(None, "--lowpass", help="zero-phase Butterworth cutoff [Hz] before differentiation; "
@@ -32,6 +35,10 @@ SEGMENTS = typer.Option("gaps", "--segments", help="gaps: split a log at gaps an
                         "its time restarts (each segment filtered and differentiated alone)")
 MAX_GAP = typer.Option(5.0, "--max-gap", help="a time step longer than this multiple of the median step splits the "
                        "log into segments; shorter irregular steps are resampled")
+TAU_DELAY = typer.Option(0.0, "--tau-delay", help="the logged torque lags the positions by this much [s] (a "
+                         "driver's filter): tau is moved earlier by whole samples before fitting and scoring")
+STILL_RANGE = typer.Option(0.05, "--still-range", help="a joint moving less than this [rad; a tenth in m] is held "
+                           "still: what its motion excites keeps the robot description's values (0 = off)")
 DATA = typer.Option(..., "--data", "-d", help="joint data file (CSV or Parquet); repeatable; a quoted glob "
                     "('logs/*.csv') or a directory of Parquet files")
 
@@ -41,16 +48,17 @@ ROTOR = typer.Option(True, "--rotor-inertia/--no-rotor-inertia", help="rotor ine
 SMOOTH_SIGN = typer.Option(0.0, "--smooth-sign", help="velocity scale of a tanh sign in the friction model [rad/s | m/s] (0 = sign)")
 
 
-def mapping_from(rename, columns, time_unit, degrees, motor_side, current_gain) -> ColumnMapping:
+def mapping_from(rename, columns, time_unit, degrees, motor_side, current_gain, negate=None,
+                 ignore=None) -> ColumnMapping:
     from dynid.data.columns import ColumnMapping
-    return ColumnMapping.from_options(rename, columns, time_unit, degrees, motor_side, current_gain)
+    return ColumnMapping.from_options(rename, columns, time_unit, degrees, motor_side, current_gain, negate, ignore)
 
 
 def preprocessing_from(lowpass, derivative, resample, decimate, min_velocity, segments="gaps",
-                       max_gap=5.0) -> Preprocessing:
+                       max_gap=5.0, tau_delay=0.0) -> Preprocessing:
     from dynid.data.preprocess import Preprocessing
-    return Preprocessing(lowpass_hz=lowpass, derivative=derivative, resample_hz=resample,
-                         decimate=decimate, min_velocity=min_velocity, segments=segments, max_gap=max_gap)
+    return Preprocessing(lowpass_hz=lowpass, derivative=derivative, resample_hz=resample, decimate=decimate,
+                         min_velocity=min_velocity, segments=segments, max_gap=max_gap, tau_delay=tau_delay)
 
 
 def model_from(friction, rotor_inertia, offset, smooth_sign) -> ModelOptions:

@@ -37,9 +37,10 @@ def identify(robot: str = robot_option(),
              lowpass: float = O.LOWPASS, derivative: str = O.DERIVATIVE, resample: float = O.RESAMPLE,
              decimate: int = O.DECIMATE, min_velocity: float = O.MIN_VELOCITY,
              segments: str = O.SEGMENTS, max_gap: float = O.MAX_GAP,
+             tau_delay: float = O.TAU_DELAY, still_range: float = O.STILL_RANGE,
              rename: str = O.RENAME, columns: str = O.COLUMNS, time_unit: str = O.TIME_UNIT,
              degrees: bool = O.DEGREES, motor_side: bool = O.MOTOR_SIDE, current_gain: str = O.CURRENT_GAIN,
-             nan: str = O.NAN,
+             negate: str = O.NEGATE, ignore: str = O.IGNORE, nan: str = O.NAN,
              prior_bound: float = typer.Option(None, "--prior-bound",
                                                help="pc: keep rigid-body parameters within this fraction of the robot's own"),
              by: str = typer.Option(None, "--per", help="also identify each 'cycle', 'stage' or 'segment' and report "
@@ -73,10 +74,11 @@ def identify(robot: str = robot_option(),
         accumulate_sources, make_estimator, per_cycle, prepared_sources, stacked_regressor,
     )
     from dynid.identify.result import build_result, write_result
+    from dynid.identify.undetermined import annotate, find_undetermined, fit_determined, fit_determined_arrays
 
     passive_openmp_workers()
     r = dynid.load_robot(robot)
-    mapping = O.mapping_from(rename, columns, time_unit, degrees, motor_side, current_gain)
+    mapping = O.mapping_from(rename, columns, time_unit, degrees, motor_side, current_gain, negate, ignore)
     paths = expand_sources(data)
     if drive is not None:
         if len(paths) > 1:
@@ -87,7 +89,7 @@ def identify(robot: str = robot_option(),
         return
     check_sources(paths, mapping)
     options = O.model_from(friction, rotor_inertia, offset, smooth_sign)
-    prep = O.preprocessing_from(lowpass, derivative, resample, decimate, min_velocity, segments, max_gap)
+    prep = O.preprocessing_from(lowpass, derivative, resample, decimate, min_velocity, segments, max_gap, tau_delay)
     base = base_parameters(r, options, tol=tol)
     kw = {"max_condition": max_condition}
     if estimator == "pc":
@@ -104,8 +106,9 @@ def identify(robot: str = robot_option(),
             extra["cycles"] = parse_cycles(cycles, np.concatenate([d.cycle for d in readies if d.cycle is not None])
                                            if any(d.cycle is not None for d in readies) else None)
             readies = [d.select(cycle_mask(d.cycle, cycles, d.source)) for d in readies]
-        y, tau, mask, counts = stacked_regressor(r, readies, options, base, prep)
-        est = make().fit(y, tau, mask)
+        y, tau, mask, counts, span = stacked_regressor(r, readies, options, base, prep)
+        found = find_undetermined(r, options, base, *span, still_range)
+        est = fit_determined_arrays(make, y, tau, mask, base, found) if estimator != "pc" else make().fit(y, tau, mask)
         ne = NormalEquations(r.n, base.rank)
         ne.add(y, tau, mask)
         samples = sum(c.samples for c in counts)
@@ -123,11 +126,13 @@ def identify(robot: str = robot_option(),
                     thesis_statistics(stats["values"], stats["labels"], skip_first))
     else:
         acc = accumulate_sources(r, paths, options, base, mapping, prep, chunk_rows, nan)
-        est = make().fit_normal_equations(acc.ne)
+        found = find_undetermined(r, options, base, acc.q_min, acc.q_max, still_range)
+        est = fit_determined(make, acc.ne, base, found, pc=estimator == "pc")
         ne, samples, notes, counts = acc.ne, acc.samples, acc.notes, acc.sources
     extra["sources"] = [c.to_dict() for c in counts]
     result = build_result(robot, r, options, base, est, ne, prep, mapping, samples, notes, str(paths[0]), extra)
     result["warnings"] = command_warnings() + result["warnings"]  # e.g. positions far outside the limits
+    annotate(result, found, r, base, estimator)
     write_result(out, result)
     _print_result(result)
     if by:
@@ -168,9 +173,11 @@ def _segment_override(segments, max_gap) -> dict:
     return {k: v for k, v in (("segments", segments), ("max_gap", max_gap)) if v is not None}
 
 
-def _mapping_override(result, rename, columns, time_unit, degrees, motor_side, current_gain):
-    if any(v not in (None, False, "s") for v in (rename, columns, time_unit, degrees, motor_side, current_gain)):
-        return O.mapping_from(rename, columns, time_unit, degrees, motor_side, current_gain)
+def _mapping_override(result, rename, columns, time_unit, degrees, motor_side, current_gain, negate=None,
+                      ignore=None):
+    if any(v not in (None, False, "s") for v in (rename, columns, time_unit, degrees, motor_side, current_gain,
+                                                  negate, ignore)):
+        return O.mapping_from(rename, columns, time_unit, degrees, motor_side, current_gain, negate, ignore)
     return None
 
 
@@ -183,7 +190,7 @@ def predict(robot: str = robot_option(),
             segments: str = SEGMENTS_OVERRIDE, max_gap: float = MAX_GAP_OVERRIDE,
             rename: str = O.RENAME, columns: str = O.COLUMNS, time_unit: str = O.TIME_UNIT,
             degrees: bool = O.DEGREES, motor_side: bool = O.MOTOR_SIDE, current_gain: str = O.CURRENT_GAIN,
-            force: bool = O.FORCE_ROBOT) -> None:
+            negate: str = O.NEGATE, ignore: str = O.IGNORE, force: bool = O.FORCE_ROBOT) -> None:
     """Torques of an identified model on other logs, preprocessed as in training.
 
     The data layout and segment options default to those used by 'identify' (stored in result.json)."""
@@ -203,7 +210,7 @@ def predict(robot: str = robot_option(),
         from dynid.cli.drive_cmd import predict_drive
         predict_drive(r, result, paths[0], out, write_columns)
         return
-    mapping = _mapping_override(result, rename, columns, time_unit, degrees, motor_side, current_gain)
+    mapping = _mapping_override(result, rename, columns, time_unit, degrees, motor_side, current_gain, negate, ignore)
     preds = [predict_file(r, result, p, mapping, prep_override=_segment_override(segments, max_gap)) for p in paths]
     cols = {"t": np.concatenate([p["t"] for p in preds])}
     cols.update({f"tau{j + 1}": np.concatenate([p["tau_hat"][:, j] for p in preds]) for j in range(r.n)})
@@ -244,7 +251,7 @@ def validate(robot: str = robot_option(),
              segments: str = SEGMENTS_OVERRIDE, max_gap: float = MAX_GAP_OVERRIDE,
              rename: str = O.RENAME, columns: str = O.COLUMNS, time_unit: str = O.TIME_UNIT,
              degrees: bool = O.DEGREES, motor_side: bool = O.MOTOR_SIDE, current_gain: str = O.CURRENT_GAIN,
-             force: bool = O.FORCE_ROBOT) -> None:
+             negate: str = O.NEGATE, ignore: str = O.IGNORE, force: bool = O.FORCE_ROBOT) -> None:
     """RMSD and relative RMSD per joint (thesis eq. 5.1) of a model on one or more logs
     (self-validation on the training logs, cross-validation on others); with several files,
     also over all of them ('overall')."""
@@ -258,7 +265,7 @@ def validate(robot: str = robot_option(),
     r = dynid.load_robot(robot)
     result = load_result(params, r, force)
     mismatch = command_warnings()
-    mapping = _mapping_override(result, rename, columns, time_unit, degrees, motor_side, current_gain)
+    mapping = _mapping_override(result, rename, columns, time_unit, degrees, motor_side, current_gain, negate, ignore)
     paths = expand_sources(data)
     if per is not None:
         from dynid.cli.cycles_cmd import validate_per

@@ -12,6 +12,7 @@ from dynid.cli.cycles_cmd import cycles_app
 from dynid.cli.draw_cmd import draw
 from dynid.cli.drift_cmd import friction_drift
 from dynid.cli.common import debug_enabled, err_console
+from dynid.cli.convert_cmd import convert
 from dynid.cli.demo import demo
 from dynid.cli.excite import excite_app
 from dynid.cli.friction import friction_app
@@ -46,6 +47,7 @@ app.command("simulate")(simulate)
 app.command("identify")(identify)
 app.command("predict")(predict)
 app.command("validate")(validate)
+app.command("convert")(convert)
 app.command("base-params")(base_params)
 app.add_typer(multibody_app, name="multibody")
 app.add_typer(excite_app, name="excite")

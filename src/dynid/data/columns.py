@@ -9,12 +9,14 @@ raw columns into a ``JointData`` in SI units on the joint side.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from dynid.errors import DataError
 
+IGNORABLE = ("dq", "ddq")
 TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
 
 
@@ -72,6 +74,19 @@ def _parse_list(text: str | None, n: int, what: str) -> np.ndarray | None:
     return values
 
 
+def parse_pairs(text: str | None, option: str, expected: str) -> list[tuple[str, str]]:
+    """'a=b,c=d' -> [("a", "b"), ("c", "d")]; an item without '=' names the option."""
+    pairs = []
+    for item in (text or "").split(","):
+        if not item.strip():
+            continue
+        if "=" not in item:
+            raise DataError(f"{option}: expected {expected}, got '{item}'")
+        a, b = item.split("=", 1)
+        pairs.append((a.strip(), b.strip()))
+    return pairs
+
+
 @dataclass(frozen=True)
 class ColumnMapping:
     """How a log maps onto the contract columns (all fields optional).
@@ -86,6 +101,11 @@ class ColumnMapping:
     current_gain: "drive" (K = gear ratio x motor torque constant of each drive) or
       comma-separated joint-side gains K per joint [N m / A]; used when the file has
       motor currents i1..in and no tau1..taun (tau = K i)
+    negate: logged signals whose sign is opposite to the robot description's convention,
+      a whole block ("tau": every joint) or single columns ("tau2", "q5"); applied to the
+      logged values first (a driver that reports the reaction torque, a flipped encoder)
+    ignore: logged signal blocks not to read ("dq", "ddq"): estimated from q instead (a
+      driver's velocity estimate that lags the positions)
     """
 
     rename: tuple[tuple[str, str], ...] = ()
@@ -94,38 +114,44 @@ class ColumnMapping:
     degrees: bool = False
     motor_side: bool = False
     current_gain: str | None = None
+    negate: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.time_unit not in TIME_UNITS:
             raise DataError(f"time unit '{self.time_unit}' unknown, expected one of {list(TIME_UNITS)}")
+        for name in self.negate:
+            if re.fullmatch(r"(q|dq|ddq|tau|i)([1-9]\d*)?", name) is None:
+                raise DataError(f"--negate '{name}': expected a signal (q, dq, ddq, tau, i) or one of its "
+                                "columns (tau3), comma-separated")
+        for name in self.ignore:
+            if name not in IGNORABLE:
+                raise DataError(f"--ignore '{name}': expected one of {list(IGNORABLE)} (estimated from q instead)")
 
     @classmethod
     def from_options(cls, rename: str | None = None, names: str | None = None, time_unit: str = "s",
                      degrees: bool = False, motor_side: bool = False,
-                     current_gain: str | None = None) -> "ColumnMapping":
-        """From CLI strings: rename 'time=t,pos1=q1', names 't,q1,q2,tau1,tau2'."""
-        pairs = []
-        for item in (rename or "").split(","):
-            if not item.strip():
-                continue
-            if "=" not in item:
-                raise DataError(f"--rename: expected FOREIGN=CONTRACT pairs like 'time=t', got '{item}'")
-            a, b = item.split("=", 1)
-            pairs.append((a.strip(), b.strip()))
+                     current_gain: str | None = None, negate: str | None = None,
+                     ignore: str | None = None) -> "ColumnMapping":
+        """From CLI strings: rename 'time=t,pos1=q1', names 't,q1,q2,tau1,tau2', negate 'tau'
+        or 'tau2,tau5', ignore 'dq,ddq'."""
+        pairs = parse_pairs(rename, "--rename", "FOREIGN=CONTRACT pairs like 'time=t'")
         cols = tuple(c.strip() for c in names.split(",")) if names else None
-        return cls(tuple(pairs), cols, time_unit, degrees, motor_side, current_gain)
+        split = lambda text: tuple(p.strip() for p in (text or "").split(",") if p.strip())  # noqa: E731
+        return cls(tuple(pairs), cols, time_unit, degrees, motor_side, current_gain, split(negate), split(ignore))
 
     def to_dict(self) -> dict:
         return {"rename": [list(p) for p in self.rename], "names": list(self.names) if self.names else None,
                 "time_unit": self.time_unit, "degrees": self.degrees, "motor_side": self.motor_side,
-                "current_gain": self.current_gain}
+                "current_gain": self.current_gain, "negate": list(self.negate), "ignore": list(self.ignore)}
 
     @classmethod
     def from_dict(cls, d: dict | None) -> "ColumnMapping":
         d = d or {}
         return cls(tuple(tuple(p) for p in d.get("rename", [])),
                    tuple(d["names"]) if d.get("names") else None, d.get("time_unit", "s"),
-                   bool(d.get("degrees", False)), bool(d.get("motor_side", False)), d.get("current_gain"))
+                   bool(d.get("degrees", False)), bool(d.get("motor_side", False)), d.get("current_gain"),
+                   tuple(d.get("negate") or ()), tuple(d.get("ignore") or ()))
 
     def contract_name(self, name: str) -> str:
         return dict(self.rename).get(name, name)
@@ -144,9 +170,27 @@ class ColumnMapping:
             return kt * robot.gear_ratios
         return _parse_list(self.current_gain, robot.n, "--current-gain")
 
+    def conventions(self, columns: dict[str, np.ndarray], n: int, source: str) -> dict[str, np.ndarray]:
+        """``negate`` and ``ignore`` applied to raw columns (contract names after renaming)."""
+        out = {k: v for k, v in columns.items() if re.sub(r"\d+$", "", k) not in self.ignore}
+        for name in self.negate:
+            block = re.sub(r"\d+$", "", name)
+            targets = [f"{block}{j + 1}" for j in range(n)] if block == name else [name]
+            if block != name and int(name[len(block):]) > n:
+                raise DataError(f"--negate {name}: the robot has {n} joints")
+            present = [c for c in targets if c in out]
+            if not present:
+                raise DataError(f"{source}: --negate {name}: no column {targets[0] if len(targets) == 1 else block + '1..'}"
+                                f"{'' if len(targets) == 1 else str(n)} in the data (found {sorted(out)[:12]})")
+            for c in present:
+                out[c] = -np.asarray(out[c], dtype=float)
+        return out
+
     def apply(self, robot, columns: dict[str, np.ndarray], source: str) -> JointData:
         """Raw columns (contract names after renaming) -> JointData in SI on the joint side."""
         n = robot.n
+        if self.negate or self.ignore:
+            columns = self.conventions(columns, n, source)
 
         def block(prefix: str, required: bool) -> np.ndarray | None:
             names = [f"{prefix}{j + 1}" for j in range(n)]

@@ -8,7 +8,8 @@ The chain ``prepare`` applies, in order (each step documented below):
 2. zero-phase Butterworth low-pass (``scipy.signal.sosfiltfilt``, order 4) of q, dq, ddq
    (and tau when ``filter_torque``); the default cutoff is min(20 Hz, fs / 10);
 3. differentiation where dq or ddq are absent: time-aware central differences (second
-   order on irregular grids, ``numpy.gradient``) or Savitzky-Golay derivatives.
+   order on irregular grids, ``numpy.gradient``) or Savitzky-Golay derivatives;
+3b. a torque logged late (``tau_delay``, a driver's filter) is moved earlier by whole samples.
 
 4. decimation by k (``Preprocessing.decimate``): q (dq and ddq then follow by differences,
    which commute with the filter) and tau all pass the same zero-phase low-pass with cutoff
@@ -53,6 +54,9 @@ class Preprocessing:
       white, which the Khalil-Gautier standard deviations assume; decimation filters both)
     segments: "gaps" (split at gaps and 'segment' labels) | "auto" (also at time resets);
       max_gap: steps longer than this multiple of the median step split the log (``data.segments``)
+    tau_delay: the logged torque lags the positions by this much [s] (a driver's filter): each
+      segment's tau is moved earlier by round(tau_delay fs) samples (step 3b); the samples
+      this leaves without a torque fall in the segment's edge samples, never fitted or scored
     """
 
     lowpass_hz: float | None = None
@@ -67,9 +71,12 @@ class Preprocessing:
     filter_torque: bool = False
     segments: str = "gaps"
     max_gap: float = DEFAULT_MAX_GAP
+    tau_delay: float = 0.0
 
     def __post_init__(self):
         check_segmentation(self.segments, self.max_gap)
+        if not abs(self.tau_delay) < 1.0:
+            raise DataError(f"--tau-delay {self.tau_delay}: expected a delay in seconds below 1 s")
         if self.derivative not in ("central", "savgol"):
             raise DataError(f"derivative method '{self.derivative}' unknown, expected central or savgol")
         if self.decimate < 1:
@@ -224,6 +231,8 @@ def prepare_segment(data: JointData, prep: Preprocessing = Preprocessing(), grid
         dq = derive(q)
     if ddq is None:
         ddq = derive(dq)
+    if prep.tau_delay and tau is not None:
+        tau = advance(tau, int(round(prep.tau_delay * fs)))
     if prep.decimate <= 1:
         return replace(data, q=q, dq=dq, ddq=ddq, tau=tau, notes=list(data.notes))
     # step 4: one more low-pass for every signal, then every k-th sample of the global grid
@@ -239,14 +248,25 @@ def prepare_segment(data: JointData, prep: Preprocessing = Preprocessing(), grid
     return out.select(index % prep.decimate == 0)
 
 
+def advance(x: np.ndarray, k: int) -> np.ndarray:
+    """x (N, ...) moved k samples earlier (x_out[i] = x[i + k]; k < 0 later); the k samples
+    at the end (start) repeat the last (first) value."""
+    if k == 0 or x.shape[0] == 0:
+        return x
+    index = np.clip(np.arange(x.shape[0]) + k, 0, x.shape[0] - 1)
+    return x[index]
+
+
 def edge_samples(prep: Preprocessing, fs: float) -> int:
     """Samples (at the output rate fs, after decimation) at each end of a log whose filtered
-    derivatives suffer from edge effects: 3 fs_in / cutoff input samples, at least 2."""
+    derivatives suffer from edge effects: 3 fs_in / cutoff input samples, at least 2, plus
+    those a ``tau_delay`` leaves without a torque."""
     if prep.trim is not None:
         return int(prep.trim)
     fs_in = fs * prep.decimate
     fc = prep.cutoff(fs_in)
-    return int(np.ceil(max(3.0 * fs_in / fc if fc > 0 else 2.0, 2.0) / prep.decimate)) + 1
+    delay = abs(prep.tau_delay) * fs_in
+    return int(np.ceil((max(3.0 * fs_in / fc if fc > 0 else 2.0, 2.0) + delay) / prep.decimate)) + 1
 
 
 def edge_mask(count: int, trim: int, head: bool = True, tail: bool = True) -> np.ndarray:

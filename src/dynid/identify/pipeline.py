@@ -92,10 +92,14 @@ class Accumulated:
     fs: float
     notes: list[str]
     sources: list[SourceCount] = field(default_factory=list)
+    q_min: np.ndarray | None = None  # (n,) joint position range over the fitted samples
+    q_max: np.ndarray | None = None
 
     def merge(self, other: "Accumulated") -> "Accumulated":
         """Add another pass over other sources (same robot, model and base parameters)."""
         self.ne.merge(other.ne)
+        self.q_min = np.fmin(self.q_min, other.q_min) if self.q_min is not None else other.q_min
+        self.q_max = np.fmax(self.q_max, other.q_max) if self.q_max is not None else other.q_max
         self.samples += other.samples
         self.fs = self.fs if np.isfinite(self.fs) else other.fs
         self.notes = list(dict.fromkeys(self.notes + other.notes))
@@ -192,6 +196,7 @@ def accumulate_sources(robot, sources, options: ModelOptions, base: BaseParamete
     pool = _Workers(robot, options, base, prep, workers or stream_workers())
     total = NormalEquations(robot.n, base.rank)
     counts, notes, fs = [], [], float("nan")
+    q_min, q_max = np.full(robot.n, np.inf), np.full(robot.n, -np.inf)
     columns = lambda dq, ddq: motor_columns(robot, dq, ddq, options)  # noqa: E731
     # single BLAS thread: the workers are the parallelism (BLAS threads would contend)
     with single_blas_thread():
@@ -210,6 +215,8 @@ def accumulate_sources(robot, sources, options: ModelOptions, base: BaseParamete
                         segment = SegmentCount(index, float(chunk.t[0]), float(chunk.t[-1]))
                         count.segments.append(segment)
                     used = int(keep.sum())
+                    if used:
+                        q_min, q_max = np.fmin(q_min, chunk.q[keep].min(axis=0)), np.fmax(q_max, chunk.q[keep].max(axis=0))
                     segment.t_end, segment.samples, count.samples = float(chunk.t[-1]), segment.samples + used, \
                         count.samples + used
                     pool.submit(chunk, keep)
@@ -226,7 +233,7 @@ def accumulate_sources(robot, sources, options: ModelOptions, base: BaseParamete
             pool.pool.shutdown(wait=True, cancel_futures=True)
     if not counts:
         raise DataError("no data sources given")
-    return Accumulated(total, sum(c.samples for c in counts), fs, notes, counts)
+    return Accumulated(total, sum(c.samples for c in counts), fs, notes, counts, q_min, q_max)
 
 
 def accumulate_file(robot, path, options: ModelOptions, base: BaseParameters,
@@ -277,12 +284,15 @@ def prepared_sources(robot, paths, options: ModelOptions, mapping: ColumnMapping
 
 
 def stacked_regressor(robot, readies: list[JointData], options: ModelOptions, base: BaseParameters,
-                      prep: Preprocessing) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[SourceCount]]:
-    """``regressor_arrays`` of several prepared files stacked: (Y_b, tau, mask, per-file counts)."""
+                      prep: Preprocessing) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[SourceCount], tuple]:
+    """``regressor_arrays`` of several prepared files stacked: (Y_b, tau, mask, per-file counts,
+    (q_min, q_max) joint position range over the fitted samples)."""
     parts = [regressor_arrays(robot, ready, options, base, prep) for ready in readies]
     counts = [source_counts(ready, mask) for ready, (_, _, mask) in zip(readies, parts)]
+    used = np.concatenate([ready.q[mask.any(axis=1)] for ready, (_, _, mask) in zip(readies, parts)])
+    span = (used.min(axis=0), used.max(axis=0)) if len(used) else (np.zeros(robot.n), np.zeros(robot.n))
     return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
-            np.concatenate([p[2] for p in parts]), counts)
+            np.concatenate([p[2] for p in parts]), counts, span)
 
 
 def per_cycle(robot, data: JointData | list[JointData], options: ModelOptions, base: BaseParameters, make,
