@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
+from dynid.errors import IllConditionedError
 from dynid.identify.base import DEFAULT_TOL, BaseParameters, column_normalize, random_states
 from dynid.identify.model import ModelOptions, full_parameters, identification_regressor
 from dynid.identify.normal_equations import NormalEquations
@@ -82,6 +83,9 @@ def find_undetermined(robot, options: ModelOptions, base: BaseParameters, q_min:
     prior = base.K @ full_parameters(robot, options)
     if not still:
         return Undetermined([], held, q_max - q_min, np.zeros(0, dtype=np.int64), prior)
+    if len(still) == robot.n:
+        raise IllConditionedError(f"the data do not excite the robot: every joint moves less than --still-range "
+                                  f"{still_range:g} (position ranges {np.round(q_max - q_min, 6).tolist()})")
     samples = max(200, 4 * base.rank // robot.n)
     q, dq, ddq = random_states(robot, samples, seed)
     q[:, still], dq[:, still], ddq[:, still] = held, 0.0, 0.0
