@@ -20,9 +20,10 @@ worker that dies is restarted by its nanny and the scheduler runs its tasks agai
 that kills ``distributed.scheduler.allowed-failures`` + 1 = 4 workers fails its group, and the
 row says so). The reduce tree has a fixed shape, so results do not depend on which worker
 ran what. Memory per worker: one task at a time (one thread per worker), and a task holds
-one file's streaming window (``chunk_rows`` rows plus the filter margin; about 60 MB for
-50 000 rows of 6 joints) and at most ``FAN_IN`` partial sums of O(n b^2) floats (130 kB for
-the er3a): a group never has to fit in memory. Reduce and solve tasks run before further
+one file's streaming window (``chunk_rows`` rows plus the filter margin) and at most
+``FAN_IN`` partial sums of O(n b^2) floats (134 kB pickled for the er3a): a group never has to
+fit in memory (bench/fleet.py: 355-376 MB peak per worker process, ~300 MB of it Python,
+NumPy, Numba kernels and Dask). Reduce and solve tasks run before further
 map tasks (Dask priorities), so partial sums do not pile up.
 """
 

@@ -1,0 +1,166 @@
+"""Fleet identification on Dask against the in-process streaming path, on the same files.
+
+1. Writes a simulated fleet (``dynid fleet simulate``; default 20 robots x 10 days x 5 min at
+   1 kHz = 60 M samples, about 7 GB of Parquet) to ROOT (default /work/fleet-bench, outside
+   the repository), unless ROOT already holds the same fleet (its _truth.json). Not timed.
+2. In a child process each (so that peak memory is the run's own):
+   - in-process: ``fleet.mapreduce.identify_in_process`` (each file through
+     ``identify.pipeline.accumulate_file`` with T compute threads, as ``dynid identify``
+     streams a file; sums per group; one solve per group), for T in --threads;
+   - Dask: ``fleet.mapreduce.identify_fleet`` on a LocalCluster of K worker processes (one
+     thread each), for K in --workers; the cluster's start is timed apart from the run.
+   Reported: wall time, samples/s, CPU seconds (the child's own, plus the workers' for Dask)
+   and CPU us/sample, peak memory (VmHWM) of the process and of each worker.
+3. Overhead of Dask = wall(K workers) / wall(in-process with T = K threads) - 1, and the same
+   for CPU time; both paths give the same numbers (checked: max relative difference).
+
+Usage: .venv/bin/python bench/fleet.py [--root DIR] [--robots 20 --days 10 --minutes 5 --rate 1000]
+       [--workers 1 2] [--threads 1 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def _plan(root: str):
+    from dynid.data.preprocess import Preprocessing
+    from dynid.fleet.config import load_config
+    from dynid.fleet.plan import Settings, make_plan
+    from dynid.identify import ModelOptions
+
+    return make_plan(root, load_config(f"{root}/fleet.yaml"), ("robot", "date"), Settings(ModelOptions(), Preprocessing()))
+
+
+def _hwm_mb() -> float:
+    with open("/proc/self/status") as fh:
+        return next(float(line.split()[1]) / 1024.0 for line in fh if line.startswith("VmHWM"))
+
+
+def _cpu() -> float:
+    u = resource.getrusage(resource.RUSAGE_SELF)
+    return u.ru_utime + u.ru_stime
+
+
+def _warm(plan) -> tuple:
+    """Arguments of one untimed map_file call: loads the compiled kernels (Numba cache) first."""
+    group = plan.todo[0]
+    return group.files[0].url, group.files[0].relpath, plan.models[group.model_id]
+
+
+def child_in_process(root: str, threads: int) -> dict:
+    from dynid.fleet.mapreduce import identify_in_process
+    from dynid.fleet.tasks import map_file
+
+    plan = _plan(root)
+    map_file(*_warm(plan))
+    c0, t0 = _cpu(), time.perf_counter()
+    rows = identify_in_process(plan, threads=threads)
+    wall, cpu = time.perf_counter() - t0, _cpu() - c0
+    return {"wall": wall, "cpu": cpu, "samples": sum(r["samples"] for r in rows), "rows": _values(rows),
+            "hwm_mb": _hwm_mb(), "groups": len(rows), "failed": sum(r["status"] != "ok" for r in rows)}
+
+
+def child_dask(root: str, workers: int, out: str) -> dict:
+    from dynid.fleet.cluster import dask_client
+    from dynid.fleet.mapreduce import identify_fleet
+
+    plan = _plan(root)
+    t0 = time.perf_counter()
+    with dask_client(None, workers) as client:
+        started = time.perf_counter() - t0
+        from dynid.fleet.tasks import map_file
+
+        client.run(map_file, *_warm(plan))  # every worker loads the compiled kernels before the clock
+        before = sum(client.run(_cpu).values())
+        c0, t1 = _cpu(), time.perf_counter()
+        summary = identify_fleet(client, plan, out, say=lambda _: None, checkpoint=1e9)
+        wall = time.perf_counter() - t1
+        worker_cpu = sum(client.run(_cpu).values()) - before
+        cpu = _cpu() - c0 + worker_cpu
+        memory = summary.worker_memory_mb
+    return {"wall": wall, "cpu": cpu, "client_cpu": cpu - worker_cpu, "start": started,
+            "samples": sum(r["samples"] for r in summary.rows), "rows": _values(summary.rows),
+            "hwm_mb": _hwm_mb(), "worker_mb": memory, "groups": len(summary.rows), "failed": summary.failed}
+
+
+def _values(rows) -> dict:
+    return {f"{r['robot']}/{r['date']}": r["parameter_values"] for r in rows}
+
+
+def _run_child(*args) -> dict:
+    out = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--root", default="/work/fleet-bench")
+    parser.add_argument("--robots", type=int, default=20)
+    parser.add_argument("--days", type=int, default=10)
+    parser.add_argument("--minutes", type=float, default=5.0)
+    parser.add_argument("--rate", type=float, default=1000.0)
+    parser.add_argument("--workers", type=int, nargs="*", default=[1, 2])
+    parser.add_argument("--threads", type=int, nargs="*", default=[1, 2])
+    parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        kind, root, count = args.child[0], args.child[1], int(args.child[2])
+        result = child_in_process(root, count) if kind == "in-process" else child_dask(root, count, args.child[3])
+        print(json.dumps(result))
+        return
+    from dynid.fleet.simulate import FleetSpec
+
+    spec = FleetSpec(args.robots, args.days, args.minutes, args.rate, temperature=False)
+    root = Path(args.root)
+    truth = root / "_truth.json"
+    if not truth.exists() or json.loads(truth.read_text())["spec"] != json.loads(json.dumps(spec.__dict__)):
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "dynid.cli.main", "fleet", "simulate", "--out", str(root),
+                        "--robots", str(args.robots), "--days", str(args.days), "--minutes", str(args.minutes),
+                        "--rate", str(args.rate), "--no-temperature", "--workers", "2"], check=True,
+                       capture_output=True)
+        print(f"simulated the fleet in {time.perf_counter() - t0:.0f} s")
+    size = sum(p.stat().st_size for p in root.rglob("*.parquet")) / 1e9
+    samples = args.robots * args.days * int(round(args.minutes * 60 * args.rate))
+    print(f"fleet: {args.robots} robots x {args.days} days x {args.minutes:g} min at {args.rate:g} Hz = "
+          f"{samples / 1e6:.1f} M samples of er3a, {size:.2f} GB Parquet in {root}")
+    print(f"load average before: {os.getloadavg()[0]:.2f} (cores: {os.cpu_count()})")
+    results = {}
+    for t in args.threads:
+        results[("in-process", t)] = r = _run_child("--child", "in-process", str(root), str(t))
+        print(f"in-process, {t} thread(s): {r['wall']:.1f} s, {r['samples'] / r['wall'] / 1e6:.2f} M samples/s, "
+              f"CPU {r['cpu']:.1f} s ({r['cpu'] / r['samples'] * 1e6:.2f} us/sample), peak {r['hwm_mb']:.0f} MB, "
+              f"load {os.getloadavg()[0]:.2f}")
+    for k in args.workers:
+        out = str(root.parent / f"fleet-bench-results-{k}.parquet")
+        results[("dask", k)] = r = _run_child("--child", "dask", str(root), str(k), out)
+        print(f"Dask LocalCluster, {k} worker(s): {r['wall']:.1f} s (+ {r['start']:.1f} s cluster start), "
+              f"{r['samples'] / r['wall'] / 1e6:.2f} M samples/s, CPU {r['cpu']:.1f} s "
+              f"({r['cpu'] / r['samples'] * 1e6:.2f} us/sample; client {r['client_cpu']:.1f} s), "
+              f"peak per worker {max(r['worker_mb'].values()):.0f} MB, client {r['hwm_mb']:.0f} MB, "
+              f"load {os.getloadavg()[0]:.2f}")
+    for k in args.workers:
+        base = results.get(("in-process", k))
+        if base is None:
+            continue
+        r = results[("dask", k)]
+        diff = max(float(np.max(np.abs(np.subtract(r["rows"][g], base["rows"][g])) / np.max(np.abs(base["rows"][g]))))
+                   for g in base["rows"])
+        print(f"overhead of Dask with {k} worker(s) against in-process with {k} thread(s): wall "
+              f"{100 * (r['wall'] / base['wall'] - 1):+.1f} %, CPU {100 * (r['cpu'] / base['cpu'] - 1):+.1f} %; "
+              f"max relative parameter difference {diff:.1e}")
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
