@@ -21,6 +21,9 @@ def drive_log(robot, kind: str, sample, t: np.ndarray, friction: np.ndarray | No
     (seeded). truth: drive constants, friction, true base parameters of the current- and
     voltage-input models (eq. V5) and the gains.
     """
+    from dynid.drives.momentum import require_per_joint_drives
+
+    require_per_joint_drives(robot)
     drives = drives or default_drives(robot, kind, inductance)
     if friction is None:
         friction = default_friction(robot, ModelOptions("coulomb-viscous"))

@@ -27,8 +27,19 @@ from dynid.identify.model import ModelOptions, joint_columns, joint_column_indic
 STEP = 1e-3
 
 
+def require_per_joint_drives(robot) -> None:
+    """The drive models (eq. V1-V9) put one motor on one joint: refuse mimic joints and couplings."""
+    if robot.has_mimic or robot.is_coupled:
+        from dynid.errors import ModelError
+
+        raise ModelError(f"robot '{robot.name}': the drive models take one motor per joint, without mimic joints "
+                         "or a coupled transmission; lock the mimic joints (--lock), or simulate and identify "
+                         "torques or currents (dynid simulate/identify --motor-side)")
+
+
 def momentum_regressor(robot, q: np.ndarray, dq: np.ndarray, options: ModelOptions) -> np.ndarray:
     """Y_p (N, n, p) with p = M(q) dq = Y_p theta (rigid body + rotor inertia I_a dq)."""
+    require_per_joint_drives(robot)
     n, count = robot.n, q.shape[0]
     out = np.zeros((count, n, parameter_count(robot, options)))
     out[:, :, : 10 * n] = _rigid_momentum(robot.with_gravity(np.zeros(3)), q, dq)

@@ -28,7 +28,7 @@ from dynid.data.columns import JointData
 from dynid.data.preprocess import edge_mask, edge_samples, prepare, sample_rate, segments
 from dynid.errors import DataError
 from dynid.identify.cycle_stats import statistics_to_json, thesis_statistics
-from dynid.identify.model import identification_regressor, joint_columns
+from dynid.identify.model import identification_regressor, motor_columns
 
 BLOCK = 20_000  # samples per regressor evaluation
 
@@ -116,7 +116,7 @@ def validate_segments(robot, data: JointData, result: dict, by: str = "cycle", m
     if labels_column is None:
         raise DataError(f"{data.source}: no '{by}' column; --per {by} needs the {by} of every sample")
     fit_prep = replace(prep, decimate=1)
-    ready = prepare(data, fit_prep, joint_columns=lambda dq, ddq: joint_columns(dq, ddq, options))
+    ready = prepare(data, fit_prep, joint_columns=lambda dq, ddq: motor_columns(robot, dq, ddq, options))
     interior = edge_mask(len(ready), edge_samples(fit_prep, sample_rate(ready.t)))
     stored = result.get(f"per_{by}")
     stored_betas = None
