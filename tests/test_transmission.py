@@ -116,9 +116,10 @@ def test_coupled_wrist_recovered_from_a_noise_free_motor_side_log(tx40, tmp_path
         run_ok("identify", "-r", "tx40", "--data", log, "--lowpass", 0, "--out", result, *ident)
         values, names = _base_values(result)
         assert names == base.names and {"Iam6", "Fcm6", "Fvm6"} <= set(names)
-        # 1e-6 relative; a base parameter that is 0 in the guessed inertials (a product of inertia)
-        # comes out at rounding level, held to 1e-9 of the largest
-        np.testing.assert_allclose(values, beta, rtol=1e-6, atol=1e-9 * np.abs(beta).max(), err_msg=route)
+        assert np.all(beta != 0)
+        np.testing.assert_allclose(values, beta, rtol=1e-6, atol=0, err_msg=route)
+        print(f"\ntx40 {route} route: max relative error of the {beta.size} base parameters "
+              f"{np.max(np.abs(values / beta - 1.0)):.2e}")
 
 
 @pytest.mark.parametrize("block,message", [
