@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from dynid.dynamics.lanes import kernel_arrays
-from dynid.dynamics.regressor import regressor_rows_serial, regressor_serial
+from dynid.dynamics.regressor import regressor_serial
 
 
 def rigid_regressor_block(robot, q: np.ndarray, dq: np.ndarray, ddq: np.ndarray, out: np.ndarray) -> np.ndarray:
@@ -27,10 +27,3 @@ def rigid_regressor_block(robot, q: np.ndarray, dq: np.ndarray, ddq: np.ndarray,
     regressor_serial(q, dq, ddq, *kernel_arrays(robot), out)
     return out
 
-
-def rigid_regressor_rows(robot, q: np.ndarray, dq: np.ndarray, ddq: np.ndarray, row_of: np.ndarray,
-                         out: np.ndarray) -> np.ndarray:
-    """The same regressor transposed and selected (tree robots): Y[k, i, c] goes to
-    out[i, row_of[i, c], k], out (n, rows, >= N) C-contiguous; GIL released."""
-    regressor_rows_serial(q, dq, ddq, *kernel_arrays(robot), row_of, out)
-    return out

@@ -19,15 +19,17 @@ mimic joints a row of R is not zero before column 10 j, so the span starts at co
 
 ``add_motion`` (a tree robot, the streaming path) never forms R: the regressor kernel writes
 each joint's span columns as rows of a lane buffer X_j = [R_j O_j tau_j]^T (columns = samples,
-``dynid.dynamics.regressor.regressor_rows``), so the block's product is X_j X_j^T, one BLAS
-symmetric rank-k update per joint on memory the kernel has just written (no gather, no copy).
+``dynid.dynamics.regressor.regressor_rows``) and ``gram_kernel.gram_block`` accumulates the
+lower triangle of X_j X_j^T from it, all compiled and without the GIL (no gather, no copy).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from dynid.identify.block_regressor import rigid_regressor_block, rigid_regressor_rows
+from dynid.dynamics.lanes import kernel_arrays
+from dynid.identify.block_regressor import rigid_regressor_block
+from dynid.identify.gram_kernel import gram_block
 from dynid.identify.model import joint_column_indices
 from dynid.identify.normal_equations import NormalEquations
 
@@ -60,11 +62,7 @@ class RegressorGram:
             self.span.append(np.concatenate(span))
         self.transposed = not robot.has_mimic  # add_motion's lane buffer (module docstring)
         if self.transposed:
-            sizes = [s.size for s in self.span]
-            self.width = max(sizes) + 2  # span, tau, and one row for the columns not wanted
-            self.row_of = np.full((n, 10 * bodies), self.width - 1, dtype=np.int64)
-            for j, sel in enumerate(self.rigid_sel):
-                self.row_of[j, self.start[j] + sel] = np.arange(sel.size)
+            self._lane_layout()
         self.G = [np.zeros((s.size, s.size)) for s in self.span]
         self.h = [np.zeros(s.size) for s in self.span]
         self.C = np.zeros(n)
@@ -90,10 +88,29 @@ class RegressorGram:
             self.rows[j] += m.shape[0]
             self.tau_sum[j] += m[:, -1].sum()
 
+    def _lane_layout(self) -> None:
+        """Rows of X_j in the lane buffer: the span's rigid columns, its own columns, tau_j, zero
+        rows up to a multiple of 4 (the product's blocks), and row W for the columns not wanted."""
+        n, sizes = self.n, [s.size for s in self.span]
+        self.width = 4 * ((max(sizes) + 4) // 4)  # W
+        self.row_of = np.full((n, 10 * self.bodies), self.width, dtype=np.int64)
+        entries = max(sum(mine.size for _, _, mine in parts) for parts in self.own_parts)
+        self.own_rows = np.full((n, max(entries, 1), 3), -1, dtype=np.int64)
+        self.own_ratio = np.zeros((n, max(entries, 1)))
+        for j, sel in enumerate(self.rigid_sel):
+            self.row_of[j, self.start[j] + sel] = np.arange(sel.size)
+            row, e = sel.size, 0
+            for k, ratio, mine in self.own_parts[j]:
+                for col in mine:
+                    self.own_rows[j, e], self.own_ratio[j, e] = (row, k, col), ratio
+                    row, e = row + 1, e + 1
+        self.tau_row = np.array(sizes, dtype=np.int64)
+        self.lower = np.zeros((n, self.width, self.width))
+
     def new_buffer(self, block: int) -> np.ndarray:
         """Scratch of ``add_motion`` for up to ``block`` samples (one per thread)."""
         if self.transposed:
-            return np.zeros((self.n, self.width, block))
+            return np.zeros((self.n, self.width + 1, block))
         return np.zeros((block, self.n, 10 * self.bodies))
 
     def add_motion(self, robot, q, dq, ddq, own: np.ndarray, tau: np.ndarray, mask: np.ndarray | None,
@@ -105,25 +122,27 @@ class RegressorGram:
             rigid = buffer[:count]
             self.add(rigid_regressor_block(robot, q, dq, ddq, rigid), own, tau, mask)
             return
-        rigid_regressor_rows(robot, q, dq, ddq, self.row_of, buffer)
-        for j in range(self.n):
-            x = buffer[j, :self.span[j].size + 1, :count]  # [R_j O_j tau_j]^T, samples as columns
-            row = self.rigid_sel[j].size
-            for k, ratio, mine in self.own_parts[j]:
-                x[row:row + mine.size] = own[:, k, mine].T if ratio == 1.0 else ratio * own[:, k, mine].T
-                row += mine.size
-            x[row] = tau[:, j]
-            if mask is not None and not mask[:, j].all():
-                x[:, ~mask[:, j]] = 0.0  # a zero column adds nothing to the sums
-            product = x @ x.T  # symmetric rank-count update (BLAS syrk)
-            self.G[j] += product[:-1, :-1]
-            self.h[j] += product[:-1, -1]
-            self.C[j] += product[-1, -1]
-            self.rows[j] += count if mask is None else int(mask[:, j].sum())
-            self.tau_sum[j] += x[row].sum()
+        keep = np.ones((count, self.n), dtype=bool) if mask is None else np.ascontiguousarray(mask)
+        gram_block(q, dq, ddq, *kernel_arrays(robot), self.row_of, np.ascontiguousarray(own), self.own_rows,
+                   self.own_ratio, self.tau_row, np.ascontiguousarray(tau), keep, buffer, self.lower, self.rows,
+                   self.tau_sum)
+
+    def fold(self) -> "RegressorGram":
+        """Move the lower triangles ``add_motion`` accumulated into G, h, C (``merge`` and
+        ``to_normal_equations`` do it first: read G, h, C directly only after a fold)."""
+        if self.transposed:
+            for j, c in enumerate(self.tau_row):
+                lower = np.tril(self.lower[j, :c + 1, :c + 1])  # (diagonal 4 x 4 blocks are whole)
+                product = lower + np.tril(lower, -1).T  # the symmetric X_j X_j^T
+                self.G[j] += product[:-1, :-1]
+                self.h[j] += product[:-1, -1]
+                self.C[j] += product[-1, -1]
+            self.lower[:] = 0.0
+        return self
 
     def merge(self, other: "RegressorGram") -> "RegressorGram":
         """Add another accumulator of the same robot and model (e.g. another thread's)."""
+        self.fold(), other.fold()
         for j in range(self.n):
             self.G[j] += other.G[j]
             self.h[j] += other.h[j]
@@ -134,6 +153,7 @@ class RegressorGram:
 
     def to_normal_equations(self, base) -> NormalEquations:
         """Normal equations of the base regressor Y[..., base.independent], per joint."""
+        self.fold()
         position = np.full(base.K.shape[1], -1)
         position[base.independent] = np.arange(base.rank)
         ne = NormalEquations(self.n, base.rank)
