@@ -82,7 +82,8 @@ def write_input(path: Path, robot, q, dq, ddq, repeats: int, n_check: int) -> No
 
 
 def run(binary: Path, robot, q, dq, ddq, repeats: int = 5, n_check: int = 200) -> dict:
-    """Pinocchio's regressor and RNEA over the samples in C++: best and median ns per sample,
+    """Pinocchio's regressor and RNEA over the samples in C++: ns per sample [best wall, median
+    wall, best CPU],
     its tau (N, n) and Y of the first n_check samples (n_check, n, 10 n), dynid's column order."""
     n, count = robot.n, q.shape[0]
     with tempfile.TemporaryDirectory() as tmp:

@@ -8,7 +8,8 @@
 //              inertial[10] (dynid order m, mx, my, mz, Ixx, Ixy, Ixz, Iyy, Iyz, Izz; about the
 //              joint frame origin)
 //   double gravity[3]; double q[N n], dq[N n], ddq[N n] (sample major)
-// Output: one line per algorithm on stdout, "name best_ns_per_sample median_ns_per_sample",
+// Output: one line per algorithm on stdout, "name best median best_cpu" (ns per sample: wall
+// clock best and median of the passes, and the best pass in CPU time of this process),
 // and a binary file of tau (N n) then Y of the first n_check samples (n x 10 n each, row
 // major, dynid's column order) for the agreement check.
 //
@@ -23,6 +24,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -54,16 +56,23 @@ static pin::JointModel joint_model(int64_t kind, const Eigen::Vector3d& axis) {
   return pin::JointModelPrismaticUnaligned(axis);
 }
 
-template <typename F> std::pair<double, double> time_loop(F&& body, int64_t samples, int64_t repeats) {
-  std::vector<double> ns;
+struct Timing {
+  double best, median, best_cpu;
+};
+
+template <typename F> Timing time_loop(F&& body, int64_t samples, int64_t repeats) {
+  std::vector<double> ns, cpu;
   for (int64_t r = 0; r < repeats; ++r) {
+    const std::clock_t c0 = std::clock();
     auto t0 = std::chrono::steady_clock::now();
     for (int64_t k = 0; k < samples; ++k) body(k);
     auto t1 = std::chrono::steady_clock::now();
+    const std::clock_t c1 = std::clock();
     ns.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / samples);
+    cpu.push_back(1e9 * double(c1 - c0) / CLOCKS_PER_SEC / samples);
   }
   std::sort(ns.begin(), ns.end());
-  return {ns.front(), ns[ns.size() / 2]};
+  return {ns.front(), ns[ns.size() / 2], *std::min_element(cpu.begin(), cpu.end())};
 }
 
 int main(int argc, char** argv) {
@@ -118,8 +127,8 @@ int main(int argc, char** argv) {
   for (int64_t k = 0; k < std::min<int64_t>(N, 1000); ++k) regressor(k), rnea(k);  // warm up
   const auto t_reg = time_loop(regressor, N, repeats);
   const auto t_rnea = time_loop(rnea, N, repeats);
-  std::printf("regressor %.3f %.3f\nrnea %.3f %.3f\nsink %g\n", t_reg.first, t_reg.second, t_rnea.first,
-              t_rnea.second, sink);
+  std::printf("regressor %.3f %.3f %.3f\nrnea %.3f %.3f %.3f\nsink %g\n", t_reg.best, t_reg.median,
+              t_reg.best_cpu, t_rnea.best, t_rnea.median, t_rnea.best_cpu, sink);
   std::ofstream out(argv[2], std::ios::binary);
   for (int64_t k = 0; k < N; ++k) {
     pin::rnea(model, data, Vec(&q[k * n], n), Vec(&dq[k * n], n), Vec(&ddq[k * n], n));
