@@ -25,8 +25,12 @@ IGNORE = typer.Option(None, "--ignore", help="logged signals not to use: 'dq' (a
                       "e.g. a driver's lagging velocity estimate")
 NAN = typer.Option("drop", "--nan", help="rows with NaN/empty fields: drop (noted) or reject")
 
-LOWPASS = typer.Option(None, "--lowpass", help="zero-phase Butterworth cutoff [Hz] before differentiation; "
-                       "default min(20, fs/10); 0 = off")
+LOWPASS = typer.Option(None, "--lowpass", help="zero-phase Butterworth cutoff [Hz] before differentiation, or "
+                       "'auto': chosen by blocked cross-validation of the log (the default; a log too short for "
+                       "the folds then keeps min(20, fs/10)); 0 = off")
+CV_FOLDS = typer.Option(5, "--cv-folds", help="--lowpass auto: contiguous time folds of the cross-validation")
+EXCITATION = typer.Option(None, "--excitation", help="--lowpass auto: the excitation trajectory of the log "
+                          "(dynid excite JSON or builtin name); its highest harmonic narrows the cutoff grid")
 DERIVATIVE = typer.Option("central", "--derivative", help="central (time-aware differences) or savgol")
 RESAMPLE = typer.Option(None, "--resample", help="resample to this rate [Hz] (irregular logs are always resampled)")
 DECIMATE = typer.Option(1, "--decimate", help="parallel filtering and decimation factor (Gautier)")
@@ -46,6 +50,17 @@ FRICTION = typer.Option("coulomb-viscous", "--friction", help="none | coulomb-vi
 OFFSET = typer.Option(False, "--offset/--no-offset", help="per-joint torque offset")
 ROTOR = typer.Option(True, "--rotor-inertia/--no-rotor-inertia", help="rotor inertia I_a ddq per joint")
 SMOOTH_SIGN = typer.Option(0.0, "--smooth-sign", help="velocity scale of a tanh sign in the friction model [rad/s | m/s] (0 = sign)")
+
+
+def lowpass_from(text: str | None) -> float | str | None:
+    """--lowpass text: None (default: auto with fallback), 'auto' or a cutoff [Hz]."""
+    if text is None or text.strip().lower() == "auto":
+        return None if text is None else "auto"
+    try:
+        return float(text)
+    except ValueError:
+        from dynid.errors import DataError
+        raise DataError(f"--lowpass: expected a cutoff in Hz, 0 (off) or 'auto', got '{text}'") from None
 
 
 def mapping_from(rename, columns, time_unit, degrees, motor_side, current_gain, negate=None,

@@ -34,7 +34,8 @@ def identify(robot: str = robot_option(),
              estimator: str = typer.Option("ols", "--estimator", help="ols | wls | irls | pc (physically consistent)"),
              friction: str = O.FRICTION, offset: bool = O.OFFSET, rotor_inertia: bool = O.ROTOR,
              smooth_sign: float = O.SMOOTH_SIGN,
-             lowpass: float = O.LOWPASS, derivative: str = O.DERIVATIVE, resample: float = O.RESAMPLE,
+             lowpass: str = O.LOWPASS, cv_folds: int = O.CV_FOLDS, excitation: str = O.EXCITATION,
+             derivative: str = O.DERIVATIVE, resample: float = O.RESAMPLE,
              decimate: int = O.DECIMATE, min_velocity: float = O.MIN_VELOCITY,
              segments: str = O.SEGMENTS, max_gap: float = O.MAX_GAP,
              tau_delay: float = O.TAU_DELAY, still_range: float = O.STILL_RANGE,
@@ -89,8 +90,15 @@ def identify(robot: str = robot_option(),
         return
     check_sources(paths, mapping)
     options = O.model_from(friction, rotor_inertia, offset, smooth_sign)
-    prep = O.preprocessing_from(lowpass, derivative, resample, decimate, min_velocity, segments, max_gap, tau_delay)
+    cutoff = O.lowpass_from(lowpass)
+    prep = O.preprocessing_from(cutoff if isinstance(cutoff, float) else None, derivative, resample, decimate,
+                                min_velocity, segments, max_gap, tau_delay)
     base = base_parameters(r, options, tol=tol)
+    extra, cv_notes = {}, []
+    if not isinstance(cutoff, float):
+        prep, extra["lowpass_selection"], cv_notes = _auto_lowpass(r, paths, options, base, prep, mapping, nan,
+                                                                   cutoff == "auto", cv_folds, excitation,
+                                                                   max_condition, chunk_rows)
     kw = {"max_condition": max_condition}
     if estimator == "pc":
         kw["bound"] = prior_bound
@@ -98,7 +106,6 @@ def identify(robot: str = robot_option(),
     def make():
         return make_estimator(estimator, r, options, base, **kw)
 
-    extra = {}
     if estimator == "irls" or by or cycles:
         readies = prepared_sources(r, paths, options, mapping, prep, nan)
         if cycles:
@@ -130,7 +137,8 @@ def identify(robot: str = robot_option(),
         est = fit_determined(make, acc.ne, base, found, pc=estimator == "pc")
         ne, samples, notes, counts = acc.ne, acc.samples, acc.notes, acc.sources
     extra["sources"] = [c.to_dict() for c in counts]
-    result = build_result(robot, r, options, base, est, ne, prep, mapping, samples, notes, str(paths[0]), extra)
+    result = build_result(robot, r, options, base, est, ne, prep, mapping, samples, cv_notes + list(notes),
+                          str(paths[0]), extra)
     result["warnings"] = command_warnings() + result["warnings"]  # e.g. positions far outside the limits
     annotate(result, found, r, base, estimator)
     write_result(out, result)
@@ -143,6 +151,26 @@ def identify(robot: str = robot_option(),
         console.print(f"per {by}: {len(per['labels'])} identified ({len(per['failed'])} failed); "
                       f"median cross-{by} spread {np.median(spread) if spread else float('nan'):.2f} % of the mean")
     console.print(f"wrote [bold]{out}[/]")
+
+
+def _auto_lowpass(r, paths, options, base, prep, mapping, nan, strict, folds, excitation, max_condition, chunk_rows):
+    """--lowpass auto (identify.crossval): the cutoff chosen by blocked cross-validation, printed."""
+    from dynid.identify.crossval import auto_lowpass
+
+    bandwidth = None
+    if excitation is not None:
+        from dynid.excite.fileio import load_trajectory
+
+        traj = load_trajectory(excitation, r.n, r.name)
+        bandwidth = max(traj.harmonics) * traj.w_f / (2.0 * np.pi)  # highest harmonic [Hz]
+    prep, selection, notes = auto_lowpass(r, data, options, base, prep, mapping, nan, strict, folds, bandwidth,
+                                          max_condition, chunk_rows)
+    if "chosen_hz" in selection:
+        curve = ", ".join(f"{c:.3g} Hz {_fmt(s and 100 * s, '.3f')}" for c, s in
+                          zip(selection["candidates_hz"], selection["scores"]))
+        console.print(f"low-pass cutoff {selection['chosen_hz']:.3g} Hz chosen by {selection['folds']}-fold blocked "
+                      f"cross-validation (held-out relative error %: {curve})")
+    return prep, selection, notes
 
 
 def _print_result(result: dict) -> None:

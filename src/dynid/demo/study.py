@@ -29,8 +29,14 @@ def identify(ws: Workspace, progress) -> None:
     from dynid.identify.cycle_stats import statistics_to_json, thesis_statistics
     from dynid.identify.pipeline import accumulate_file, make_estimator, per_cycle
 
-    options, prep = ws.model_options(), Preprocessing()
+    from dynid.identify.crossval import choose_lowpass
+
+    options = ws.model_options()
     base = base_parameters(ws.robot, options, seed=ws.settings.seed)
+    traj = ws.state.get("trajectory")  # its highest harmonic narrows the cutoff grid
+    bandwidth = None if traj is None else max(traj.harmonics) * traj.w_f / (2.0 * np.pi)
+    prep, selection = choose_lowpass(ws.robot, [ws.path("data")], options, base, Preprocessing(), bandwidth=bandwidth)
+    ws.figures["low-pass cutoff chosen by cross-validation [Hz]"] = selection.chosen_hz
     acc = accumulate_file(ws.robot, ws.path("data"), options, base, prep=prep)
     ols = make_estimator("ols", ws.robot, options, base).fit_normal_equations(acc.ne)
     progress(0.2)
@@ -40,10 +46,11 @@ def identify(ws: Workspace, progress) -> None:
            "std": stats["std"].tolist(), "values": stats["values"].tolist(),
            "relative_spread": [None if not np.isfinite(v) else float(v) for v in stats["relative_spread"]],
            "statistics": statistics_to_json(thesis_statistics(stats["values"], stats["labels"], skip_first(ws)))}
-    ols_result = _result(ws, ols, acc, base, options, prep, {"per_cycle": per})
+    ols_result = _result(ws, ols, acc, base, options, prep,
+                         {"per_cycle": per, "lowpass_selection": selection.to_dict()})
     progress(0.7)
     pc = make_estimator("pc", ws.robot, options, base).fit_normal_equations(acc.ne)
-    pc_result = _result(ws, pc, acc, base, options, prep)
+    pc_result = _result(ws, pc, acc, base, options, prep, {"lowpass_selection": selection.to_dict()})
     rel = [p["relative_std"] for p in ols_result["base_parameters"] if p["relative_std"] is not None]
     ws.figures["base parameters"] = base.rank
     ws.figures["condition number of the fit"] = ols_result["fit"]["condition_number"]

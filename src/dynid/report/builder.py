@@ -12,12 +12,14 @@ from dynid.errors import DynidError
 from dynid.report import html, sections
 from dynid.report.friction_section import friction
 from dynid.report.inputs import ReportInputs, load_json
+from dynid.report.preprocessing_section import preprocessing
 from dynid.report.thesis_section import postures, verification
 
-SECTION_BUILDERS = (sections.overview, sections.torques, sections.parameters, sections.identifiability,
-                    sections.excitation, sections.evolution, verification, friction, sections.multibody, postures)
-SECTION_IDS = ("overview", "torques", "parameters", "identifiability", "excitation", "evolution", "verification",
-               "friction", "multibody", "postures")
+SECTION_BUILDERS = (sections.overview, sections.torques, sections.parameters, preprocessing,
+                    sections.identifiability, sections.excitation, sections.evolution, verification, friction,
+                    sections.multibody, postures)
+SECTION_IDS = ("overview", "torques", "parameters", "preprocessing", "identifiability", "excitation", "evolution",
+               "verification", "friction", "multibody", "postures")
 
 
 def load_context(inputs: ReportInputs, force: bool = False) -> sections.Context:

@@ -1,0 +1,72 @@
+"""Contiguous blocks of a log, read in bounded memory (for choices made on part of a long log).
+
+``read_blocks`` returns the whole log as one block when it has at most ``budget`` rows;
+otherwise ``count`` contiguous blocks of ``budget // count`` rows, evenly spread over the log
+(block k centred at (k + 1/2) / count of it), so a choice made on them sees the start, the
+middle and the end of a long recording. Blocks are never random samples: neighbouring samples
+of a log are correlated, and a block keeps its own time order for filters and derivatives.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from dynid.data.columns import ColumnMapping, JointData
+from dynid.data.io import is_parquet
+from dynid.data.stream import raw_chunks
+
+
+def count_rows(path: str | Path, mapping: ColumnMapping = ColumnMapping()) -> int:
+    """Data rows of a CSV or Parquet file (Parquet: from the metadata; CSV: newlines, minus
+    the header line unless the file is headerless)."""
+    path = Path(path)
+    if is_parquet(path):
+        import pyarrow.parquet as pq
+
+        return int(pq.ParquetFile(path).metadata.num_rows)
+    lines, last = 0, b"\n"
+    with open(path, "rb") as fh:
+        for piece in iter(lambda: fh.read(1 << 24), b""):
+            lines += piece.count(b"\n")
+            last = piece[-1:]
+    lines += last != b"\n"  # a last line without its newline
+    return max(lines - (0 if mapping.names else 1), 0)
+
+
+def concatenate(parts: list[JointData]) -> JointData:
+    """One JointData from consecutive pieces of a log (same columns)."""
+    first = parts[0]
+    cat = lambda name: None if getattr(first, name) is None else np.concatenate([getattr(p, name) for p in parts])  # noqa: E731
+    return JointData(cat("t"), cat("q"), cat("dq"), cat("ddq"), cat("tau"), cat("cycle"), cat("stage"),
+                     first.source, [note for p in parts for note in p.notes])
+
+
+def read_blocks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapping(), nan: str = "drop",
+                budget: int = 240_000, count: int = 5, chunk_rows: int = 50_000) -> list[JointData]:
+    """The log as one block (at most ``budget`` rows) or ``count`` evenly spread blocks of
+    ``budget // count`` contiguous rows (module docstring). Rows are counted after cleaning."""
+    total = count_rows(path, mapping)
+    if total <= budget:
+        starts, size = np.array([0]), max(total, 1) + chunk_rows  # everything
+    else:
+        size = budget // count
+        starts = np.rint((np.arange(count) + 0.5) * total / count - size / 2).astype(np.int64)
+    blocks: list[list[JointData]] = [[] for _ in starts]
+    seen, notes = 0, []
+    for chunk in raw_chunks(path, robot, mapping, chunk_rows, nan):
+        if len(chunk) == 0:
+            notes.extend(chunk.notes)
+            continue
+        for k, start in enumerate(starts):
+            lo, hi = max(start - seen, 0), min(start + size - seen, len(chunk))
+            if hi > lo:
+                blocks[k].append(chunk.select(slice(lo, hi)))
+        seen += len(chunk)
+        if seen >= starts[-1] + size:
+            break
+    out = [concatenate(parts) for parts in blocks if parts]
+    if out:
+        out[0].notes.extend(notes)
+    return out

@@ -1,0 +1,283 @@
+"""``--lowpass auto``: the low-pass cutoff chosen from the data by blocked cross-validation.
+
+The cutoff trades two errors. Too high, and the noise of q (encoder quantization, sensor
+noise) is differentiated twice into ddq: the regressor is noisy, the estimate biased
+(errors in variables) and the prediction noisy. Too low, and the filter distorts the motion
+itself. Where the optimum lies depends on the noise, the sample rate and the bandwidth of the
+motion, so it is measured on the log rather than guessed:
+
+1. folds: the training log (or, past ``budget`` rows, ``count`` evenly spread blocks of it,
+   ``data.blocks.read_blocks``) is cut into K folds of *contiguous* time, never random
+   samples, because neighbouring samples are correlated (blocked cross-validation for
+   dependent data: Burman, Chow & Nolan 1994, Biometrika 81(2); Bergmeir & Benitez 2012,
+   Information Sciences 191). Around a cut inside a block, ``gap`` samples on each side
+   belong to no fold (h-block cross-validation, Burman et al.); blocks of a long log are
+   folds of their own, separated by the unread rows between them;
+2. per candidate cutoff f_c, each block is preprocessed exactly as ``identify`` does
+   (``prepare`` with lowpass_hz = f_c), and its base regressor and torques go into one set of
+   per-joint normal equations per fold, (A_k, B_k, C_k) (``RegressorGram``, the accumulator
+   of the streaming path), over the samples every candidate keeps (the filter edges of the
+   lowest cutoff are left out for all, so all candidates are scored on the same samples);
+3. leave one fold out by subtraction: beta_-k = OLS of (A - A_k, B - B_k), and the held-out
+   residual of fold k from its sums alone,
+       RSS_k = C_k - 2 B_k^T beta_-k + beta_-k^T A_k beta_-k                        (CV1)
+4. score(f_c) = sqrt(sum_k RSS_k / sum_k C_k), the held-out relative torque error of all
+   joints (what ``validate`` prints as the relative error), against the measured torque: its
+   noise adds the same expected amount to every candidate's score, so the order of the
+   candidates is that of their error against the true torque;                      (CV2)
+5. grid: a coarse logarithmic grid (steps of at most a factor 2) from f_lo to f_hi, then the
+   two neighbours of the best at a factor sqrt 2; the smallest score wins. A best candidate
+   on the edge of the grid extends it by one step in that direction while that improves the
+   score (between max(0.1 Hz, 30 / block duration) and 0.4 fs). Without knowledge
+   of the motion f_lo = 0.5 Hz and f_hi = min(50 Hz, 0.4 fs); when the excitation
+   trajectory is known, its highest harmonic f_max narrows it to [2 f_max, min(40 f_max,
+   0.4 fs)] (the 4th-order Butterworth run forward and backward has the gain
+   1 / (1 + (f / f_c)^8) >= 0.996 for f <= f_c / 2). f_lo is at least 30 / (block duration) Hz so that the
+   filter edges (3 fs / f_c samples at each end) stay below a tenth of a block.
+
+The final fit then runs once more on the whole log with the chosen cutoff (the streaming
+path), so the cost is one pass over at most ``budget`` rows per candidate, plus the fit.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from dynid.data.blocks import read_blocks
+from dynid.data.columns import ColumnMapping, JointData
+from dynid.data.preprocess import Preprocessing, edge_mask, edge_samples, prepare, sample_rate
+from dynid.errors import DataError, IllConditionedError
+from dynid.excite.threads import single_blas_thread
+from dynid.identify.base import BaseParameters, identifiability_table
+from dynid.identify.estimators import OrdinaryLeastSquares
+from dynid.identify.gram import RegressorGram
+from dynid.identify.model import ModelOptions, motor_columns
+from dynid.identify.normal_equations import NormalEquations
+from dynid.identify.pipeline import BLOCK, add_samples, stream_workers
+
+FOLDS = 5
+BUDGET = 240_000  # rows of a long log the choice is made on
+MIN_FOLD_SECONDS = 1.0
+
+
+class CrossValidationError(DataError):
+    """The log cannot be cut into the folds cross-validation needs."""
+
+
+@dataclass
+class LowpassSelection:
+    """Outcome of the cross-validation (``to_dict`` is what result.json stores)."""
+
+    chosen_hz: float
+    candidates_hz: list[float]
+    scores: list[float | None]
+    folds: int
+    blocks: int
+    samples: int
+    grid: dict
+    failures: dict = field(default_factory=dict)
+    cpu_seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        order = np.argsort(self.candidates_hz)
+        return {"method": "blocked cross-validation", "chosen_hz": self.chosen_hz,
+                "criterion": "held-out relative torque error, all joints (OLS refit without the fold)",
+                "candidates_hz": [self.candidates_hz[k] for k in order],
+                "scores": [self.scores[k] for k in order], "folds": self.folds, "blocks": self.blocks,
+                "samples": self.samples, "grid": self.grid, "failures": self.failures,
+                "cpu_seconds": self.cpu_seconds}
+
+
+def cutoff_grid(fs: float, block_seconds: float, bandwidth: float | None = None) -> tuple[np.ndarray, dict]:
+    """Coarse candidate cutoffs [Hz] (module docstring, step 5) and a description of the grid."""
+    top = 0.4 * fs
+    if bandwidth is not None and bandwidth > 0:
+        lo, hi = 2.0 * bandwidth, min(40.0 * bandwidth, top)
+        source = f"excitation bandwidth {bandwidth:.4g} Hz"
+    else:
+        lo, hi = 0.5, min(50.0, top)
+        source = "sample rate and log length (excitation unknown)"
+    lo = min(max(lo, 30.0 / max(block_seconds, 1e-9)), hi)
+    steps = max(1, math.ceil(math.log2(hi / lo))) if hi > lo else 0
+    grid = lo * (hi / lo) ** (np.arange(steps + 1) / max(steps, 1)) if steps else np.array([lo])
+    return grid, {"low_hz": float(lo), "high_hz": float(hi), "source": source, "block_seconds": float(block_seconds)}
+
+
+def fold_labels(lengths: list[int], folds: int, gap: int) -> list[np.ndarray]:
+    """Fold of every row of consecutive blocks (-1: in a gap). With one block per fold the
+    blocks are the folds; otherwise the rows are cut into ``folds`` runs of equal count and
+    ``gap`` rows on each side of a cut inside a block belong to no fold."""
+    if len(lengths) == folds:
+        return [np.full(m, k) for k, m in enumerate(lengths)]
+    total = sum(lengths)
+    cuts = np.ceil(np.arange(1, folds) * total / folds).astype(np.int64)
+    labels, offset = [], 0
+    for m in lengths:
+        g = offset + np.arange(m)
+        lab = np.minimum(g * folds // max(total, 1), folds - 1)
+        for c in cuts:
+            if offset + gap <= c <= offset + m - gap:
+                lab[np.abs(g - c) < gap] = -1
+        labels.append(lab)
+        offset += m
+    return labels
+
+
+def _subtract(total: NormalEquations, part: NormalEquations) -> NormalEquations:
+    out = NormalEquations(total.n, total.b)
+    out.A, out.B, out.C = total.A - part.A, total.B - part.B, total.C - part.C
+    out.rows, out.tau_sum = total.rows - part.rows, total.tau_sum - part.tau_sum
+    return out
+
+
+def fold_equations(robot, blocks: list[JointData], labels: list[np.ndarray], options: ModelOptions,
+                   base: BaseParameters, prep: Preprocessing, trim_prep: Preprocessing, folds: int,
+                   table: np.ndarray) -> list[NormalEquations]:
+    """Per-fold normal equations of the blocks preprocessed with ``prep`` (step 2); the
+    samples near block ends that ``trim_prep`` (the lowest cutoff) trims are left out."""
+    grams = [RegressorGram(robot, options, base, table) for _ in range(folds)]
+    buffer = np.zeros((BLOCK, robot.n, 10 * robot.n_bodies))
+    columns = lambda dq, ddq: motor_columns(robot, dq, ddq, options)  # noqa: E731
+    for raw, lab in zip(blocks, labels):
+        ready = prepare(raw, prep, joint_columns=columns)
+        keep = edge_mask(len(ready), edge_samples(trim_prep, sample_rate(ready.t)))
+        # rows after resampling or decimation take the fold of the raw row at or after them
+        fold = lab[np.clip(np.searchsorted(raw.t, ready.t), 0, len(raw) - 1)]
+        for k in range(folds):
+            rows = np.flatnonzero(keep & (fold == k))
+            if rows.size:
+                part = slice(rows[0], rows[-1] + 1)
+                add_samples(robot, ready.select(part), options, prep, grams[k], buffer, (fold[part] == k) & keep[part])
+    return [g.to_normal_equations(base) for g in grams]
+
+
+def held_out_score(parts: list[NormalEquations], names, max_condition: float) -> tuple[float, np.ndarray]:
+    """(score (CV2), (folds, n) held-out RSS (CV1)) of leave-one-fold-out OLS refits."""
+    total = parts[0]
+    for p in parts[1:]:
+        total = _combine(total, p)
+    rss = []
+    for part in parts:
+        est = OrdinaryLeastSquares(names=names, max_condition=max_condition).fit_normal_equations(_subtract(total, part))
+        rss.append(part.residual_ss(est.coef_))
+    rss = np.array(rss)
+    return float(np.sqrt(rss.sum() / max(float(total.C.sum()), 1e-300))), rss
+
+
+def _combine(a: NormalEquations, b: NormalEquations) -> NormalEquations:
+    out = NormalEquations(a.n, a.b)
+    out.A, out.B, out.C, out.rows, out.tau_sum = a.A + b.A, a.B + b.B, a.C + b.C, a.rows + b.rows, a.tau_sum + b.tau_sum
+    return out
+
+
+def _check_blocks(blocks: list[JointData], labels: list[np.ndarray], folds: int, trim: int, source: str) -> None:
+    """Each fold must keep at least MIN_FOLD_SECONDS once the filter edges are trimmed."""
+    fs = sample_rate(blocks[0].t)
+    counts = np.zeros(folds, dtype=np.int64)
+    for raw, lab in zip(blocks, labels):
+        keep = edge_mask(len(raw), trim)
+        counts += np.bincount(lab[keep & (lab >= 0)], minlength=folds)[:folds]
+    need = max(int(MIN_FOLD_SECONDS * fs), 20)
+    if counts.min() < need:
+        seconds = sum(float(b.t[-1] - b.t[0]) for b in blocks)
+        raise CrossValidationError(
+            f"{source}: {seconds:.3g} s of data are too short for {folds}-fold cross-validation of the low-pass "
+            f"cutoff (the shortest fold keeps {counts.min()} samples after the filter edges, at least {need} "
+            f"= {MIN_FOLD_SECONDS:g} s needed); give --lowpass HZ, fewer --cv-folds or a longer log")
+
+
+def select_lowpass(robot, blocks: list[JointData], options: ModelOptions, base: BaseParameters,
+                   prep: Preprocessing = Preprocessing(), folds: int = FOLDS, bandwidth: float | None = None,
+                   max_condition: float = 1e7, workers: int | None = None, source: str = "log") -> LowpassSelection:
+    """Blocked cross-validation of the cutoff over in-memory blocks of a log (module docstring)."""
+    if folds < 2:
+        raise CrossValidationError(f"cross-validation needs at least 2 folds, got {folds}")
+    blocks = [b for b in blocks if len(b) >= 3]
+    if not blocks or any(b.tau is None for b in blocks):
+        raise DataError(f"{source}: no torques (tau1..taun) or currents (i1..in) to identify from")
+    cpu = time.process_time()
+    fs = sample_rate(blocks[0].t)
+    grid, info = cutoff_grid(fs, min(float(b.t[-1] - b.t[0]) for b in blocks), bandwidth)
+    trim_prep = replace(prep, lowpass_hz=float(grid[0]), trim=None)
+    trim = edge_samples(trim_prep, fs / prep.decimate) * prep.decimate
+    gap = min(math.ceil(fs / grid[0]), max(sum(len(b) for b in blocks) // (20 * folds), 1))
+    labels = fold_labels([len(b) for b in blocks], folds, gap)
+    _check_blocks(blocks, labels, folds, trim, source)
+    table = identifiability_table(robot, options)
+    scores, failures = {}, {}
+
+    def evaluate(fc: float) -> None:
+        parts = fold_equations(robot, blocks, labels, options, base, replace(prep, lowpass_hz=fc), trim_prep,
+                               folds, table)
+        try:
+            scores[fc] = held_out_score(parts, base.names, max_condition)[0]
+        except IllConditionedError as exc:  # a fold's complement does not determine the parameters
+            scores[fc], failures[f"{fc:.4g}"] = None, str(exc)
+
+    def run(candidates) -> None:
+        todo = [float(c) for c in candidates if float(c) not in scores]
+        with single_blas_thread(), ThreadPoolExecutor(max(1, min(workers or stream_workers(), len(todo) or 1))) as pool:
+            list(pool.map(evaluate, todo))
+
+    run(grid)
+    best = _best(scores)
+    ratio = (grid[-1] / grid[0]) ** (1.0 / (len(grid) - 1)) if len(grid) > 1 else 2.0
+    floor, ceiling = max(0.1, 30.0 / info["block_seconds"]), 0.4 * fs
+    while best is not None and (best == max(scores) and best * ratio <= ceiling
+                                or best == min(scores) and best / ratio >= floor):
+        run([best * ratio if best == max(scores) else best / ratio])  # the best is on the edge: go past it
+        if _best(scores) == best:
+            break
+        best = _best(scores)
+    if best is not None:
+        step = math.sqrt(ratio)
+        run([c for c in (best / step, best * step) if floor <= c <= ceiling])
+        best = _best(scores)
+    if best is None:
+        raise CrossValidationError(f"{source}: no candidate cutoff could be scored: the log without one of its "
+                                   f"{folds} folds does not determine the base parameters "
+                                   f"({next(iter(failures.values()))}); give --lowpass HZ or a richer log")
+    cands = list(scores)
+    return LowpassSelection(best, cands, [scores[c] for c in cands], folds, len(blocks),
+                            int(sum(len(b) for b in blocks)), info, failures, time.process_time() - cpu)
+
+
+def _best(scores: dict) -> float | None:
+    valid = {c: s for c, s in scores.items() if s is not None and np.isfinite(s)}
+    return min(valid, key=valid.get) if valid else None
+
+
+def choose_lowpass(robot, path, options: ModelOptions, base: BaseParameters, prep: Preprocessing = Preprocessing(),
+                   mapping: ColumnMapping = ColumnMapping(), nan: str = "drop", folds: int = FOLDS,
+                   bandwidth: float | None = None, max_condition: float = 1e7, budget: int = BUDGET,
+                   chunk_rows: int = 50_000) -> tuple[Preprocessing, LowpassSelection]:
+    """(``prep`` with the chosen cutoff, the selection) for the log at ``path``: the whole log,
+    or ``folds`` spread blocks of it past ``budget`` rows (``data.blocks.read_blocks``)."""
+    blocks = read_blocks(path, robot, mapping, nan, budget, folds, chunk_rows)
+    selection = select_lowpass(robot, blocks, options, base, prep, folds, bandwidth, max_condition,
+                               source=str(path))
+    return replace(prep, lowpass_hz=selection.chosen_hz), selection
+
+
+def auto_lowpass(robot, path, options: ModelOptions, base: BaseParameters, prep: Preprocessing,
+                 mapping: ColumnMapping = ColumnMapping(), nan: str = "drop", strict: bool = True,
+                 folds: int = FOLDS, bandwidth: float | None = None, max_condition: float = 1e7,
+                 chunk_rows: int = 50_000) -> tuple[Preprocessing, dict, list[str]]:
+    """The policy of ``identify``: (preprocessing, result.json "lowpass_selection", notes).
+
+    ``strict`` (``--lowpass auto`` asked for): a log too short for the folds is an error.
+    Otherwise (the default) such a log keeps the fixed default min(20 Hz, fs / 10), with a note."""
+    try:
+        chosen, selection = choose_lowpass(robot, path, options, base, prep, mapping, nan, folds, bandwidth,
+                                           max_condition, chunk_rows=chunk_rows)
+    except CrossValidationError as exc:
+        if strict:
+            raise
+        note = f"low-pass cutoff not cross-validated, fixed default min(20 Hz, fs/10) used: {exc}"
+        return replace(prep, lowpass_hz=None), {"method": "default min(20 Hz, fs/10)", "reason": str(exc)}, [note]
+    return chosen, selection.to_dict(), []
