@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 
@@ -162,7 +163,7 @@ def _auto_lowpass(r, paths, options, base, prep, mapping, nan, strict, folds, ex
         from dynid.excite.fileio import load_trajectory
 
         traj = load_trajectory(excitation, r.n, r.name)
-        bandwidth = max(traj.harmonics) * traj.w_f / (2.0 * np.pi)  # highest harmonic [Hz]
+        bandwidth = max(traj.harmonics) * traj.w_f / (2.0 * math.pi)  # highest harmonic [Hz]
     prep, selection, notes = auto_lowpass(r, data, options, base, prep, mapping, nan, strict, folds, bandwidth,
                                           max_condition, chunk_rows)
     if "chosen_hz" in selection:
