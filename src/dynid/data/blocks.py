@@ -14,18 +14,21 @@ from pathlib import Path
 import numpy as np
 
 from dynid.data.columns import ColumnMapping, JointData
-from dynid.data.io import is_parquet
+from dynid.data.io import data_file, is_parquet
 from dynid.data.stream import raw_chunks
 
 
 def count_rows(path: str | Path, mapping: ColumnMapping = ColumnMapping()) -> int:
     """Data rows of a CSV or Parquet file (Parquet: from the metadata; CSV: newlines, minus
     the header line unless the file is headerless)."""
-    path = Path(path)
+    path = data_file(path)  # a regular, readable file (never a device or a FIFO)
     if is_parquet(path):
         import pyarrow.parquet as pq
 
-        return int(pq.ParquetFile(path).metadata.num_rows)
+        try:
+            return int(pq.ParquetFile(path).metadata.num_rows)
+        except Exception:  # noqa: BLE001 - not a readable Parquet file: raw_chunks names the problem
+            return 0
     lines, last = 0, b"\n"
     with open(path, "rb") as fh:
         for piece in iter(lambda: fh.read(1 << 24), b""):
