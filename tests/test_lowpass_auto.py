@@ -12,7 +12,9 @@ from dynid.data.blocks import read_blocks
 from dynid.data.io import write_joint_data
 from dynid.data.preprocess import Preprocessing, edge_mask, edge_samples, prepare, sample_rate
 from dynid.identify.base import base_parameters, identifiability_table
-from dynid.identify.crossval import CrossValidationError, fold_equations, fold_labels, held_out_score, select_lowpass
+from dynid.identify.crossval import (
+    CrossValidationError, choose_lowpass, fold_equations, fold_labels, held_out_score, select_lowpass,
+)
 from dynid.identify.estimators import OrdinaryLeastSquares
 from dynid.identify.model import ModelOptions, motor_columns
 from dynid.identify.pipeline import fit_data, regressor_arrays
@@ -33,7 +35,24 @@ def test_folds_are_contiguous_runs_with_gaps_only_around_cuts_inside_a_block():
     gaps = np.flatnonzero(rows < 0)
     cuts = np.ceil(np.arange(1, 5) * 1400 / 5)
     assert all(np.min(np.abs(cuts - g)) < 10 for g in gaps)
+    # files or segments near the cuts: the folds are whole pieces, no gap needed
     assert [np.unique(lab).tolist() for lab in fold_labels([50, 60, 70], folds=3, gap=5)] == [[0], [1], [2]]
+    assert [np.unique(lab).tolist() for lab in fold_labels([200] * 10, folds=5, gap=5)] == [[k // 2] for k in range(10)]
+
+
+def test_files_and_segments_are_cross_validated_as_pieces_of_their_own(tmp_path):
+    """Nothing is filtered across a file or segment boundary (each is a piece, prepared alone)."""
+    robot = dynid.load_robot("planar2")
+    paths = []
+    for k in range(2):  # two files, the second with a 2 s gap in the middle: three segments
+        data, _, _ = realistic_log(robot, 100.0, 40.0, seed=20 + k, drop=0.0)
+        if k == 1:
+            data = data.select(np.abs(data.t - 20.0) > 1.0)
+        write_joint_data(tmp_path / f"log{k}.csv", data)
+        paths.append(tmp_path / f"log{k}.csv")
+    options = ModelOptions()
+    prep, selection = choose_lowpass(robot, paths, options, base_parameters(robot, options), folds=3)
+    assert selection.blocks == 3 and prep.lowpass_hz == selection.chosen_hz
 
 
 def test_leave_one_fold_out_by_subtraction_equals_refitting_on_the_other_folds():

@@ -164,7 +164,7 @@ def _auto_lowpass(r, paths, options, base, prep, mapping, nan, strict, folds, ex
 
         traj = load_trajectory(excitation, r.n, r.name)
         bandwidth = max(traj.harmonics) * traj.w_f / (2.0 * math.pi)  # highest harmonic [Hz]
-    prep, selection, notes = auto_lowpass(r, data, options, base, prep, mapping, nan, strict, folds, bandwidth,
+    prep, selection, notes = auto_lowpass(r, paths, options, base, prep, mapping, nan, strict, folds, bandwidth,
                                           max_condition, chunk_rows)
     if "chosen_hz" in selection:
         curve = ", ".join(f"{c:.3g} Hz {_fmt(s and 100 * s, '.3f')}" for c, s in

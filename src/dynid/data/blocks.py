@@ -5,6 +5,8 @@ otherwise ``count`` contiguous blocks of ``budget // count`` rows, evenly spread
 (block k centred at (k + 1/2) / count of it), so a choice made on them sees the start, the
 middle and the end of a long recording. Blocks are never random samples: neighbouring samples
 of a log are correlated, and a block keeps its own time order for filters and derivatives.
+Rows carry their segment (``data.segments``); ``pieces`` cuts blocks at segment boundaries,
+so nothing downstream filters or differentiates across one.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import numpy as np
 
 from dynid.data.columns import ColumnMapping, JointData
 from dynid.data.io import data_file, is_parquet
+from dynid.data.segments import concat, segment_ranges
 from dynid.data.stream import raw_chunks
 
 
@@ -38,18 +41,11 @@ def count_rows(path: str | Path, mapping: ColumnMapping = ColumnMapping()) -> in
     return max(lines - (0 if mapping.names else 1), 0)
 
 
-def concatenate(parts: list[JointData]) -> JointData:
-    """One JointData from consecutive pieces of a log (same columns)."""
-    first = parts[0]
-    cat = lambda name: None if getattr(first, name) is None else np.concatenate([getattr(p, name) for p in parts])  # noqa: E731
-    return JointData(cat("t"), cat("q"), cat("dq"), cat("ddq"), cat("tau"), cat("cycle"), cat("stage"),
-                     first.source, [note for p in parts for note in p.notes])
-
-
 def read_blocks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapping(), nan: str = "drop",
-                budget: int = 240_000, count: int = 5, chunk_rows: int = 50_000) -> list[JointData]:
+                budget: int = 240_000, count: int = 5, chunk_rows: int = 50_000, prep=None) -> list[JointData]:
     """The log as one block (at most ``budget`` rows) or ``count`` evenly spread blocks of
-    ``budget // count`` contiguous rows (module docstring). Rows are counted after cleaning."""
+    ``budget // count`` contiguous rows (module docstring). Rows are counted after cleaning;
+    ``prep`` (its ``segments`` and ``max_gap``) labels their segments."""
     total = count_rows(path, mapping)
     if total <= budget:
         starts, size = np.array([0]), max(total, 1) + chunk_rows  # everything
@@ -58,7 +54,7 @@ def read_blocks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapping(
         starts = np.rint((np.arange(count) + 0.5) * total / count - size / 2).astype(np.int64)
     blocks: list[list[JointData]] = [[] for _ in starts]
     seen, notes = 0, []
-    for chunk in raw_chunks(path, robot, mapping, chunk_rows, nan):
+    for chunk in raw_chunks(path, robot, mapping, chunk_rows, nan, prep):
         if len(chunk) == 0:
             notes.extend(chunk.notes)
             continue
@@ -69,7 +65,12 @@ def read_blocks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapping(
         seen += len(chunk)
         if seen >= starts[-1] + size:
             break
-    out = [concatenate(parts) for parts in blocks if parts]
+    out = [concat(parts) for parts in blocks if parts]
     if out:
         out[0].notes.extend(notes)
     return out
+
+
+def pieces(blocks: list[JointData]) -> list[JointData]:
+    """The blocks cut at their segment boundaries: contiguous rows of one segment each, in order."""
+    return [block.select(rows) for block in blocks for _, rows in segment_ranges(block)]

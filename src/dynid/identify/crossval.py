@@ -7,12 +7,14 @@ itself. Where the optimum lies depends on the noise, the sample rate and the ban
 motion, so it is measured on the log rather than guessed:
 
 1. folds: the training log (or, past ``budget`` rows, ``count`` evenly spread blocks of it,
-   ``data.blocks.read_blocks``) is cut into K folds of *contiguous* time, never random
+   ``data.blocks.read_blocks``; several files in order; every file and block cut at its
+   segment boundaries, ``data.segments``) is cut into K folds of *contiguous* time, never random
    samples, because neighbouring samples are correlated (blocked cross-validation for
    dependent data: Burman, Chow & Nolan 1994, Biometrika 81(2); Bergmeir & Benitez 2012,
    Information Sciences 191). Around a cut inside a block, ``gap`` samples on each side
-   belong to no fold (h-block cross-validation, Burman et al.); blocks of a long log are
-   folds of their own, separated by the unread rows between them;
+   belong to no fold (h-block cross-validation, Burman et al.); a cut near the boundary of a
+   file, segment or block (within a quarter of a fold) moves onto it, so that with enough
+   files or segments the folds are whole ones (blocks of a long log are folds of their own);
 2. per candidate cutoff f_c, each block is preprocessed exactly as ``identify`` does
    (``prepare`` with lowpass_hz = f_c), and its base regressor and torques go into one set of
    per-joint normal equations per fold, (A_k, B_k, C_k) (``RegressorGram``, the accumulator
@@ -32,8 +34,9 @@ motion, so it is measured on the log rather than guessed:
    of the motion f_lo = 0.5 Hz and f_hi = min(50 Hz, 0.4 fs); when the excitation
    trajectory is known, its highest harmonic f_max narrows it to [2 f_max, min(40 f_max,
    0.4 fs)] (the 4th-order Butterworth run forward and backward has the gain
-   1 / (1 + (f / f_c)^8) >= 0.996 for f <= f_c / 2). f_lo is at least 30 / (block duration) Hz so that the
-   filter edges (3 fs / f_c samples at each end) stay below a tenth of a block.
+   1 / (1 + (f / f_c)^8) >= 0.996 for f <= f_c / 2). f_lo is at least 30 / (median piece
+   duration) Hz so that the filter edges (3 fs / f_c samples at each end) stay below a tenth
+   of a piece; pieces shorter than both edges of the lowest cutoff are left out.
 
 The final fit then runs once more on the whole log with the chosen cutoff (the streaming
 path), so the cost is one pass over at most ``budget`` rows per candidate, plus the fit.
@@ -45,10 +48,11 @@ import math
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 
-from dynid.data.blocks import read_blocks
+from dynid.data.blocks import pieces, read_blocks
 from dynid.data.columns import ColumnMapping, JointData
 from dynid.data.preprocess import Preprocessing, edge_mask, edge_samples, prepare, sample_rate
 from dynid.errors import DataError, IllConditionedError
@@ -109,22 +113,25 @@ def cutoff_grid(fs: float, block_seconds: float, bandwidth: float | None = None)
 
 
 def fold_labels(lengths: list[int], folds: int, gap: int) -> list[np.ndarray]:
-    """Fold of every row of consecutive blocks (-1: in a gap). With one block per fold the
-    blocks are the folds; otherwise the rows are cut into ``folds`` runs of equal count and
-    ``gap`` rows on each side of a cut inside a block belong to no fold."""
-    if len(lengths) == folds:
-        return [np.full(m, k) for k, m in enumerate(lengths)]
+    """Fold of every row of consecutive pieces (-1: in a gap). The rows are cut into ``folds``
+    runs of about equal count; a cut within a quarter of a fold of a piece boundary (another
+    file or segment, or a block of a long log) moves onto it, otherwise ``gap`` rows on each
+    side of the cut belong to no fold (module docstring, step 1)."""
     total = sum(lengths)
-    cuts = np.ceil(np.arange(1, folds) * total / folds).astype(np.int64)
-    labels, offset = [], 0
-    for m in lengths:
+    bounds = np.cumsum([0] + list(lengths))
+    cuts = []
+    for c in np.arange(1, folds) * total / folds:
+        near = bounds[np.argmin(np.abs(bounds - c))]
+        cuts.append((int(near), True) if abs(near - c) <= 0.25 * total / folds else (int(math.ceil(c)), False))
+    edges = np.array([0] + [c for c, _ in cuts] + [total])
+    labels = []
+    for m, offset in zip(lengths, bounds[:-1]):
         g = offset + np.arange(m)
-        lab = np.minimum(g * folds // max(total, 1), folds - 1)
-        for c in cuts:
-            if offset + gap <= c <= offset + m - gap:
+        lab = np.searchsorted(edges, g, side="right") - 1
+        for c, on_boundary in cuts:
+            if not on_boundary:
                 lab[np.abs(g - c) < gap] = -1
-        labels.append(lab)
-        offset += m
+        labels.append(np.minimum(lab, folds - 1))
     return labels
 
 
@@ -141,7 +148,7 @@ def fold_equations(robot, blocks: list[JointData], labels: list[np.ndarray], opt
     """Per-fold normal equations of the blocks preprocessed with ``prep`` (step 2); the
     samples near block ends that ``trim_prep`` (the lowest cutoff) trims are left out."""
     grams = [RegressorGram(robot, options, base, table) for _ in range(folds)]
-    buffer = np.zeros((BLOCK, robot.n, 10 * robot.n_bodies))
+    buffer = grams[0].new_buffer(BLOCK)  # one layout for every fold's accumulator
     columns = lambda dq, ddq: motor_columns(robot, dq, ddq, options)  # noqa: E731
     for raw, lab in zip(blocks, labels):
         ready = prepare(raw, prep, joint_columns=columns)
@@ -202,9 +209,13 @@ def select_lowpass(robot, blocks: list[JointData], options: ModelOptions, base: 
         raise DataError(f"{source}: no torques (tau1..taun) or currents (i1..in) to identify from")
     cpu = time.process_time()
     fs = sample_rate(blocks[0].t)
-    grid, info = cutoff_grid(fs, min(float(b.t[-1] - b.t[0]) for b in blocks), bandwidth)
+    grid, info = cutoff_grid(fs, float(np.median([b.t[-1] - b.t[0] for b in blocks])), bandwidth)
     trim_prep = replace(prep, lowpass_hz=float(grid[0]), trim=None)
     trim = edge_samples(trim_prep, fs / prep.decimate) * prep.decimate
+    blocks = [b for b in blocks if len(b) > 2 * trim + 2]  # pieces the lowest cutoff's edges would empty
+    if not blocks:
+        raise CrossValidationError(f"{source}: every piece of the log is shorter than the filter edges "
+                                   f"({2 * trim} samples) of a {grid[0]:.3g} Hz cutoff; give --lowpass HZ")
     gap = min(math.ceil(fs / grid[0]), max(sum(len(b) for b in blocks) // (20 * folds), 1))
     labels = fold_labels([len(b) for b in blocks], folds, gap)
     _check_blocks(blocks, labels, folds, trim, source)
@@ -252,19 +263,22 @@ def _best(scores: dict) -> float | None:
     return min(valid, key=valid.get) if valid else None
 
 
-def choose_lowpass(robot, path, options: ModelOptions, base: BaseParameters, prep: Preprocessing = Preprocessing(),
+def choose_lowpass(robot, paths, options: ModelOptions, base: BaseParameters, prep: Preprocessing = Preprocessing(),
                    mapping: ColumnMapping = ColumnMapping(), nan: str = "drop", folds: int = FOLDS,
                    bandwidth: float | None = None, max_condition: float = 1e7, budget: int = BUDGET,
                    chunk_rows: int = 50_000) -> tuple[Preprocessing, LowpassSelection]:
-    """(``prep`` with the chosen cutoff, the selection) for the log at ``path``: the whole log,
-    or ``folds`` spread blocks of it past ``budget`` rows (``data.blocks.read_blocks``)."""
-    blocks = read_blocks(path, robot, mapping, nan, budget, folds, chunk_rows)
-    selection = select_lowpass(robot, blocks, options, base, prep, folds, bandwidth, max_condition,
-                               source=str(path))
+    """(``prep`` with the chosen cutoff, the selection) for the log file(s) ``paths``: each file
+    whole, or ``folds`` spread blocks of it past its share of ``budget`` rows
+    (``data.blocks.read_blocks``), cut at segment boundaries."""
+    paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    share = max(budget // len(paths), 1)
+    blocks = pieces([b for p in paths for b in read_blocks(p, robot, mapping, nan, share, folds, chunk_rows, prep)])
+    source = str(paths[0]) if len(paths) == 1 else f"{paths[0]} and {len(paths) - 1} more file(s)"
+    selection = select_lowpass(robot, blocks, options, base, prep, folds, bandwidth, max_condition, source=source)
     return replace(prep, lowpass_hz=selection.chosen_hz), selection
 
 
-def auto_lowpass(robot, path, options: ModelOptions, base: BaseParameters, prep: Preprocessing,
+def auto_lowpass(robot, paths, options: ModelOptions, base: BaseParameters, prep: Preprocessing,
                  mapping: ColumnMapping = ColumnMapping(), nan: str = "drop", strict: bool = True,
                  folds: int = FOLDS, bandwidth: float | None = None, max_condition: float = 1e7,
                  chunk_rows: int = 50_000) -> tuple[Preprocessing, dict, list[str]]:
@@ -273,7 +287,7 @@ def auto_lowpass(robot, path, options: ModelOptions, base: BaseParameters, prep:
     ``strict`` (``--lowpass auto`` asked for): a log too short for the folds is an error.
     Otherwise (the default) such a log keeps the fixed default min(20 Hz, fs / 10), with a note."""
     try:
-        chosen, selection = choose_lowpass(robot, path, options, base, prep, mapping, nan, folds, bandwidth,
+        chosen, selection = choose_lowpass(robot, paths, options, base, prep, mapping, nan, folds, bandwidth,
                                            max_condition, chunk_rows=chunk_rows)
     except CrossValidationError as exc:
         if strict:
