@@ -204,9 +204,12 @@ def select_lowpass(robot, blocks: list[JointData], options: ModelOptions, base: 
     """Blocked cross-validation of the cutoff over in-memory blocks of a log (module docstring)."""
     if folds < 2:
         raise CrossValidationError(f"cross-validation needs at least 2 folds, got {folds}")
-    blocks = [b for b in blocks if len(b) >= 3]
-    if not blocks or any(b.tau is None for b in blocks):
+    if any(b.tau is None for b in blocks):
         raise DataError(f"{source}: no torques (tau1..taun) or currents (i1..in) to identify from")
+    rows = sum(len(b) for b in blocks)
+    blocks = [b for b in blocks if len(b) >= 3]
+    if not blocks:
+        raise CrossValidationError(f"{source}: {rows} usable rows; at least 3 are needed")
     cpu = time.process_time()
     fs = sample_rate(blocks[0].t)
     grid, info = cutoff_grid(fs, float(np.median([b.t[-1] - b.t[0] for b in blocks])), bandwidth)
