@@ -20,7 +20,8 @@ motion, so it is measured on the log rather than guessed:
    per-joint normal equations per fold, (A_k, B_k, C_k) (``RegressorGram``, the accumulator
    of the streaming path), over the samples every candidate keeps (the filter edges of the
    lowest cutoff are left out for all, so all candidates are scored on the same samples);
-3. leave one fold out by subtraction: beta_-k = OLS of (A - A_k, B - B_k), and the held-out
+3. leave one fold out by subtraction: beta_-k = least squares of (A - A_k, B - B_k) (minimum
+   norm on what the other folds determine: a joint held still does not stop it), and the held-out
    residual of fold k from its sums alone,
        RSS_k = C_k - 2 B_k^T beta_-k + beta_-k^T A_k beta_-k                        (CV1)
 4. score(f_c) = sqrt(sum_k RSS_k / sum_k C_k), the held-out relative torque error of all
@@ -58,10 +59,10 @@ from dynid.data.preprocess import Preprocessing, edge_mask, edge_samples, prepar
 from dynid.errors import DataError, IllConditionedError
 from dynid.excite.threads import single_blas_thread
 from dynid.identify.base import BaseParameters, identifiability_table
-from dynid.identify.estimators import OrdinaryLeastSquares
 from dynid.identify.gram import RegressorGram
 from dynid.identify.model import ModelOptions, motor_columns
 from dynid.identify.normal_equations import NormalEquations
+from dynid.identify.physical import pseudo_solve
 from dynid.identify.pipeline import BLOCK, add_samples, stream_workers
 
 FOLDS = 5
@@ -164,14 +165,20 @@ def fold_equations(robot, blocks: list[JointData], labels: list[np.ndarray], opt
 
 
 def held_out_score(parts: list[NormalEquations], names, max_condition: float) -> tuple[float, np.ndarray]:
-    """(score (CV2), (folds, n) held-out RSS (CV1)) of leave-one-fold-out OLS refits."""
+    """(score (CV2), (folds, n) held-out RSS (CV1)) of leave-one-fold-out least-squares refits.
+
+    The refit is the minimum-norm least-squares solution on the directions the other folds
+    determine (``physical.pseudo_solve``), so parameters that no fold excites (a joint held
+    still) do not stop the choice; a refit that determines nothing useful scores badly."""
     total = parts[0]
     for p in parts[1:]:
         total = _combine(total, p)
     rss = []
     for part in parts:
-        est = OrdinaryLeastSquares(names=names, max_condition=max_condition).fit_normal_equations(_subtract(total, part))
-        rss.append(part.residual_ss(est.coef_))
+        train = _subtract(total, part)
+        if int(train.rows.sum()) <= train.b:
+            raise IllConditionedError(f"{int(train.rows.sum())} equations for {train.b} base parameters")
+        rss.append(part.residual_ss(pseudo_solve(*train.totals())))
     rss = np.array(rss)
     return float(np.sqrt(rss.sum() / max(float(total.C.sum()), 1e-300))), rss
 
