@@ -58,7 +58,8 @@ def test_dask_path_equals_dynid_identify_on_each_file(fleet, tmp_path):
     assert by == ("robot", "date", "file") and len(rows) == 12
     for row in rows[:2]:
         path = fleet / f"robot={row['robot']}" / f"date={row['date']}" / f"{row['file']}.parquet"
-        run_ok("identify", "-r", "er3a", "--data", path, "--out", tmp_path / "one.json")
+        # the fleet's preprocessing is the fixed default min(20 Hz, fs/10) = 20 Hz at 200 Hz, not identify's auto
+        run_ok("identify", "-r", "er3a", "--data", path, "--out", tmp_path / "one.json", "--lowpass", "20")
         one = json.loads((tmp_path / "one.json").read_text())
         got = _params(row)
         scale = max(abs(p["value"]) for p in one["base_parameters"])
@@ -77,7 +78,7 @@ def test_group_equals_dynid_identify_on_its_files(fleet, client, tmp_path):
     row = next(r for r in summary.rows if r["robot"] == "r001" and r["date"] == "2026-01-06")
     folder = fleet / "robot=r001" / "date=2026-01-06"
     run_ok("identify", "-r", "er3a", "--data", folder / "part-0.parquet", "--data", folder / "part-1.parquet",
-           "--out", tmp_path / "two.json")
+           "--out", tmp_path / "two.json", "--lowpass", "20")  # the fleet's fixed default cutoff at 200 Hz
     two = json.loads((tmp_path / "two.json").read_text())
     values = [p["value"] for p in two["base_parameters"]]
     scale = max(abs(v) for v in values)
