@@ -340,6 +340,8 @@ FORMAT_MUTATIONS = {
     "csv": [_csv_columns, _csv_cells, _csv_rows] * 3,
     "body": [_csv_columns, _csv_cells, _csv_rows] * 3,
     "parquet": [],
+    "bag": [],
+    "mcap": [],
     "urdf": [_xml_attributes, _xml_structure] * 3,
     "yaml": [_yaml_values, _yaml_bomb, _yaml_duplicate_key, _yaml_values] * 2,
     "result": [_json_tree, _deep] * 4 + [_json_tree] * 4,
@@ -389,6 +391,37 @@ def _read_csv(path):
     list(raw_chunks(path, robot, chunk_rows=17))
 
 
+def valid_bag(kind: str = "ros1") -> bytes:
+    """A ROS 1 bag (or a plain MCAP file) of 40 JointState messages of planar2's two joints."""
+    import tempfile
+
+    from rosbags.typesys import Stores, get_typestore
+
+    store = get_typestore(Stores.ROS1_NOETIC if kind == "ros1" else Stores.ROS2_HUMBLE)
+    joint_state, header, time = (store.types[k] for k in ("sensor_msgs/msg/JointState", "std_msgs/msg/Header",
+                                                         "builtin_interfaces/msg/Time"))
+    with tempfile.TemporaryDirectory() as tmp:
+        if kind == "ros1":
+            from rosbags.rosbag1 import Writer
+            path, writer, serialize = Path(tmp) / "b.bag", Writer(Path(tmp) / "b.bag"), store.serialize_ros1
+        else:
+            from rosbags.rosbag2 import Writer
+            from rosbags.rosbag2.enums import StoragePlugin
+            writer = Writer(Path(tmp) / "b", version=9, storage_plugin=StoragePlugin.MCAP)
+            path, serialize = None, store.serialize_cdr
+        with writer:
+            conn = writer.add_connection("/joint_states", joint_state.__msgtype__, typestore=store)
+            for k in range(40):
+                extra = {"seq": k} if kind == "ros1" else {}
+                stamp = time(sec=10, nanosec=k * 10_000_000)
+                msg = joint_state(header=header(stamp=stamp, frame_id="", **extra), name=["joint2", "joint1"],
+                                  position=np.array([np.sin(k / 7), np.cos(k / 5)]),
+                                  velocity=np.zeros(2), effort=np.array([1.0 + k, 2.0 - k]))
+                writer.write(conn, 10**10 + k * 10_000_000, serialize(msg, joint_state.__msgtype__))
+        path = path or next((Path(tmp) / "b").glob("*.mcap"))
+        return path.read_bytes()
+
+
 def _read_robot(path):
     import dynid
 
@@ -433,6 +466,8 @@ READERS = {
     "trajectory": (".json", valid_trajectory, _read_trajectory),
     "body": (".csv", valid_body_csv, _read_body),
     "friction": (".json", valid_friction, _read_friction),
+    "bag": (".bag", valid_bag, _read_csv),  # the joint data readers dispatch ROS logs by suffix
+    "mcap": (".mcap", lambda: valid_bag("mcap"), _read_csv),
 }
 
 

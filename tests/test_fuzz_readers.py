@@ -57,6 +57,8 @@ def cli_command(name, path, bases, out):
     return {
         "csv": ["identify", "-r", "planar2", "--data", path, "--out", out],
         "parquet": ["identify", "-r", "planar2", "--data", path, "--out", out],
+        "bag": ["identify", "-r", "planar2", "--data", path, "--out", out],
+        "mcap": ["convert", path, "-r", "planar2", "--out", out.with_suffix(".csv")],
         "urdf": ["robot", "show", path],
         "yaml": ["base-params", path],
         "result": ["predict", "-r", "planar2", "--params", path, "--data", bases["log"], "--out", out],

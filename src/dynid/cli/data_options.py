@@ -23,6 +23,9 @@ FORCE_ROBOT = typer.Option(False, "--force", help="use the result even if it was
 NEGATE = typer.Option(None, "--negate", help="logged signals of opposite sign: 'tau' (all joints), 'tau2,tau5', 'q3'")
 IGNORE = typer.Option(None, "--ignore", help="logged signals not to use: 'dq' (and 'ddq'): estimated from q instead, "
                       "e.g. a driver's lagging velocity estimate")
+TOPIC = typer.Option(None, "--topic", help="ROS bags: the sensor_msgs/JointState topic (default /joint_states)")
+STAMP = typer.Option("header", "--stamp", help="ROS bags: time from the messages' 'header' stamps or the recorder's "
+                     "'receive' times")
 NAN = typer.Option("drop", "--nan", help="rows with NaN/empty fields: drop (noted) or reject")
 
 LOWPASS = typer.Option(None, "--lowpass", help="zero-phase Butterworth cutoff [Hz] before differentiation, or "
@@ -43,8 +46,8 @@ TAU_DELAY = typer.Option(0.0, "--tau-delay", help="the logged torque lags the po
                          "driver's filter): tau is moved earlier by whole samples before fitting and scoring")
 STILL_RANGE = typer.Option(0.05, "--still-range", help="a joint moving less than this [rad; a tenth in m] is held "
                            "still: what its motion excites keeps the robot description's values (0 = off)")
-DATA = typer.Option(..., "--data", "-d", help="joint data file (CSV or Parquet); repeatable; a quoted glob "
-                    "('logs/*.csv') or a directory of Parquet files")
+DATA = typer.Option(..., "--data", "-d", help="joint data file (CSV or Parquet) or ROS bag (.bag, .db3, .mcap, "
+                    "ROS 2 bag directory); repeatable; a quoted glob ('logs/*.csv') or a directory of Parquet files")
 
 FRICTION = typer.Option("coulomb-viscous", "--friction", help="none | coulomb-viscous | polynomial | asymmetric")
 OFFSET = typer.Option(False, "--offset/--no-offset", help="per-joint torque offset")
@@ -64,9 +67,10 @@ def lowpass_from(text: str | None) -> float | str | None:
 
 
 def mapping_from(rename, columns, time_unit, degrees, motor_side, current_gain, negate=None,
-                 ignore=None) -> ColumnMapping:
+                 ignore=None, topic=None, stamp="header") -> ColumnMapping:
     from dynid.data.columns import ColumnMapping
-    return ColumnMapping.from_options(rename, columns, time_unit, degrees, motor_side, current_gain, negate, ignore)
+    return ColumnMapping.from_options(rename, columns, time_unit, degrees, motor_side, current_gain, negate, ignore,
+                                      topic, stamp)
 
 
 def preprocessing_from(lowpass, derivative, resample, decimate, min_velocity, segments="gaps",

@@ -42,7 +42,8 @@ def identify(robot: str = robot_option(),
              tau_delay: float = O.TAU_DELAY, still_range: float = O.STILL_RANGE,
              rename: str = O.RENAME, columns: str = O.COLUMNS, time_unit: str = O.TIME_UNIT,
              degrees: bool = O.DEGREES, motor_side: bool = O.MOTOR_SIDE, current_gain: str = O.CURRENT_GAIN,
-             negate: str = O.NEGATE, ignore: str = O.IGNORE, nan: str = O.NAN,
+             negate: str = O.NEGATE, ignore: str = O.IGNORE, topic: str = O.TOPIC, stamp: str = O.STAMP,
+             nan: str = O.NAN,
              prior_bound: float = typer.Option(None, "--prior-bound",
                                                help="pc: keep rigid-body parameters within this fraction of the robot's own"),
              by: str = typer.Option(None, "--per", help="also identify each 'cycle', 'stage' or 'segment' and report "
@@ -80,7 +81,8 @@ def identify(robot: str = robot_option(),
 
     passive_openmp_workers()
     r = dynid.load_robot(robot)
-    mapping = O.mapping_from(rename, columns, time_unit, degrees, motor_side, current_gain, negate, ignore)
+    mapping = O.mapping_from(rename, columns, time_unit, degrees, motor_side, current_gain, negate, ignore, topic,
+                             stamp)
     paths = expand_sources(data)
     if drive is not None:
         if len(paths) > 1:
@@ -202,11 +204,16 @@ def _segment_override(segments, max_gap) -> dict:
     return {k: v for k, v in (("segments", segments), ("max_gap", max_gap)) if v is not None}
 
 
+STAMP_OVERRIDE = typer.Option(None, "--stamp", help="ROS bags: header | receive (default: as in training)")
+
+
 def _mapping_override(result, rename, columns, time_unit, degrees, motor_side, current_gain, negate=None,
-                      ignore=None):
+                      ignore=None, topic=None, stamp=None):
+    """The layout options given on the command line, else None (result.json's are used)."""
     if any(v not in (None, False, "s") for v in (rename, columns, time_unit, degrees, motor_side, current_gain,
-                                                  negate, ignore)):
-        return O.mapping_from(rename, columns, time_unit, degrees, motor_side, current_gain, negate, ignore)
+                                                  negate, ignore, topic, stamp)):
+        return O.mapping_from(rename, columns, time_unit, degrees, motor_side, current_gain, negate, ignore, topic,
+                              stamp or "header")
     return None
 
 
@@ -219,7 +226,8 @@ def predict(robot: str = robot_option(),
             segments: str = SEGMENTS_OVERRIDE, max_gap: float = MAX_GAP_OVERRIDE,
             rename: str = O.RENAME, columns: str = O.COLUMNS, time_unit: str = O.TIME_UNIT,
             degrees: bool = O.DEGREES, motor_side: bool = O.MOTOR_SIDE, current_gain: str = O.CURRENT_GAIN,
-            negate: str = O.NEGATE, ignore: str = O.IGNORE, force: bool = O.FORCE_ROBOT) -> None:
+            negate: str = O.NEGATE, ignore: str = O.IGNORE, topic: str = O.TOPIC, stamp: str = STAMP_OVERRIDE,
+            force: bool = O.FORCE_ROBOT) -> None:
     """Torques of an identified model on other logs, preprocessed as in training.
 
     The data layout and segment options default to those used by 'identify' (stored in result.json)."""
@@ -239,7 +247,8 @@ def predict(robot: str = robot_option(),
         from dynid.cli.drive_cmd import predict_drive
         predict_drive(r, result, paths[0], out, write_columns)
         return
-    mapping = _mapping_override(result, rename, columns, time_unit, degrees, motor_side, current_gain, negate, ignore)
+    mapping = _mapping_override(result, rename, columns, time_unit, degrees, motor_side, current_gain, negate, ignore,
+                                topic, stamp)
     preds = [predict_file(r, result, p, mapping, prep_override=_segment_override(segments, max_gap)) for p in paths]
     cols = {"t": np.concatenate([p["t"] for p in preds])}
     cols.update({f"tau{j + 1}": np.concatenate([p["tau_hat"][:, j] for p in preds]) for j in range(r.n)})
@@ -280,7 +289,8 @@ def validate(robot: str = robot_option(),
              segments: str = SEGMENTS_OVERRIDE, max_gap: float = MAX_GAP_OVERRIDE,
              rename: str = O.RENAME, columns: str = O.COLUMNS, time_unit: str = O.TIME_UNIT,
              degrees: bool = O.DEGREES, motor_side: bool = O.MOTOR_SIDE, current_gain: str = O.CURRENT_GAIN,
-             negate: str = O.NEGATE, ignore: str = O.IGNORE, force: bool = O.FORCE_ROBOT) -> None:
+             negate: str = O.NEGATE, ignore: str = O.IGNORE, topic: str = O.TOPIC, stamp: str = STAMP_OVERRIDE,
+             force: bool = O.FORCE_ROBOT) -> None:
     """RMSD and relative RMSD per joint (thesis eq. 5.1) of a model on one or more logs
     (self-validation on the training logs, cross-validation on others); with several files,
     also over all of them ('overall')."""
@@ -294,7 +304,8 @@ def validate(robot: str = robot_option(),
     r = dynid.load_robot(robot)
     result = load_result(params, r, force)
     mismatch = command_warnings()
-    mapping = _mapping_override(result, rename, columns, time_unit, degrees, motor_side, current_gain, negate, ignore)
+    mapping = _mapping_override(result, rename, columns, time_unit, degrees, motor_side, current_gain, negate, ignore,
+                                topic, stamp)
     paths = expand_sources(data)
     if per is not None:
         from dynid.cli.cycles_cmd import validate_per

@@ -106,6 +106,8 @@ class ColumnMapping:
       logged values first (a driver that reports the reaction torque, a flipped encoder)
     ignore: logged signal blocks not to read ("dq", "ddq"): estimated from q instead (a
       driver's velocity estimate that lags the positions)
+    topic: the sensor_msgs/JointState topic of a ROS bag (None: /joint_states; data/bags.py)
+    stamp: a bag's time: "header" (the messages' header stamps) or "receive" (recorder time)
     """
 
     rename: tuple[tuple[str, str], ...] = ()
@@ -116,6 +118,8 @@ class ColumnMapping:
     current_gain: str | None = None
     negate: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    topic: str | None = None
+    stamp: str = "header"
 
     def __post_init__(self):
         if self.time_unit not in TIME_UNITS:
@@ -124,6 +128,8 @@ class ColumnMapping:
             if re.fullmatch(r"(q|dq|ddq|tau|i)([1-9]\d*)?", name) is None:
                 raise DataError(f"--negate '{name}': expected a signal (q, dq, ddq, tau, i) or one of its "
                                 "columns (tau3), comma-separated")
+        if self.stamp not in ("header", "receive"):
+            raise DataError(f"--stamp '{self.stamp}' unknown, expected header or receive")
         for name in self.ignore:
             if name not in IGNORABLE:
                 raise DataError(f"--ignore '{name}': expected one of {list(IGNORABLE)} (estimated from q instead)")
@@ -132,18 +138,20 @@ class ColumnMapping:
     def from_options(cls, rename: str | None = None, names: str | None = None, time_unit: str = "s",
                      degrees: bool = False, motor_side: bool = False,
                      current_gain: str | None = None, negate: str | None = None,
-                     ignore: str | None = None) -> "ColumnMapping":
+                     ignore: str | None = None, topic: str | None = None, stamp: str = "header") -> "ColumnMapping":
         """From CLI strings: rename 'time=t,pos1=q1', names 't,q1,q2,tau1,tau2', negate 'tau'
         or 'tau2,tau5', ignore 'dq,ddq'."""
         pairs = parse_pairs(rename, "--rename", "FOREIGN=CONTRACT pairs like 'time=t'")
         cols = tuple(c.strip() for c in names.split(",")) if names else None
         split = lambda text: tuple(p.strip() for p in (text or "").split(",") if p.strip())  # noqa: E731
-        return cls(tuple(pairs), cols, time_unit, degrees, motor_side, current_gain, split(negate), split(ignore))
+        return cls(tuple(pairs), cols, time_unit, degrees, motor_side, current_gain, split(negate), split(ignore),
+                   topic, stamp)
 
     def to_dict(self) -> dict:
         return {"rename": [list(p) for p in self.rename], "names": list(self.names) if self.names else None,
                 "time_unit": self.time_unit, "degrees": self.degrees, "motor_side": self.motor_side,
-                "current_gain": self.current_gain, "negate": list(self.negate), "ignore": list(self.ignore)}
+                "current_gain": self.current_gain, "negate": list(self.negate), "ignore": list(self.ignore),
+                "topic": self.topic, "stamp": self.stamp}
 
     @classmethod
     def from_dict(cls, d: dict | None) -> "ColumnMapping":
@@ -151,7 +159,8 @@ class ColumnMapping:
         return cls(tuple(tuple(p) for p in d.get("rename", [])),
                    tuple(d["names"]) if d.get("names") else None, d.get("time_unit", "s"),
                    bool(d.get("degrees", False)), bool(d.get("motor_side", False)), d.get("current_gain"),
-                   tuple(d.get("negate") or ()), tuple(d.get("ignore") or ()))
+                   tuple(d.get("negate") or ()), tuple(d.get("ignore") or ()), d.get("topic"),
+                   d.get("stamp") or "header")
 
     def contract_name(self, name: str) -> str:
         return dict(self.rename).get(name, name)

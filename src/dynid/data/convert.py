@@ -108,6 +108,17 @@ def text_signal_chunks(directory, signals: list[tuple[str, str]], chunk_rows: in
             fh.close()
 
 
+def bag_chunks(path, joints: list[str] | None, topic: str, stamp: str = "header", chunk_rows: int = 50_000,
+               effort_as: str = "tau", nan: str = "drop", notes: list[str] | None = None) -> Iterator[dict]:
+    """{contract column: array} chunks of a ROS bag's JointState topic (``data.bags``); joints:
+    the names to keep, in column order (None: those of the first message)."""
+    from dynid.data.bags import bag_joint_names, bag_tables
+
+    names = list(joints) if joints else bag_joint_names(path, topic)
+    for table in bag_tables(path, names, topic, stamp, chunk_rows, effort_as, nan, notes):
+        yield {name: table.column(name).to_numpy() for name in table.column_names}
+
+
 def write_stream(out, chunks: Iterator[dict], metadata: dict | None = None) -> int:
     """Write column chunks to CSV or Parquet (by ``out``'s suffix) atomically, one chunk in
     memory at a time; returns the rows written. Nothing is written when the source fails or

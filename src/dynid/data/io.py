@@ -26,6 +26,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
+from dynid.data.bags import is_bag, read_bag
 from dynid.data.columns import ColumnMapping, JointData
 from dynid.data.inputs import input_file
 from dynid.data.output import write_output
@@ -241,7 +242,10 @@ def load_joint_data(path: str | Path, robot, mapping: ColumnMapping = ColumnMapp
     """Read a whole joint data file (CSV or Parquet) into a cleaned JointData in SI units.
 
     prep: the ``Preprocessing`` whose ``segments`` and ``max_gap`` split the log (defaults)."""
-    table, notes = read_table(path, mapping)
+    if is_bag(path):  # a ROS bag or MCAP file (data/bags.py)
+        table, notes = read_bag(path, robot, mapping, nan)
+    else:
+        table, notes = read_table(path, mapping)
     data = map_columns(table, mapping, robot, str(path))
     data.notes[:0] = notes
     segmenter = Segmenter.for_preprocessing(str(path), prep)
@@ -296,8 +300,8 @@ def write_joint_data(path: str | Path, data: JointData) -> None:
 
 
 def file_metadata(path: str | Path) -> dict:
-    """The ``dynid`` metadata of a Parquet joint data file ({} for CSV or none stored)."""
-    if not is_parquet(path):
+    """The ``dynid`` metadata of a Parquet joint data file ({} for CSV, bags or none stored)."""
+    if not is_parquet(path) or is_bag(path):
         return {}
     path = data_file(path)
     with arrow_errors(path):

@@ -1,7 +1,8 @@
 """Data sources of one fit: the files that ``--data`` names, and whether they belong together.
 
 ``--data`` is repeatable; each value is a file, a glob pattern (quote it, so that the shell
-leaves it to dynid: ``--data 'logs/run_*.parquet'``) or a directory (its Parquet files).
+leaves it to dynid: ``--data 'logs/run_*.parquet'``), a directory (its Parquet files) or a ROS
+bag (a ``.bag``, ``.db3`` or ``.mcap`` file, or a ROS 2 bag directory: ``data.bags``).
 Every source is preprocessed on its own and the normal equations are summed
 (``identify.pipeline.accumulate_sources``), so the files must describe the same robot: the
 same number of joints (``q1..qn`` columns) and, for Parquet files written by dynid, the same
@@ -13,6 +14,7 @@ from __future__ import annotations
 import glob
 from pathlib import Path
 
+from dynid.data.bags import is_bag
 from dynid.data.columns import ColumnMapping
 from dynid.data.io import arrow_errors, data_file, file_metadata, is_parquet, joint_count
 from dynid.errors import DataError
@@ -26,10 +28,10 @@ def expand_sources(specs) -> list[Path]:
     for spec in specs:
         text = str(spec)
         if glob.has_magic(text):
-            matches = sorted(Path(p) for p in glob.glob(text) if Path(p).is_file())
+            matches = sorted(Path(p) for p in glob.glob(text) if Path(p).is_file() or is_bag(p))
             if not matches:
                 raise DataError(f"--data '{text}': the pattern matches no file")
-        elif Path(text).is_dir():
+        elif Path(text).is_dir() and not is_bag(text):
             matches = sorted(p for p in Path(text).iterdir() if p.is_file() and is_parquet(p))
             if not matches:
                 others = sorted(p.name for p in Path(text).iterdir())[:5]
@@ -65,6 +67,8 @@ def check_sources(paths: list[Path], mapping: ColumnMapping = ColumnMapping()) -
     seen_joints: tuple[Path, int] | None = None
     seen_robot: tuple[Path, str] | None = None
     for path in paths:
+        if is_bag(path):  # joints are matched by name (data/bags.py): a bag of another robot fails there
+            continue
         count = joint_count(header_names(path, mapping))
         if seen_joints is None:
             seen_joints = (path, count)

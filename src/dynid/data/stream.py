@@ -24,6 +24,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
+from dynid.data.bags import is_bag, robot_tables
 from dynid.data.columns import ColumnMapping, JointData
 from dynid.data.io import (
     BadRows, arrow_errors, check_bad_rows, clean_rows, csv_read_options, data_file, is_parquet, map_columns,
@@ -76,14 +77,19 @@ def raw_chunks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapping()
 
     A malformed line other than the last one is reported when the stream reaches its end.
     """
-    path = data_file(path)
     if not isinstance(chunk_rows, int) or chunk_rows < 1:
         raise DataError(f"--chunk-rows {chunk_rows}: expected a positive number of rows")
-    bad = BadRows()
+    bad, bag_notes = BadRows(), []
+    if is_bag(path):  # a ROS bag or MCAP file: its JointState topic as tables (data/bags.py)
+        path = Path(path)
+        tables = robot_tables(path, robot, mapping, chunk_rows, nan, bag_notes)
+    else:
+        path = data_file(path)
+        tables = _guarded(_batches(path, mapping, chunk_rows, bad), path)
     offset = 0
     segmenter = Segmenter.for_preprocessing(str(path), prep)
     positions = PositionRange(robot.n)
-    for table in _guarded(_batches(path, mapping, chunk_rows, bad), path):
+    for table in tables:
         data = clean_rows(map_columns(table, mapping, robot, str(path)), nan, row_offset=offset,
                           segmenter=segmenter)
         positions.update(data.q)
@@ -93,7 +99,7 @@ def raw_chunks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapping()
     if offset == 0:
         raise DataError(f"{path}: no data rows")
     positions.warn(robot, str(path))
-    notes = check_bad_rows(bad, offset, str(path), final=True)
+    notes = check_bad_rows(bad, offset, str(path), final=True) + bag_notes
     if segmenter.summary():
         notes.append(segmenter.summary())
     if notes:

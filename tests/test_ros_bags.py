@@ -1,0 +1,113 @@
+"""ROS logs (issue 10 section 3): ROS 1 bags, ROS 2 bags (sqlite3 and MCAP storage) and plain
+MCAP files, written here with rosbags' own writers, read back by name-matched joints."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import dynid
+from dynid.cli.main import app
+from dynid.simulate import random_multisine, simulate_joint_data
+
+from cli_helpers import read_columns, run_ok, runner
+
+FS = 200.0
+DROPPED = 57  # this message's effort array is empty
+
+
+@pytest.fixture(scope="module")
+def log():
+    robot = dynid.load_robot("planar2")
+    t = np.arange(0.0, 6.0, 1.0 / FS)
+    q, dq, ddq = random_multisine(robot, seed=3).sample(t)
+    data, _, _ = simulate_joint_data(robot, t, q, dq, ddq, seed=3)
+    return data
+
+
+def write_bag(path, kind: str, data, receive_delay: float = 0.0):
+    """JointState messages of ``data``: joint order shuffled per message, an extra 'gripper'
+    joint, message DROPPED without effort; header stamps start at 1.7e9 s (epoch-like)."""
+    from rosbags.typesys import Stores, get_typestore
+
+    rng = np.random.default_rng(0)
+    store = get_typestore(Stores.ROS1_NOETIC if kind == "ros1" else Stores.ROS2_HUMBLE)
+    joint_state, header, time = (store.types[k] for k in ("sensor_msgs/msg/JointState", "std_msgs/msg/Header",
+                                                         "builtin_interfaces/msg/Time"))
+    if kind == "ros1":
+        from rosbags.rosbag1 import Writer
+        writer, serialize = Writer(path), store.serialize_ros1
+    else:
+        from rosbags.rosbag2 import Writer
+        from rosbags.rosbag2.enums import StoragePlugin
+        plugin = StoragePlugin.SQLITE3 if kind == "sqlite3" else StoragePlugin.MCAP
+        writer, serialize = Writer(path, version=9, storage_plugin=plugin), store.serialize_cdr
+    start = 1_700_000_000 * 10**9
+    with writer:
+        conn = writer.add_connection("/joint_states", joint_state.__msgtype__, typestore=store)
+        other = writer.add_connection("/tf_dummy", "std_msgs/msg/Header", typestore=store)
+        for k in range(len(data)):
+            ns = start + int(round(data.t[k] * 1e9))
+            stamp = time(sec=ns // 10**9, nanosec=ns % 10**9)
+            fields = {"stamp": stamp, "frame_id": ""} | ({"seq": k} if kind == "ros1" else {})
+            order = rng.permutation(3)  # joint1, joint2, gripper in a random order
+            names = np.array(["joint1", "joint2", "gripper"])[order]
+            pos = np.append(data.q[k], 0.01)[order]
+            vel = np.append(data.dq[k], 0.0)[order]
+            eff = np.append(data.tau[k], 5.0)[order] if k != DROPPED else np.array([], dtype=float)
+            message = joint_state(header=header(**fields), name=list(names), position=pos, velocity=vel, effort=eff)
+            received = ns + int(receive_delay * 1e9 * (1 + k % 3))
+            writer.write(conn, received, serialize(message, joint_state.__msgtype__))
+            if k % 100 == 0:
+                writer.write(other, received, serialize(header(**fields), "std_msgs/msg/Header"))
+    return path
+
+
+KINDS = {"ros1": "run.bag", "sqlite3": "run_sqlite", "mcap": "run_mcap"}
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_bag_round_trip_by_joint_name(tmp_path, log, kind):
+    bag = write_bag(tmp_path / KINDS[kind], kind, log)
+    sources = [bag] if kind != "mcap" else [bag, next(bag.glob("*.mcap"))]  # the bag, and its plain MCAP file
+    for source in sources:
+        out = run_ok("convert", source, "--robot", "planar2", "--out", tmp_path / "log.csv")
+        assert "1 message(s)" in out and "gripper" in out
+        cols = read_columns(tmp_path / "log.csv")
+        keep = np.arange(len(log)) != DROPPED  # dropped, never zero-filled
+        np.testing.assert_allclose(cols["t"], log.t[keep] - log.t[0], atol=1e-9)
+        for j in (1, 2):
+            np.testing.assert_array_equal(cols[f"q{j}"], log.q[keep, j - 1])
+            np.testing.assert_array_equal(cols[f"dq{j}"], log.dq[keep, j - 1])
+            np.testing.assert_array_equal(cols[f"tau{j}"], log.tau[keep, j - 1])
+    if kind == "mcap":  # identify reads the bag itself: the same numbers as from the converted file
+        run_ok("convert", bag, "-r", "planar2", "--out", tmp_path / "log.parquet")
+        run_ok("identify", "-r", "planar2", "--data", bag, "--out", tmp_path / "a.json")
+        run_ok("identify", "-r", "planar2", "--data", tmp_path / "log.parquet", "--out", tmp_path / "b.json")
+        a, b = (json.loads((tmp_path / f).read_text()) for f in ("a.json", "b.json"))
+        assert [p["value"] for p in a["base_parameters"]] == [p["value"] for p in b["base_parameters"]]
+        assert any("message" in n and "dropped" in n for n in a["data_notes"])
+        run_ok("validate", "-r", "planar2", "--params", tmp_path / "a.json", "--data", bag)
+
+
+def test_receive_time_and_bag_errors(tmp_path, log):
+    bag = write_bag(tmp_path / "late.bag", "ros1", log.select(slice(0, 400)), receive_delay=0.001)
+    run_ok("convert", bag, "-r", "planar2", "--stamp", "receive", "--out", tmp_path / "r.csv")
+    t = read_columns(tmp_path / "r.csv")["t"]
+    k = np.flatnonzero(np.arange(400) != DROPPED)
+    np.testing.assert_allclose(t, log.t[k] + 0.001 * (1 + k % 3) - 0.001, atol=1e-9)
+    # a topic the bag does not have: the topics it has, nothing written
+    r = runner.invoke(app, ["convert", str(bag), "--topic", "/joints", "-r", "planar2", "--out", str(tmp_path / "x.csv")])
+    assert r.exit_code == 2 and "/joint_states" in r.output and "/tf_dummy" in r.output
+    assert not (tmp_path / "x.csv").exists()
+    # a robot whose joints the messages do not name: which are missing
+    r = runner.invoke(app, ["identify", "-r", "er3a", "--data", str(bag), "--out", str(tmp_path / "x.json")])
+    assert r.exit_code == 2 and "joint3" in r.output and not (tmp_path / "x.json").exists()
+    r = runner.invoke(app, ["convert", str(bag), "--topic", "/tf_dummy", "--out", str(tmp_path / "x.csv")])
+    assert r.exit_code == 2 and "JointState" in r.output
+    (tmp_path / "broken.bag").write_bytes(b"#ROSBAG V2.0\n" + bytes(range(256)))
+    r = runner.invoke(app, ["identify", "-r", "planar2", "--data", str(tmp_path / "broken.bag"),
+                            "--out", str(tmp_path / "x.json")])
+    assert r.exit_code == 2 and "broken.bag" in r.output and "Traceback" not in r.output
