@@ -109,6 +109,15 @@ class _Reader:
                 yield received, self.reader.deserialize(raw, connection.msgtype)
 
 
+def message_count(path, topic: str | None = None) -> int:
+    """Messages on ``topic`` (default /joint_states) from the bag's index, without reading them."""
+    reader = _Reader(Path(path))
+    try:
+        return int(sum(c.msgcount for c in reader.connections(topic or DEFAULT_TOPIC)))
+    finally:
+        reader.close()
+
+
 def bag_joint_names(path, topic: str = DEFAULT_TOPIC) -> list[str]:
     """The joint names of the first message on ``topic`` (for a conversion without a robot)."""
     reader = _Reader(Path(path))

@@ -24,6 +24,10 @@ from dynid.data.stream import raw_chunks
 def count_rows(path: str | Path, mapping: ColumnMapping = ColumnMapping()) -> int:
     """Data rows of a CSV or Parquet file (Parquet: from the metadata; CSV: newlines, minus
     the header line unless the file is headerless)."""
+    from dynid.data.bags import is_bag, message_count
+
+    if is_bag(path):  # a ROS bag: the topic's messages, from its index (data/bags.py)
+        return message_count(path, mapping.topic)
     path = data_file(path)  # a regular, readable file (never a device or a FIFO)
     if is_parquet(path):
         import pyarrow.parquet as pq
