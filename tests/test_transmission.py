@@ -163,3 +163,17 @@ def test_urdf_round_trip_keeps_the_coupling_and_the_mimic_joints(tx40, tmp_path)
         q, dq, ddq = _states(a, 5, 4)
         np.testing.assert_allclose(dynid.inverse_dynamics(b, q, dq, ddq), dynid.inverse_dynamics(a, q, dq, ddq),
                                    atol=1e-9)
+
+
+def test_encoders_of_a_coupled_robot_quantize_the_motor_angles(tx40):
+    """Simulated encoders count motor revolutions: T q of the written joint angles is a whole number
+    of encoder steps, and no motor angle moves by more than half a step."""
+    from dynid.simulate import Measurement, simulate_joint_data
+
+    t = np.arange(0.0, 2.0, 0.01)
+    q, dq, ddq = _states(tx40, t.size, 5)
+    data, _, _ = simulate_joint_data(tx40, t, q, dq, ddq, measurement=Measurement(encoder_counts=4096))
+    step = 2 * np.pi / 4096
+    counts = data.q @ tx40.transmission_matrix.T / step
+    np.testing.assert_allclose(counts, np.round(counts), atol=1e-6)
+    assert np.max(np.abs((data.q - q) @ tx40.transmission_matrix.T)) <= step / 2 + 1e-12
