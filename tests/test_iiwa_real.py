@@ -20,8 +20,8 @@ from cli_helpers import run_ok
 
 SIGNALS = ("t=cur_traj_time_s.txt,q=joint_position_measured.txt,dq=joint_velocity_measured.txt,"
            "tau=joint_torque_measured.txt")
-OPTIONS = ["--negate", "tau", "--ignore", "dq", "--offset", "--lowpass", "10", "--smooth-sign", "0.02",
-           "--tau-delay", "0.02", "--estimator", "wls"]
+OPTIONS = ["--negate", "tau", "--ignore", "dq", "--offset", "--smooth-sign", "0.02", "--tau-delay", "0.02",
+           "--estimator", "wls"]  # docs/workflow-own-robot.md
 
 
 @pytest.fixture(scope="module")
