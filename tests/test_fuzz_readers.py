@@ -15,7 +15,7 @@ from dynid.cli.main import app
 from dynid.errors import DynidError
 from fuzz_inputs import READERS, write_case
 
-FAST = settings(max_examples=40, derandomize=True, deadline=None, database=None,
+FAST = settings(max_examples=30, derandomize=True, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 CLI = settings(max_examples=6, derandomize=True, deadline=None, database=None,
                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])

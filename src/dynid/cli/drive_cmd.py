@@ -59,6 +59,7 @@ def identify_drive(robot_spec, r, data, out, kind, signal, known_text, filter_hz
                 "units": "V" if signal == "voltage" else "A", "domain": "filtered", "samples": fit.samples,
                 "condition_number": _num(fit.condition_number)},
         "base": base.to_dict(), "data": str(data), "warnings": fit.warnings, "data_notes": [],
+        "diagnostics": fit.diagnostics,
         "drive": {"kind": kind, "input": signal, "filter_hz": filter_hz, "skip_seconds": skip_s,
                   "prefilter_hz": prefilter_hz,
                   "gains": params[b:], "known": fit.known, "scale_groups": fit.groups,
@@ -73,6 +74,9 @@ def identify_drive(robot_spec, r, data, out, kind, signal, known_text, filter_hz
         table.add_row(p["name"], f"{p['value']:.6g}", "known" if p["std"] is None else f"{p['std']:.3g}")
     console.print(table)
     console.print(f"scale groups (joints) {fit.groups}: resolved {fit.resolved}")
+    if fit.diagnostics is not None:
+        from dynid.cli.identify_cmd import diagnostics_line
+        console.print(diagnostics_line(fit.diagnostics), soft_wrap=True)
     console.print(f"RMSD per joint (filtered {result['fit']['units']}): " + ", ".join(f"{v:.4g}" for v in fit.rmsd))
     if electrical:
         console.print(f"armature: R {np.round(electrical['resistance'], 6).tolist()} Ohm, "

@@ -53,6 +53,8 @@ def identify(robot: str = robot_option(),
              skip_first: int = typer.Option(5, "--skip-first", help="--per cycle: statistics also without the first "
                                             "K cycles (thesis Table H)"),
              max_condition: float = typer.Option(1e7, "--max-condition", help="refuse fits above this condition number"),
+             irls_iterations: int = typer.Option(50, "--irls-iterations", help="irls: at most this many reweightings "
+                                                 "(not converging is reported)"),
              tol: float = typer.Option(None, "--tol", help="relative QR tolerance of the base parameters (default 1e-8)"),
              chunk_rows: int = typer.Option(50_000, "--chunk-rows", help="rows read at a time (bounded memory)"),
              drive: str = typer.Option(None, "--drive", help="dc-motor | servo-current | servo-velocity: "
@@ -103,6 +105,10 @@ def identify(robot: str = robot_option(),
                                                                    cutoff == "auto", cv_folds, excitation,
                                                                    max_condition, chunk_rows)
     kw = {"max_condition": max_condition}
+    if estimator == "irls":
+        if irls_iterations < 1:
+            raise DataError(f"--irls-iterations {irls_iterations}: expected at least 1")
+        kw["max_iter"] = irls_iterations
     if estimator == "pc":
         kw["bound"] = prior_bound
 
@@ -189,6 +195,8 @@ def _print_result(result: dict) -> None:
     if len(sources) > 1 or any(len(s["segments"]) > 1 for s in sources):
         for s in sources:
             console.print(f"  {s['path']}: {s['samples']} samples in {len(s['segments'])} segment(s)")
+    if "diagnostics" in result:
+        console.print(diagnostics_line(result["diagnostics"]), soft_wrap=True)
     for w in result["warnings"]:
         console.print(f"[yellow]warning:[/] {w}")
     for note in result["data_notes"]:
@@ -205,6 +213,21 @@ def _segment_override(segments, max_gap) -> dict:
 
 
 STAMP_OVERRIDE = typer.Option(None, "--stamp", help="ROS bags: header | receive (default: as in training)")
+
+
+def diagnostics_line(d: dict) -> str:
+    """One console line of result.json's "diagnostics" (numerical honesty of the fit)."""
+    rank = f"rank {d['rank']} of {d['base_parameters']}" + (" (RANK DEFICIENT)" if d["rank_deficient"] else "")
+    limit = "never refused" if d["max_condition"] is None else f"refused above {_fmt(d['max_condition'])}"
+    cond = (f"condition number {_fmt(d['condition_number'], '.4g') if d['condition_number'] else 'infinite'} "
+            f"(warning above {_fmt(d['warn_condition'])}, {limit})" + (" ILL-CONDITIONED" if d["ill_conditioned"] else ""))
+    how = []
+    if d["iterations"] is not None:
+        how.append(f"{d['iterations']} iterations")
+    if d["solver_status"] is not None:
+        how.append(f"solver status {d['solver_status']}")
+    converged = ("converged" if d["converged"] else "NOT CONVERGED") + (f" ({', '.join(how)})" if how else "")
+    return f"diagnostics: {rank}; {cond}; {converged}"
 
 
 def _mapping_override(result, rename, columns, time_unit, degrees, motor_side, current_gain, negate=None,

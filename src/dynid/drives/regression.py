@@ -142,6 +142,7 @@ class DriveFit:
     condition_number: float
     samples: int
     electrical: dict | None = None
+    diagnostics: dict | None = None  # Estimator.diagnostics() of the least-squares solve
 
     @property
     def beta(self) -> np.ndarray:
@@ -207,7 +208,8 @@ def identify_drive_model(system: FilteredSystem, base: BaseParameters, known: di
     gains = values[b:]
     rmsd = np.sqrt(np.mean((resid / np.where(gains != 0, gains, 1.0)) ** 2, axis=0))
     return DriveFit(signal, names, values, std, dict(known), [(g + 1).tolist() for g in groups], resolved,
-                    warnings + list(est.warnings_), rmsd, np.sqrt(np.mean(x**2, axis=0)), float(est.cond_), m)
+                    warnings + list(est.warnings_), rmsd, np.sqrt(np.mean(x**2, axis=0)), float(est.cond_), m,
+                    diagnostics=est.diagnostics())
 
 
 def identify_armature(system: FilteredSystem, gear_ratio: np.ndarray) -> dict:

@@ -64,12 +64,39 @@ class Estimator:
         ss_tot = np.sum((tau - tau.mean(axis=0)) ** 2)
         return float(1.0 - ss_res / ss_tot) if ss_tot > 0 else float("nan")
 
+    def diagnostics(self) -> dict:
+        """Numerical honesty of the fit, stored in result.json as "diagnostics": rank of the
+        column-normalized normal matrix (of the b base parameters), condition number against the
+        warning and refusal limits, and convergence (IRLS iterations, SDP solver status)."""
+        b = len(self.coef_)
+        rank = int(getattr(self, "rank_", b))
+        cond = float(self.cond_)
+        finite = lambda x: float(x) if np.isfinite(x) else None  # noqa: E731
+        return {"base_parameters": b, "rank": rank, "rank_deficient": rank < b,
+                "unexcited": list(getattr(self, "unexcited_", [])),
+                "condition_number": finite(cond), "warn_condition": finite(self.warn_condition),
+                "max_condition": finite(self.max_condition), "ill_conditioned": not cond <= self.warn_condition,
+                "converged": bool(getattr(self, "converged_", True)), "iterations": getattr(self, "n_iter_", None),
+                "solver_status": getattr(self, "solver_status_", None)}
+
     # -- shared numerics -----------------------------------------------------------------
+    def _conditioning(self, a: np.ndarray) -> None:
+        """rank_, cond_, unexcited_ of the normal matrix A, without judging them."""
+        diag = np.diag(a)
+        dead = np.flatnonzero(diag <= 0)
+        live = np.flatnonzero(diag > 0)
+        d = 1.0 / np.sqrt(diag[live])
+        lam = np.linalg.eigvalsh(a[np.ix_(live, live)] * d[:, None] * d[None, :]) if live.size else np.zeros(1)
+        self.unexcited_ = [self._label(k) for k in dead]
+        self.rank_ = int(np.sum(lam > 1e-12 * max(lam[-1], 1e-300))) if live.size else 0
+        self.cond_ = float(np.sqrt(lam[-1] / lam[0])) if dead.size == 0 and lam[0] > 0 else float("inf")
+
     def _label(self, k: int) -> str:
         return self.names[k] if self.names is not None and k < len(self.names) else f"beta[{k}]"
 
     def _solve(self, a: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
         """beta = A^-1 rhs with the conditioning checks; returns (beta, A^-1, cond)."""
+        self._conditioning(a)
         diag = np.diag(a).copy()
         dead = np.flatnonzero(diag <= 0)
         if dead.size:
@@ -185,6 +212,7 @@ class HuberIRLS(Estimator):
         base_ne.add(y, tau, keep)
         beta, _, _ = self._solve(*base_ne.totals())
         weights = keep.astype(float)
+        change = np.inf
         for self.n_iter_ in range(1, self.max_iter + 1):
             r = tau - y @ beta
             scale = np.array([1.4826 * np.median(np.abs(r[keep[:, j], j] - np.median(r[keep[:, j], j])))
@@ -196,14 +224,19 @@ class HuberIRLS(Estimator):
             ne = NormalEquations(y.shape[1], y.shape[2])
             ne.add(y * sw[:, :, None], tau * sw)
             new, inv, cond = self._solve(*ne.totals())
-            done = np.max(np.abs(new - beta)) <= self.tol * max(1.0, float(np.max(np.abs(new))))
+            change = np.max(np.abs(new - beta)) / max(1.0, float(np.max(np.abs(new))))
             beta = new
-            if done:
+            if change <= self.tol:
                 break
+        self.converged_ = bool(change <= self.tol)
         self.weights_ = weights
         s2 = float(ne.residual_ss(beta).sum()) / self._dof(ne)
         self.sigma2_ = scale**2
         self._finish(ne, beta, s2 * inv, cond)
+        if not self.converged_:
+            self.warnings_.append(f"IRLS did not converge in {self.max_iter} iterations (last relative change of "
+                                  f"the base parameters {change:.3g}, tolerance {self.tol:g}): the estimate may "
+                                  "still move")
         self.rss_ = base_ne.residual_ss(beta)  # unweighted residuals, as for the others
         return self
 

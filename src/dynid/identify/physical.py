@@ -128,6 +128,8 @@ class PhysicallyConsistent(Estimator):
                                       "the constraints may contradict the prior bounds")
         self.theta_ = np.asarray(theta.value, dtype=float)
         self.solver_status_ = status
+        self.converged_ = status == "optimal"
+        self.n_iter_ = getattr(problem.solver_stats, "num_iters", None)
         self.lmi_min_eig_ = link_lmi_margins(self.theta_, n)
         beta = self.base.K @ self.theta_
         s2 = float(np.sum(ne.residual_ss(beta) / var)) / self._dof(ne)
@@ -135,9 +137,10 @@ class PhysicallyConsistent(Estimator):
         try:
             _, inv, cond = self._solve(a, rhs)
             notes = list(self.warnings_)
-        except IllConditionedError as exc:  # the constraints still give an estimate
+        except IllConditionedError as exc:  # --max-condition inf: the constraints and the prior give an estimate
             inv, cond = np.full((ne.b, ne.b), np.nan), float("inf")
-            notes = [f"unconstrained problem ill-conditioned, no standard deviations: {exc}"]
+            notes = [f"unconstrained problem ill-conditioned, no standard deviations; the estimate rests on the "
+                     f"prior in the directions the data do not determine: {exc}"]
         self.warnings_ = notes + ([f"solver status {status}"] if status != "optimal" else [])
         return self._finish(ne, beta, s2 * inv, cond)
 

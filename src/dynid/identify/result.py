@@ -64,6 +64,7 @@ def build_result(robot_spec: str, robot, options: ModelOptions, base: BaseParame
         "column_mapping": mapping.to_dict(), "data": str(data_path),
         "base_parameters": params, "base": base.to_dict(), "fit": fit,
         "warnings": list(getattr(est, "warnings_", [])), "data_notes": list(dict.fromkeys(notes)),
+        "diagnostics": est.diagnostics(),
         "dynid_version": __version__,
     }
     if robot.n_bodies != robot.n:  # mimic joints: 10 standard parameters per moving body (docs/formats.md)
