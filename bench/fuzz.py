@@ -1,9 +1,10 @@
 """A longer fuzzing campaign than the test suite's: every reader on N seeded malformed inputs
 (tests/fuzz_inputs.py). Prints, per reader, the cases tried and their outcomes: read (the reader
 accepted the file), refused (a DynidError: one line and exit 2 in the CLI), and any other
-exception (a bug: listed with its seed to reproduce).
+exception (a bug: listed with its seed to reproduce). With --cli N, N cases per reader also run
+through the command line (in-process): exit 0, or exit 2 with exactly one 'error:' line, else a bug.
 
-    .venv/bin/python bench/fuzz.py [--cases 500] [--seed 0] [--readers csv,urdf]
+    .venv/bin/python bench/fuzz.py [--cases 500] [--cli 50] [--seed 0] [--readers csv,urdf]
 """
 
 from __future__ import annotations
@@ -21,6 +22,33 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from fuzz_inputs import READERS, write_case  # noqa: E402
 
 from dynid.errors import DynidError  # noqa: E402
+
+
+def cli_campaign(names, cases, seed, bases, tmp, bugs) -> None:
+    from typer.testing import CliRunner
+
+    from dynid.cli.main import app
+    from fuzz_inputs import cli_command
+
+    runner = CliRunner()
+    print(f"\n{'command':<11} {'cases':>6} {'exit 0':>7} {'exit 2':>7} {'other':>6}  (exit 2: exactly one 'error:' line)")
+    total = collections.Counter()
+    for name in names:
+        counts = collections.Counter()
+        for s in range(seed, seed + cases):
+            mutation, path = write_case(tmp, name, s, bases[name])
+            result = runner.invoke(app, cli_command(name, path, tmp / "log.csv", tmp / "out.json"))
+            errors = [ln for ln in result.output.splitlines() if ln.startswith("error: ")]
+            if result.exit_code == 0:
+                counts["exit 0"] += 1
+            elif result.exit_code == 2 and len(errors) == 1 and "Traceback" not in result.output:
+                counts["exit 2"] += 1
+            else:
+                counts["other"] += 1
+                bugs.append(f"cli {name} seed {s} ({mutation}): exit {result.exit_code} {result.output[-160:]!r}")
+        total.update(counts)
+        print(f"{name:<11} {cases:>6} {counts['exit 0']:>7} {counts['exit 2']:>7} {counts['other']:>6}")
+    print(f"{'total':<11} {sum(total.values()):>6} {total['exit 0']:>7} {total['exit 2']:>7} {total['other']:>6}")
 
 
 def result_base(directory: Path) -> bytes:
@@ -41,6 +69,7 @@ def main() -> int:
     parser.add_argument("--cases", type=int, default=500, help="cases per reader")
     parser.add_argument("--seed", type=int, default=0, help="first seed (cases use seed .. seed + cases - 1)")
     parser.add_argument("--readers", default=",".join(READERS), help="comma-separated: " + ", ".join(READERS))
+    parser.add_argument("--cli", type=int, default=0, help="cases per reader also run through the CLI")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     bugs, total = [], collections.Counter()
@@ -67,8 +96,10 @@ def main() -> int:
             total.update(counts)
             print(f"{name:<11} {args.cases:>6} {counts['read']:>6} {counts['refused']:>8} {counts['other']:>6} "
                   f"{time.perf_counter() - start:8.1f}  {len(mutations)} kinds")
-    cases = sum(total.values())
-    print(f"{'total':<11} {cases:>6} {total['read']:>6} {total['refused']:>8} {total['other']:>6}")
+        cases = sum(total.values())
+        print(f"{'total':<11} {cases:>6} {total['read']:>6} {total['refused']:>8} {total['other']:>6}")
+        if args.cli:
+            cli_campaign(args.readers.split(","), args.cli, args.seed, bases, tmp, bugs)
     for line in bugs[:40]:
         print("  " + line)
     return 1 if bugs else 0

@@ -477,3 +477,20 @@ def write_case(directory: Path, reader: str, seed: int, base: bytes) -> tuple[st
     path = Path(directory) / f"{reader}-{seed}{suffix}"
     path.write_bytes(content)
     return mutation, path
+
+
+def cli_command(name: str, path, log, out) -> list[str]:
+    """The dynid command line that reads a file of reader ``name`` (``log``: a valid joint data file)."""
+    args = {
+        "csv": ["identify", "-r", "planar2", "--data", path, "--out", out],
+        "parquet": ["identify", "-r", "planar2", "--data", path, "--out", out],
+        "bag": ["identify", "-r", "planar2", "--data", path, "--out", out],
+        "mcap": ["convert", path, "-r", "planar2", "--out", Path(out).with_suffix(".csv")],
+        "urdf": ["robot", "show", path],
+        "yaml": ["base-params", path],
+        "result": ["predict", "-r", "planar2", "--params", path, "--data", log, "--out", out],
+        "trajectory": ["excite", "evaluate", "-r", "er3a", "--trajectory", path],
+        "body": ["multibody", "identify", "-r", "planar2", "--body-data", path, "--out", out],
+        "friction": ["friction", "compare", "--first", path, "--second", path, "--out", out],
+    }[name]
+    return [str(a) for a in args]

@@ -210,3 +210,15 @@ def test_readers_raise_only_dynid_errors_on_these_files(d):
     for name in ("empty.csv", "gzip.csv", "binary.csv", "dup.csv", "truncated.parquet", "text.parquet"):
         with pytest.raises(DataError):
             load_joint_data(d / name, robot)
+
+
+@pytest.mark.parametrize("option", [["--resample", "-5"], ["--resample", "1e9"], ["--lowpass", "-5"],
+                                    ["--min-velocity", "-1"], ["--tol", "2"], ["--lowpass", "nan"]])
+def test_option_values_that_cannot_be_right(d, option):
+    """--resample 1e9 allocated a grid until the machine ran out of memory; the others tracebacked."""
+    line = failing("identify", "-r", "planar2", "--data", d / "good.csv", "--out", d / "x.json", *option)
+    assert option[0] in line and not (d / "x.json").exists()
+
+
+def test_per_joint_option_that_is_not_numbers(tmp_path):
+    assert "--tau-noise" in failing("simulate", "-r", "planar2", "--out", tmp_path / "s.csv", "--tau-noise", "abc")

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from cli_helpers import run_ok, runner
 from dynid.cli.main import app
 from dynid.errors import DynidError
-from fuzz_inputs import READERS, write_case
+from fuzz_inputs import READERS, cli_command, write_case
 
 FAST = settings(max_examples=30, derandomize=True, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -53,21 +53,6 @@ def test_readers_raise_only_dynid_errors(name, bases, tmp_path):
     run()
 
 
-def cli_command(name, path, bases, out):
-    return {
-        "csv": ["identify", "-r", "planar2", "--data", path, "--out", out],
-        "parquet": ["identify", "-r", "planar2", "--data", path, "--out", out],
-        "bag": ["identify", "-r", "planar2", "--data", path, "--out", out],
-        "mcap": ["convert", path, "-r", "planar2", "--out", out.with_suffix(".csv")],
-        "urdf": ["robot", "show", path],
-        "yaml": ["base-params", path],
-        "result": ["predict", "-r", "planar2", "--params", path, "--data", bases["log"], "--out", out],
-        "trajectory": ["excite", "evaluate", "-r", "er3a", "--trajectory", path],
-        "body": ["multibody", "identify", "-r", "planar2", "--body-data", path, "--out", out],
-        "friction": ["friction", "compare", "--first", path, "--second", path, "--out", out],
-    }[name]
-
-
 @pytest.mark.parametrize("name", list(READERS))
 def test_cli_turns_bad_input_into_one_line_and_exit_2(name, bases, tmp_path):
     @CLI
@@ -75,7 +60,7 @@ def test_cli_turns_bad_input_into_one_line_and_exit_2(name, bases, tmp_path):
     def run(seed):
         mutation, path = write_case(tmp_path, name, seed, bases[name])
         out = tmp_path / "out.json"
-        result = runner.invoke(app, [str(a) for a in cli_command(name, path, bases, out)])
+        result = runner.invoke(app, cli_command(name, path, bases["log"], out))
         where = f"{name} seed {seed} ({mutation}): exit {result.exit_code}\n{result.output[-1500:]}"
         assert result.exit_code in (0, 2), where + repr(result.exception)
         if result.exit_code == 2:

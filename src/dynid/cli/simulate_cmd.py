@@ -19,7 +19,10 @@ def _per_joint(text: str | None, n: int, what: str) -> np.ndarray | None:
 
     if text is None:
         return None
-    values = np.array([float(v) for v in text.split(",") if v.strip()])
+    try:
+        values = np.array([float(v) for v in text.split(",") if v.strip()])
+    except ValueError:
+        raise DataError(f"{what}: expected 1 or {n} comma-separated numbers, got '{text}'") from None
     if values.size == 1:
         values = np.repeat(values, n)
     if values.size != n:

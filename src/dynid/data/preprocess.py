@@ -25,6 +25,7 @@ The chain ``prepare`` applies, in order (each step documented below):
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -81,6 +82,14 @@ class Preprocessing:
             raise DataError(f"derivative method '{self.derivative}' unknown, expected central or savgol")
         if self.decimate < 1:
             raise DataError(f"decimate must be >= 1, got {self.decimate}")
+        for name, value, low in (("lowpass", self.lowpass_hz, 0.0), ("resample", self.resample_hz, None),
+                                 ("min-velocity", self.min_velocity, 0.0), ("trim", self.trim, 0)):
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                    or (value < low if low is not None else value <= 0):
+                expected = f">= {low:g}" if low is not None else "> 0"
+                raise DataError(f"--{name} {value!r}: expected a finite number {expected}")
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -104,6 +113,9 @@ def is_irregular(t: np.ndarray) -> bool:
     dt = np.diff(t)
     med = np.median(dt)
     return bool(np.max(np.abs(dt - med)) > IRREGULAR_TOLERANCE * med)
+
+
+MAX_UPSAMPLING = 10  # --resample above this multiple of the log's rate is refused (memory, no information)
 
 
 def uniform_grid(t: np.ndarray, fs: float, t0: float | None = None) -> np.ndarray:
@@ -211,6 +223,9 @@ def prepare_segment(data: JointData, prep: Preprocessing = Preprocessing(), grid
     """``prepare`` of one segment (continuous motion; grid_t0: where the uniform grid starts)."""
     if len(data) < 3:
         raise DataError(f"{data.source}: {len(data)} samples; at least 3 are needed")
+    if prep.resample_hz and prep.resample_hz > MAX_UPSAMPLING * sample_rate(data.t):
+        raise DataError(f"{data.source}: --resample {prep.resample_hz:g} Hz is more than {MAX_UPSAMPLING} times the "
+                        f"log's rate ({sample_rate(data.t):.6g} Hz); interpolation adds no information")
     if prep.resample_hz or is_irregular(data.t):
         fs = float(prep.resample_hz or sample_rate(data.t))
         if is_irregular(data.t):

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg
 
-from dynid.errors import IllConditionedError
+from dynid.errors import DataError, IllConditionedError
 from dynid.excite.threads import single_blas_thread
 from dynid.identify.model import ModelOptions, identification_regressor, parameter_names
 
@@ -120,6 +120,8 @@ def base_parameters(robot, options: ModelOptions = ModelOptions(), seed: int = 0
     random states (default max(200, 4 p / n)).
     """
     tol = DEFAULT_TOL if tol is None else float(tol)
+    if not 0.0 < tol < 1.0:
+        raise DataError(f"--tol {tol:g}: the relative pivot tolerance must be between 0 and 1 (default {DEFAULT_TOL:g})")
     names = parameter_names(robot, options)
     p = len(names)
     samples = samples or max(200, 4 * p // robot.n)
