@@ -347,6 +347,7 @@ FORMAT_MUTATIONS = {
     "result": [_json_tree, _deep] * 4 + [_json_tree] * 4,
     "trajectory": [_json_tree, _deep] * 4 + [_json_tree] * 4,
     "friction": [_json_tree, _deep] * 4 + [_json_tree] * 4,
+    "limits": [_yaml_values, _yaml_bomb, _yaml_duplicate_key, _yaml_values] * 2,
 }
 
 
@@ -449,6 +450,20 @@ def _read_body(path):
     read_body_data(path)
 
 
+LIMITS = """all: {dq_max: 2.0, ddq_max: 10.0}
+joints:
+  joint1: {q_min: -1.0, q_max: 1.0, tau_max: 40.0}
+  joint2: {dq_max: 1.5}
+"""
+
+
+def _read_limits(path):
+    import dynid
+    from dynid.excite.limit_sources import read_limits_file
+
+    read_limits_file(dynid.load_robot("planar2"), path)
+
+
 def _read_friction(path):
     from dynid.friction.compare import compare_robots
     from dynid.friction.io import read_friction_analysis
@@ -468,6 +483,7 @@ READERS = {
     "friction": (".json", valid_friction, _read_friction),
     "bag": (".bag", valid_bag, _read_csv),  # the joint data readers dispatch ROS logs by suffix
     "mcap": (".mcap", lambda: valid_bag("mcap"), _read_csv),
+    "limits": (".yaml", lambda: LIMITS.encode(), _read_limits),  # dynid excite --limits
 }
 
 
@@ -492,5 +508,6 @@ def cli_command(name: str, path, log, out) -> list[str]:
         "trajectory": ["excite", "evaluate", "-r", "er3a", "--trajectory", path],
         "body": ["multibody", "identify", "-r", "planar2", "--body-data", path, "--out", out],
         "friction": ["friction", "compare", "--first", path, "--second", path, "--out", out],
+        "limits": ["excite", "evaluate", "-r", "er3a", "--trajectory", "thesis-table-4.1", "--limits", path],
     }[name]
     return [str(a) for a in args]
