@@ -12,8 +12,10 @@ from rich.table import Table
 
 from dynid.cli import excite_geometry as geo
 from dynid.cli import excite_options as lim
-from dynid.cli.common import console, err_console, friendly_errors, robot_option
+from dynid.cli.common import JOINTS, LOCK, console, err_console, friendly_errors, load_selected, robot_option
 from dynid.errors import DataError
+
+SELECT_PARAMS = {"joints": (str, JOINTS), "lock": (str, LOCK)}  # robot/select.py, for every excite command
 
 excite_app = typer.Typer(help="Excitation trajectories: optimize, evaluate, full test protocol.",
                          no_args_is_help=True)
@@ -61,7 +63,7 @@ def _print_evaluation(name: str, report: dict) -> None:
 
 @excite_app.command("evaluate")
 @friendly_errors(outputs=("json_out",))
-@lim.with_options(lim.LIMIT_PARAMS, geo.GEOMETRY_PARAMS)
+@lim.with_options(SELECT_PARAMS, lim.LIMIT_PARAMS, geo.GEOMETRY_PARAMS)
 def evaluate(robot: str = robot_option(),
              trajectory: str = typer.Option(..., "--trajectory", "-t",
                                             help="trajectory JSON file or builtin name (thesis-table-4.1)"),
@@ -73,10 +75,8 @@ def evaluate(robot: str = robot_option(),
     else the robot description with the documented defaults (no collision check)."""
     from dynid.excite.evaluate import evaluate_trajectory
     from dynid.excite.fileio import load_trajectory, write_json
-    from dynid.robot import load_robot
-
     raw = {k: options[k] for k in lim.LIMIT_PARAMS}
-    bare = load_robot(robot)
+    bare = load_selected(robot, options["joints"], options["lock"])
     traj = load_trajectory(trajectory, bare.n, bare.name)
     limited, resolved, title = lim.robot_and_limits(bare, raw, traj.metadata.get("limits"), trajectory)
     geometry = _geometry(limited, resolved.limits, options, traj.metadata.get("geometry"), trajectory)
@@ -105,7 +105,7 @@ def evaluate(robot: str = robot_option(),
 
 @excite_app.command("optimize")
 @friendly_errors(outputs=("out", "csv"))
-@lim.with_options(lim.LIMIT_PARAMS, geo.GEOMETRY_PARAMS)
+@lim.with_options(SELECT_PARAMS, lim.LIMIT_PARAMS, geo.GEOMETRY_PARAMS)
 def optimize(robot: str = robot_option(),
              out: Path = typer.Option(..., "--out", "-o", help="trajectory JSON to write"),
              csv: Path = typer.Option(None, "--csv", help="also write t, q, dq, ddq samples (CSV or .parquet)"),
@@ -150,7 +150,7 @@ def optimize(robot: str = robot_option(),
                                 max_seconds=max_seconds if max_seconds > 0 else None, seed=seed,
                                 zero_ends=zero_ends, torque_limits=torque_limits, limit_fraction=limit_fraction)
     raw = {k: options[k] for k in lim.LIMIT_PARAMS}
-    limited, resolved, title = lim.robot_and_limits(robot, raw)
+    limited, resolved, title = lim.robot_and_limits(load_selected(robot, options["joints"], options["lock"]), raw)
     geometry = _geometry(limited, resolved.limits, options)
     lim.print_limits(console, limited, resolved, title)
     if geometry is not None:
@@ -203,7 +203,7 @@ def optimize(robot: str = robot_option(),
 
 @excite_app.command("protocol")
 @friendly_errors(outputs=("out", "summary"))
-@lim.with_options(lim.LIMIT_PARAMS)
+@lim.with_options(SELECT_PARAMS, lim.LIMIT_PARAMS)
 def protocol(robot: str = robot_option(),
              out: Path = typer.Option(..., "--out", "-o", help="joint data file to write (CSV or .parquet)"),
              trajectory: str = typer.Option("thesis-table-4.1", "--trajectory", "-t",
@@ -226,10 +226,8 @@ def protocol(robot: str = robot_option(),
     Limits as in ``evaluate``: the options, else the trajectory file's, else the description's."""
     from dynid.excite.fileio import load_trajectory, write_joint_file
     from dynid.excite.protocol import ProtocolSettings, sample_protocol
-    from dynid.robot import load_robot
-
     raw = {k: options[k] for k in lim.LIMIT_PARAMS}
-    bare = load_robot(robot)
+    bare = load_selected(robot, options["joints"], options["lock"])
     excitation = load_trajectory(trajectory, bare.n, bare.name)
     r, resolved, title = lim.robot_and_limits(bare, raw, excitation.metadata.get("limits"), trajectory)
     lim.print_limits(console, r, resolved, title)

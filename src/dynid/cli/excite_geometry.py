@@ -120,7 +120,9 @@ def print_geometry(console, geometry) -> None:
 
 
 def print_geometry_report(console, report: dict) -> None:
-    if "clearance" in report:
+    if "clearance" in report and report["clearance"]["pairs"] == 0:
+        console.print(f"clearance: {report['clearance']['bound']}", highlight=False)
+    elif "clearance" in report:
         r = report["clearance"]
         verdict = "[green]keeps[/]" if r["ok"] else "[red]does NOT keep[/]"
         console.print(f"clearance: min distance {r['min_distance']:.4f} m ({r['where']}, t = {r['time']:.3f} s; "

@@ -70,6 +70,11 @@ def geometry_report(geometry, trajectory, limits, samples: int = RATIO_SAMPLES) 
             "ok": bool(report["guaranteed"][pairs].min() >= 0.0), "pairs": c.size - n_ws,
             "samples": samples, "bound": "sampled minimum, and a guaranteed lower bound between samples "
                                          "from the links' speed bounds"}
+    else:
+        out["clearance"] = {"required": c.clearance, "min_distance": None, "where": None, "time": None,
+                            "guaranteed_min_distance": None, "ok": True, "pairs": 0, "samples": samples,
+                            "bound": f"no pair to check: every link is within {c.exempt_apart} joints of the "
+                                     "others and of the base (and floor)"}
     if n_ws:
         margin = report["sampled"][-n_ws:]
         k = int(np.argmin(margin))

@@ -8,9 +8,11 @@ Every constraint k is a margin g_k(q) that must stay >= 0:
 Pairs: every two capsules of links more than ``exempt_apart`` joints apart (default 2:
 adjacent links touch by construction, and capsules of links two joints apart both enclose the
 joint housing between them), except pairs already closer than the clearance at the start
-posture (they touch by design, the "default pose" rule of collision-matrix tools). The floor
-belongs to the base: the links on the base are exempt from it. An obstacle closer than the
-clearance at the start posture is an error.
+posture (they touch by design, the "default pose" rule of collision-matrix tools). An obstacle
+closer than the clearance at the start posture is an error. The floor belongs to the base:
+links at most ``exempt_apart`` joints from the base are exempt from it as they are from the
+base (the capsule of the second link encloses the shoulder housing, which sits on the base;
+its far end is the third link's near end, which is checked).
 
 Gradients (``jacobian``): with witness points A (on link a) and B (on link b, or fixed) and
 the unit direction n in which the margin grows, dg/dq_j = n . (v_j(A) - v_j(B)), where the
@@ -74,7 +76,7 @@ class GeometricConstraints:
         exempt = {tuple(sorted(p)) for p in self.exempt}
         pairs = [(i, j) for i in range(len(caps)) for j in range(i + 1, len(caps))
                  if joints_apart(robot, caps.link[i], caps.link[j]) > self.exempt_apart and (i, j) not in exempt]
-        on_base = {-1} | {k for k in range(robot.n_bodies) if robot.joints[k].parent < 0}
+        on_base = {-1} | {k for k in range(robot.n_bodies) if joints_apart(robot, -1, k) <= self.exempt_apart}
         floor = [c for c in range(len(caps)) if caps.link[c] not in on_base] if self.scene.floor is not None else []
         boxes = [(b, c) for b in range(len(self.scene.boxes)) for c in range(len(caps)) if caps.link[c] >= 0]
         set_ = object.__setattr__

@@ -4,7 +4,9 @@
 obstacles file and of options), the workspace box of the flange and the start posture, and
 checks them (``constraints.build_constraints``). The start posture defaults to the middle of
 the joint ranges; if an obstacle or the floor is too close there, the zero posture (clipped
-into the ranges) is tried before giving up with the error of the middle posture.
+into the ranges), then the posture closest to the middle among 4096 seeded random ones that
+keeps the obstacles at the clearance, are tried before giving up with the error of the
+middle posture.
 
 ``describe`` stores everything used in the trajectory file (``geometry`` field,
 docs/formats.md); ``geometry_from_description`` rebuilds the same constraints from it, so
@@ -25,6 +27,7 @@ from dynid.excite.geometry.scene import Box, Scene, Workspace, read_obstacles
 
 DEFAULT_CLEARANCE = 0.05  # [m], when obstacles or a workspace are given without --clearance
 START_FRACTION = 0.99  # the zero posture is clipped into this share of each range
+START_SEARCH = 4096  # seeded random postures searched when neither the middle nor zero will do
 
 
 @dataclass(frozen=True)
@@ -129,8 +132,13 @@ def build_geometry(robot, limits, options: GeometryOptions) -> Geometry | None:
         half = START_FRACTION * 0.5 * (limits.q_max - limits.q_min)
         zero = np.clip(np.zeros(robot.n), limits.center - half, limits.center + half)
         candidates = [limits.center] + ([zero] if not np.allclose(zero, limits.center) else [])
+        candidates.append(None)  # placeholder: the searched posture
     first_error = None
     for k, q_start in enumerate(candidates):
+        if q_start is None:
+            q_start = _searched_start(robot, limits, capsules, scene, clearance, workspace, options.self_exempt)
+            if q_start is None:
+                break
         try:
             constraints = build_constraints(robot, capsules, scene, clearance, q_start, workspace,
                                             options.self_exempt)
@@ -138,12 +146,31 @@ def build_geometry(robot, limits, options: GeometryOptions) -> Geometry | None:
             first_error = first_error or exc
             continue
         if k > 0:
-            notes.append("the middle of the ranges is too close to an obstacle: start posture = zero posture")
+            which = "the zero posture" if k == 1 and len(candidates) == 3 else (
+                f"the posture closest to it that keeps the obstacles at the clearance among {START_SEARCH} "
+                f"seeded random ones, {np.round(q_start, 3).tolist()}")
+            notes.append(f"the middle of the ranges is too close to an obstacle: start posture = {which}")
         for i, j in constraints.exempt:
             notes.append(f"{link_label(robot, capsules.link[i])} and {link_label(robot, capsules.link[j])} are "
                          f"closer than {clearance:g} m at the start posture: not checked against each other")
         return Geometry(constraints, np.asarray(q_start, dtype=float), tuple(notes))
     raise first_error
+
+
+def _searched_start(robot, limits, capsules, scene, clearance, workspace, exempt_apart):
+    """The posture closest to the middle of the ranges (in range units) among ``START_SEARCH``
+    seeded random ones where the floor, the boxes and the workspace hold; None if none does."""
+    from dynid.excite.geometry.constraints import GeometricConstraints
+
+    probe = GeometricConstraints(robot, capsules, scene, float(clearance), workspace, (), int(exempt_apart))
+    half = START_FRACTION * 0.5 * (limits.q_max - limits.q_min)
+    u = np.random.default_rng(0).uniform(-1.0, 1.0, (START_SEARCH, robot.n))
+    q = limits.center + u * half
+    g = probe.margins(q)[:, len(probe.self_pairs):]  # obstacles and workspace only
+    ok = np.flatnonzero(g.min(axis=1) >= 0.0) if g.shape[1] else np.arange(len(q))
+    if ok.size == 0:
+        return None
+    return q[ok[np.argmin(np.abs(u[ok]).max(axis=1))]]
 
 
 def geometry_from_description(robot, d: dict, source: str) -> Geometry:
