@@ -27,11 +27,13 @@ def _model(robot, seed: int = 0):
     return ExcitationModel.of(robot, seed=seed)
 
 
-def _geometry(robot, limits, given: dict, stored: dict | None = None, stored_from: str = ""):
+def _geometry(robot, limits, given: dict, stored: dict | None = None, stored_from: str = "",
+              range_fraction: float = 0.99):
     """The Geometry of the options (when any is given), else the one stored in a trajectory file."""
     from dynid.excite.geometry.setup import build_geometry, geometry_from_description
 
-    options = geo.geometry_options(robot, **{k: given[k] for k in geo.GEOMETRY_PARAMS})
+    options = geo.geometry_options(robot, **{k: given[k] for k in geo.GEOMETRY_PARAMS},
+                                   range_fraction=range_fraction)
     return build_geometry(robot, limits, options) if options.active or stored is None else \
         geometry_from_description(robot, stored, stored_from)
 
@@ -151,7 +153,7 @@ def optimize(robot: str = robot_option(),
                                 zero_ends=zero_ends, torque_limits=torque_limits, limit_fraction=limit_fraction)
     raw = {k: options[k] for k in lim.LIMIT_PARAMS}
     limited, resolved, title = lim.robot_and_limits(load_selected(robot, options["joints"], options["lock"]), raw)
-    geometry = _geometry(limited, resolved.limits, options)
+    geometry = _geometry(limited, resolved.limits, options, range_fraction=limit_fraction)
     lim.print_limits(console, limited, resolved, title)
     if geometry is not None:
         geo.print_geometry(console, geometry)

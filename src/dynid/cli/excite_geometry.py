@@ -85,7 +85,7 @@ def parse_link_radius(texts, robot):
 
 def geometry_options(robot, clearance=None, obstacles=None, box=None, floor=None, no_floor=False,
                      capsules="auto", link_radius=None, self_exempt=2, workspace=None, flange=None,
-                     start_posture=None):
+                     start_posture=None, range_fraction=0.99):
     """GeometryOptions from the raw command-line values."""
     from dynid.excite.geometry.setup import GeometryOptions
 
@@ -101,7 +101,8 @@ def geometry_options(robot, clearance=None, obstacles=None, box=None, floor=None
         clearance=clearance, obstacles=obstacles, boxes=tuple(parse_box(t, i) for i, t in enumerate(box or [])),
         floor=None if no_floor else ("default" if floor is None else float(floor)), capsules=capsules,
         link_radius=parse_link_radius(link_radius, robot), self_exempt=self_exempt, workspace=ws, flange=flange,
-        start=None if not start_posture else tuple(_numbers(start_posture, "--start-posture", robot.n)))
+        start=None if not start_posture else tuple(_numbers(start_posture, "--start-posture", robot.n)),
+        range_fraction=range_fraction)
 
 
 def print_geometry(console, geometry) -> None:

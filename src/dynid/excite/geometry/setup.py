@@ -48,6 +48,7 @@ class GeometryOptions:
     workspace: tuple | None = None
     flange: str | None = None
     start: tuple | None = None
+    range_fraction: float = START_FRACTION  # the optimizer's limit fraction: defaults stay inside it
 
     @property
     def active(self) -> bool:
@@ -129,14 +130,15 @@ def build_geometry(robot, limits, options: GeometryOptions) -> Geometry | None:
                              f"its range [{limits.q_min[i]:g}, {limits.q_max[i]:g}]")
         candidates = [start]
     else:
-        half = START_FRACTION * 0.5 * (limits.q_max - limits.q_min)
+        half = options.range_fraction * 0.5 * (limits.q_max - limits.q_min)
         zero = np.clip(np.zeros(robot.n), limits.center - half, limits.center + half)
         candidates = [limits.center] + ([zero] if not np.allclose(zero, limits.center) else [])
         candidates.append(None)  # placeholder: the searched posture
     first_error = None
     for k, q_start in enumerate(candidates):
         if q_start is None:
-            q_start = _searched_start(robot, limits, capsules, scene, clearance, workspace, options.self_exempt)
+            q_start = _searched_start(robot, limits, capsules, scene, clearance, workspace, options.self_exempt,
+                                      options.range_fraction)
             if q_start is None:
                 break
         try:
@@ -157,13 +159,13 @@ def build_geometry(robot, limits, options: GeometryOptions) -> Geometry | None:
     raise first_error
 
 
-def _searched_start(robot, limits, capsules, scene, clearance, workspace, exempt_apart):
+def _searched_start(robot, limits, capsules, scene, clearance, workspace, exempt_apart, fraction):
     """The posture closest to the middle of the ranges (in range units) among ``START_SEARCH``
     seeded random ones where the floor, the boxes and the workspace hold; None if none does."""
     from dynid.excite.geometry.constraints import GeometricConstraints
 
     probe = GeometricConstraints(robot, capsules, scene, float(clearance), workspace, (), int(exempt_apart))
-    half = START_FRACTION * 0.5 * (limits.q_max - limits.q_min)
+    half = fraction * 0.5 * (limits.q_max - limits.q_min)
     u = np.random.default_rng(0).uniform(-1.0, 1.0, (START_SEARCH, robot.n))
     q = limits.center + u * half
     g = probe.margins(q)[:, len(probe.self_pairs):]  # obstacles and workspace only
