@@ -7,7 +7,8 @@ configurations, then the issue's claims on er3a with the command line defaults: 
 least-squares standard deviations on simulated data. The search stops on counts
 (generations, polish iterations, starts), so its result does not depend on machine load; the
 wall time of the default command is measured and reported (about 30 s on an idle 2-core
-machine, docs/excitation.md) and asserted only with a loose bound (150 s).
+machine, docs/excitation.md); its CPU time, which load does not stretch, is asserted with a
+loose bound (90 s).
 """
 
 from __future__ import annotations
@@ -189,12 +190,12 @@ def optimized(tmp_path_factory):
     the whole command in this process and reported."""
     d = tmp_path_factory.mktemp("optimize")
     out, csv = d / "traj.json", d / "traj.csv"
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     result = CliRunner().invoke(app, ["excite", "optimize", "--robot", "er3a", "--out", str(out),
                                       "--csv", str(csv), "--rate", "1000"])
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     assert result.exit_code == 0, result.output
-    return {"out": out, "csv": csv, "wall": wall, "output": result.output}
+    return {"out": out, "csv": csv, "wall": wall, "cpu": cpu, "output": result.output}
 
 
 @pytest.fixture(scope="module")
@@ -226,12 +227,12 @@ def test_optimized_cond_twice_lower_within_limits(optimized, thesis_report, er3a
     # 0.45 x (about 4.29) is what the defaults reach for seeds 0-5; 2x is the issue's claim
     assert report["cond"] <= thesis_report["cond"] / 2.0, (report["cond"], thesis_report["cond"])
     assert report["cond"] <= 0.45 * thesis_report["cond"], (report["cond"], thesis_report["cond"])
-    # about 30 s on the idle 2-core machine (docs/excitation.md); only a bound that a loaded
-    # machine cannot break is asserted here, the figure is printed
+    # about 30 s on the idle 2-core machine (docs/excitation.md); the work is fixed, so the
+    # CPU time is bounded (a loaded machine stretches only the wall time, which is printed)
     print(f"\n`dynid excite optimize --robot er3a` defaults: cond {report['cond']:.4f} "
-          f"(thesis {thesis_report['cond']:.4f}), wall time {optimized['wall']:.1f} s, "
-          f"load average {os.getloadavg()[0]:.2f}")
-    assert optimized["wall"] < 150.0, optimized["wall"]
+          f"(thesis {thesis_report['cond']:.4f}), wall time {optimized['wall']:.1f} s, CPU "
+          f"{optimized['cpu']:.1f} s, load average {os.getloadavg()[0]:.2f}")
+    assert optimized["cpu"] < 90.0, optimized["cpu"]
     # the exported samples (1 kHz, one period) hold every limit, checked on the raw columns
     table = pacsv.read_csv(optimized["csv"])
     cols = {k: table.column(k).to_numpy() for k in table.column_names}

@@ -126,7 +126,7 @@ def optimize(robot: str = robot_option(),
              popsize: int = typer.Option(2, "--popsize", help="differential-evolution population per variable"),
              polish_iterations: int = typer.Option(120, "--polish-iterations",
                                                    help="at most this many SLSQP iterations per start (0: no polish)"),
-             max_seconds: float = typer.Option(120.0, "--max-seconds",
+             max_seconds: float = typer.Option(600.0, "--max-seconds",
                                                help="wall-time safety net in seconds (0: none); a run it cuts short is "
                                                     "flagged and not reproducible"),
              seed: int = typer.Option(0, "--seed", help="seed of the first start"),

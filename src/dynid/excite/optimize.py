@@ -81,7 +81,7 @@ class OptimizeSettings:
     generations: int = 20
     popsize: int = 2
     polish_iterations: int = 120
-    max_seconds: float | None = 120.0
+    max_seconds: float | None = 600.0
     polish_rate: float = 20.0
     seed: int = 0
 
