@@ -104,7 +104,7 @@ def test_geometry_stored_in_the_trajectory_file(optimized):
 @pytest.mark.parametrize("args, words", [
     (["--box", "pillar=0,0,0.5,0.1,0.1,0.2"], ["obstacle 'pillar'", "start posture"]),
     (["--clearance", "1.5"], ["floor", "start posture", "clearance 1.5"]),
-    (["--clearance", "0.05", "--workspace=-1,-1,1.0:1,1,1.5"], ["workspace", "start posture"]),
+    (["--clearance", "0.05", "--workspace=-1,-1,2.0:1,1,2.5"], ["workspace", "start posture"]),  # out of reach
     (["--box", "t=0,0,0,1,1"], ["--box", "expected 6 numbers"]),
 ])
 def test_bad_geometry_one_line(tmp_path, args, words):
