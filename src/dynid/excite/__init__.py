@@ -7,6 +7,8 @@ Modules, one job each:
     harmonic   harmonic sine sum basis and a-priori bounds (eq. 4.1, 4.5-4.18)
     builtin    the thesis' Table 4.1 trajectory for er3a
     limits     limit arrays and limit-usage ratios (guaranteed bounds for periodic families)
+    limit_sources  every limit from options, a limits file, the description or stated defaults
+    geometry/  collision-free excitation: capsules, floor, boxes, workspace, guaranteed clearance
     criteria   cond / logdet / weighted criteria on the base regressor
     optimize   the feasible parametrization, differential evolution, multi-start; stops on fixed counts (seeded, reproducible)
     polish     SLSQP with explicit linear limit constraints; final guaranteed-bound check
