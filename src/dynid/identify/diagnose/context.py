@@ -1,0 +1,87 @@
+"""What every check of ``dynid diagnose`` looks at, computed once: a bounded piece of the log,
+its motion differentiated from q alone (a logged dq or ddq column is one of the suspects, so
+it is not trusted), the base regressor on at most ``MAX_ROWS`` interior samples and the
+least-squares fit of the identification model to them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from dynid.data.blocks import read_blocks
+from dynid.data.columns import ColumnMapping, JointData
+from dynid.data.preprocess import Preprocessing, edge_mask, edge_samples, lowpass, prepare, sample_rate
+from dynid.errors import DataError, IllConditionedError
+from dynid.identify.base import BaseParameters, base_parameters, base_regressor
+from dynid.identify.estimators import OrdinaryLeastSquares
+from dynid.identify.model import ModelOptions
+
+BUDGET = 200_000  # raw rows read (the middle of a longer log)
+MAX_ROWS = 20_000  # rows of the regressor the fits use (evenly spaced interior samples)
+
+
+@dataclass
+class LogFit:
+    """raw: the cleaned log piece (logged columns as they are); ready: q filtered, dq and ddq
+    from it, tau as logged; rows: (m,) indices into ready of the fitted samples; y (m, n, b)
+    base regressor there; est: OLS fit (None, with ``problem``, when it cannot be fitted)."""
+
+    robot: object
+    options: ModelOptions
+    base: BaseParameters
+    prep: Preprocessing
+    raw: JointData
+    ready: JointData
+    fs: float
+    cutoff: float
+    rows: np.ndarray
+    y: np.ndarray
+    est: OrdinaryLeastSquares | None
+    problem: str = ""
+
+    @property
+    def tau(self) -> np.ndarray:
+        """(m, n) measured torques at the fitted rows."""
+        return self.ready.tau[self.rows]
+
+    def smooth(self, x: np.ndarray) -> np.ndarray:
+        """x (N, ...) on ready's grid through the same low-pass as q."""
+        return lowpass(x, self.fs, self.cutoff, self.prep.filter_order)
+
+
+def fit_ols(y: np.ndarray, tau: np.ndarray, names) -> tuple[OrdinaryLeastSquares | None, str]:
+    try:
+        return OrdinaryLeastSquares(names=names, max_condition=1e10).fit(y, tau), ""
+    except (IllConditionedError, np.linalg.LinAlgError) as exc:
+        return None, str(exc)
+
+
+def log_fit(robot, path, mapping: ColumnMapping = ColumnMapping(), nan: str = "drop",
+            options: ModelOptions | None = None, prep: Preprocessing | None = None) -> LogFit:
+    """The shared context of the checks (module docstring). options default: Coulomb-viscous
+    friction, rotor inertia and a torque offset per joint; prep default: low-pass
+    min(10 Hz, fs / 10), central differences."""
+    options = options or ModelOptions(offset=True)
+    raw = read_blocks(path, robot, mapping, nan, budget=BUDGET, count=1)
+    if not raw or len(raw[0]) < 10:
+        raise DataError(f"{path}: {sum(len(b) for b in raw)} usable rows; diagnose needs at least 10")
+    raw = raw[0]
+    if raw.tau is None:
+        raise DataError(f"{path}: no torques (tau1..taun) or currents (i1..in, with --current-gain): diagnose "
+                        "compares the measured torque with the model and needs them")
+    fs = sample_rate(raw.t)
+    prep = prep or Preprocessing(lowpass_hz=min(10.0, fs / 10.0))
+    prep = replace(prep, decimate=1, min_velocity=0.0)
+    motion_only = JointData(raw.t, raw.q, None, None, raw.tau, raw.cycle, raw.stage, raw.source, list(raw.notes))
+    ready = prepare(motion_only, prep)
+    fs = sample_rate(ready.t)
+    interior = np.flatnonzero(edge_mask(len(ready), edge_samples(prep, fs)))
+    if interior.size < 10:
+        raise DataError(f"{path}: {len(ready)} samples leave {interior.size} once the filter edges are trimmed; "
+                        "diagnose needs a longer log")
+    rows = interior[::max(1, -(-interior.size // MAX_ROWS))]
+    base = base_parameters(robot, options)
+    y = base_regressor(robot, ready.q[rows], ready.dq[rows], ready.ddq[rows], options, base)
+    est, problem = fit_ols(y, ready.tau[rows], base.names)
+    return LogFit(robot, options, base, prep, raw, ready, fs, prep.cutoff(fs), rows, y, est, problem)

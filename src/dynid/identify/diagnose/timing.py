@@ -1,0 +1,166 @@
+"""Time alignment: a delay between the torque and the motion, and a logged velocity column
+that lags (or is scaled against) the derivative of the positions.
+
+Torque delay. With the base regressor W fixed at the motion samples i, shifting the torque by
+k samples changes only the right-hand side of the normal equations:
+
+    B_k = sum_i W_i^T tau_{i+k},   beta_k = A^-1 B_k,   RSS_k = C_k - B_k^T beta_k      (D1)
+
+(A = sum_i W_i^T W_i once), so the residual over a range of shifts costs one product per
+shift. The minimum over k (coarse steps, then every sample around the best, then a parabola
+through the three samples around the minimum) estimates the delay d: the torque logged at
+t + d belongs to the motion at t. ``identify --delay d`` applies it.
+
+Velocity column. The logged dq_j, filtered like q, is correlated with d/dt(q_j) (filtered q,
+central differences) shifted by k samples; the best k is the column's lag, the least-squares
+slope at that lag its scale (1 when the units agree; 57.3 for degrees, 1000 for a time
+column in ms, the gear ratio for motor-side velocities).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dynid.data.columns import JointData
+from dynid.data.preprocess import prepare
+from dynid.identify.diagnose.context import LogFit
+from dynid.identify.diagnose.findings import Finding
+from dynid.identify.physical import pseudo_solve
+
+MAX_DELAY = 0.25  # s, largest delay looked for
+MAX_COARSE = 60  # shifts of the coarse pass
+
+
+def _shifts(limit: int) -> np.ndarray:
+    step = max(1, -(-limit // (MAX_COARSE // 2)))
+    return np.unique(np.concatenate([-np.arange(0, limit + 1, step), np.arange(0, limit + 1, step)])), step
+
+
+def _parabola(k: int, values: dict) -> float:
+    """Vertex of the parabola through (k-1, k, k+1) (k itself when a neighbour is missing)."""
+    if k - 1 not in values or k + 1 not in values:
+        return float(k)
+    a, b, c = values[k - 1], values[k], values[k + 1]
+    den = a - 2 * b + c
+    return float(k + 0.5 * (a - c) / den) if den > 0 else float(k)
+
+
+def residual_by_shift(fit: LogFit, limit: int) -> tuple[dict, float]:
+    """{k: RSS_k (D1)} over coarse shifts and every shift near the best; the refined best shift."""
+    n_rows = len(fit.ready)
+    ok = (fit.rows - limit >= 0) & (fit.rows + limit < n_rows)
+    rows, y = fit.rows[ok], fit.y[ok]
+    a = np.einsum("inb,inc->bc", y, y)
+    tau = fit.ready.tau
+    rss = {}
+
+    def evaluate(ks):
+        ks = [k for k in ks if k not in rss]
+        if not ks:
+            return
+        shifted = tau[rows[:, None] + np.asarray(ks)[None, :]]  # (m, K, n)
+        b = np.einsum("inb,ikn->kb", y, shifted)
+        c = np.einsum("ikn,ikn->k", shifted, shifted)
+        for j, k in enumerate(ks):
+            beta = pseudo_solve(a, b[j])
+            rss[k] = float(c[j] - 2 * b[j] @ beta + beta @ a @ beta)
+
+    coarse, step = _shifts(limit)
+    evaluate(coarse)
+    best = min(rss, key=rss.get)
+    evaluate(range(max(-limit, best - step), min(limit, best + step) + 1))
+    best = min(rss, key=rss.get)
+    return rss, _parabola(best, rss)
+
+
+def torque_delay(fit: LogFit) -> list[Finding]:
+    if fit.est is None:
+        return []
+    limit = max(1, min(int(MAX_DELAY * fit.fs), (len(fit.ready) - 1) // 4))
+    rss, shift = residual_by_shift(fit, limit)
+    rows = len(fit.rows) * fit.robot.n
+    delay = shift / fit.fs
+    rms0, rms = np.sqrt(max(rss[0], 0.0) / rows), np.sqrt(max(min(rss.values()), 0.0) / rows)
+    values = {"delay_s": delay, "samples": shift, "rms_residual_aligned": rms, "rms_residual_as_logged": rms0}
+    if abs(shift) < 1.0 or rms > 0.7 * rms0:
+        return []
+    lag = "lags" if delay > 0 else "leads"
+    return [Finding("torque delay", "alarm",
+                    f"the torque {lag} the motion by {abs(delay) * 1e3:.3g} ms ({abs(shift):.3g} samples at "
+                    f"{fit.fs:.4g} Hz): shifting it lowers the model's residual RMS from {rms0:.4g} to {rms:.4g} N m",
+                    f"identify, predict and validate with --delay {delay:.4g} (the torque logged at t + delay is "
+                    "the one of the motion at t), or fix the time stamps of the logger", [], values)]
+
+
+def _scale_cause(s: float, robot, j: int) -> str:
+    for value, cause in ((180 / np.pi, "degrees per second (q in radians)"), (np.pi / 180, "q in degrees, dq in radians"),
+                         (1000.0, "a time column in milliseconds"), (1e-3, "dq per millisecond"),
+                         (robot.gear_ratios[j], "a motor-side velocity (gear ratio)"),
+                         (1.0 / robot.gear_ratios[j], "a motor-side position (gear ratio)"), (-1.0, "opposite signs")):
+        if abs(s / value - 1.0) < 0.05:
+            return cause
+    return "a unit or gain mismatch"
+
+
+def velocity_column(fit: LogFit) -> list[Finding]:
+    """Lag, scale and consistency of a logged dq column against d/dt(q) (module docstring)."""
+    raw = fit.raw
+    if raw.dq is None:
+        return []
+    logged = prepare(JointData(raw.t, raw.q, raw.dq, None, raw.tau, source=raw.source), fit.prep).dq
+    derived = fit.ready.dq
+    limit = max(1, min(int(MAX_DELAY * fit.fs), (len(derived) - 1) // 4))
+    index = fit.rows[(fit.rows - limit >= 0) & (fit.rows + limit < len(derived))]
+    motion = np.sqrt(np.mean(derived[index] ** 2, axis=0))
+    lags, scales, before, after = {}, {}, {}, {}
+    for j in np.flatnonzero(motion > max(1e-3, 0.02 * motion.max())):
+        e = derived[index, j] - derived[index, j].mean()
+        ks, step = _shifts(limit)
+
+        def corr(ks):
+            x = logged[index[:, None] + np.asarray(ks)[None, :], j]
+            x = x - x.mean(axis=0)
+            return x.T @ e / np.maximum(np.linalg.norm(x, axis=0) * np.linalg.norm(e), 1e-300)
+
+        r = dict(zip(ks.tolist(), np.abs(corr(ks))))
+        k = max(r, key=r.get)
+        fine = list(range(max(-limit, k - step), min(limit, k + step) + 1))
+        r.update(zip(fine, np.abs(corr(fine))))
+        k = max(r, key=r.get)
+        lag = _parabola(k, {key: -v for key, v in r.items()})
+        x = logged[index + k, j]
+        lags[j], before[j], after[j] = lag, float(abs(corr([0])[0])), float(r[k])
+        scales[j] = float(x @ derived[index, j] / max(derived[index, j] @ derived[index, j], 1e-300))
+    out = []
+    lagging = [j for j in lags if abs(lags[j]) >= 1.5 and after[j] - before[j] > 1e-3]
+    if lagging:
+        ms = [lags[j] / fit.fs * 1e3 for j in lagging]
+        out.append(Finding(
+            "velocity column lag", "alarm",
+            f"the logged velocity of joint(s) {_joints(lagging)} lags d/dt(q) by {min(ms):.3g}..{max(ms):.3g} ms "
+            f"({min(lags[j] for j in lagging):.3g}..{max(lags[j] for j in lagging):.3g} samples): correlation "
+            f"{min(before[j] for j in lagging):.4f} as logged, {min(after[j] for j in lagging):.4f} after the shift",
+            "leave the logged dq columns out (rename them, e.g. --rename dq1=dq1_logged,...) so that dynid "
+            "differentiates q with its zero-phase filter; a causally filtered velocity estimate lags the motion",
+            [int(j) + 1 for j in lagging], {"lag_ms": {str(j + 1): lags[j] / fit.fs * 1e3 for j in lags},
+                                       "correlation_as_logged": {str(j + 1): before[j] for j in lags},
+                                       "correlation_aligned": {str(j + 1): after[j] for j in lags}}))
+    for j in scales:
+        s = scales[j]
+        if after[j] > 0.95 and abs(s - 1.0) > 0.05:
+            out.append(Finding("velocity column scale", "alarm",
+                               f"the logged dq{j + 1} is {s:.4g} x d/dt(q{j + 1}) (correlation {after[j]:.4f}): "
+                               f"{_scale_cause(s, fit.robot, j)}?",
+                               "give the logged columns in SI units on the joint side (--degrees, --time-unit, "
+                               "--motor-side), or leave the dq columns out", [int(j) + 1], {"scale": s}))
+        elif after[j] < 0.9:
+            out.append(Finding("velocity column", "alarm",
+                               f"the logged dq{j + 1} does not follow d/dt(q{j + 1}) (best correlation {after[j]:.3f} "
+                               f"over shifts of up to {MAX_DELAY * 1e3:.0f} ms)",
+                               "check which signal the column holds; leave it out so that dynid differentiates q",
+                               [int(j) + 1], {"correlation": after[j]}))
+    return out
+
+
+def _joints(js) -> str:
+    return ", ".join(str(j + 1) for j in sorted(js))
