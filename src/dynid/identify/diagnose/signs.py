@@ -70,8 +70,9 @@ def description_fit(fit: LogFit) -> list[Finding]:
             "the measured torque of joint(s) " + ", ".join(str(j + 1) for j, _, _ in flips) + " runs against the "
             "description's rigid-body model: correlation " + ", ".join(f"{r:.3f}" for _, r, _ in flips)
             + ", slope " + ", ".join(f"{s:.3g}" for _, _, s in flips),
-            "negate those torque columns (the logger's sign convention differs from the description's: joint "
-            "torque acting on the link after the joint, positive about the joint axis)",
+            "--negate " + ",".join(f"tau{j + 1}" for j, _, _ in flips) + " (or --negate tau when all joints "
+            "are flipped): the logger's sign convention differs from the description's (the torque the joint "
+            "exerts on the link after it, positive about the joint axis)",
             [j + 1 for j, _, _ in flips], {"correlation": {str(j + 1): r for j, r, _ in flips},
                                            "slope": {str(j + 1): s for j, _, s in flips}}))
     return out

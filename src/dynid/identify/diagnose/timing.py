@@ -9,7 +9,7 @@ k samples changes only the right-hand side of the normal equations:
 (A = sum_i W_i^T W_i once), so the residual over a range of shifts costs one product per
 shift. The minimum over k (coarse steps, then every sample around the best, then a parabola
 through the three samples around the minimum) estimates the delay d: the torque logged at
-t + d belongs to the motion at t. ``identify --delay d`` applies it.
+t + d belongs to the motion at t. ``identify --tau-delay d`` (alias ``--delay``) applies it.
 
 Velocity column. The logged dq_j, filtered like q, is correlated with d/dt(q_j) (filtered q,
 central differences) shifted by k samples; the best k is the column's lag, the least-squares
@@ -88,8 +88,9 @@ def torque_delay(fit: LogFit) -> list[Finding]:
     return [Finding("torque delay", "alarm",
                     f"the torque {lag} the motion by {abs(delay) * 1e3:.3g} ms ({abs(shift):.3g} samples at "
                     f"{fit.fs:.4g} Hz): shifting it lowers the model's residual RMS from {rms0:.4g} to {rms:.4g} N m",
-                    f"identify, predict and validate with --delay {delay:.4g} (the torque logged at t + delay is "
-                    "the one of the motion at t), or fix the time stamps of the logger", [], values)]
+                    f"identify with --tau-delay {delay:.4g} (alias --delay: the torque logged at t + delay is the "
+                    "one of the motion at t; result.json keeps it for predict and validate), or fix the logger's "
+                    "time stamps", [], values)]
 
 
 def _scale_cause(s: float, robot, j: int) -> str:
@@ -140,8 +141,8 @@ def velocity_column(fit: LogFit) -> list[Finding]:
             f"the logged velocity of joint(s) {_joints(lagging)} lags d/dt(q) by {min(ms):.3g}..{max(ms):.3g} ms "
             f"({min(lags[j] for j in lagging):.3g}..{max(lags[j] for j in lagging):.3g} samples): correlation "
             f"{min(before[j] for j in lagging):.4f} as logged, {min(after[j] for j in lagging):.4f} after the shift",
-            "leave the logged dq columns out (rename them, e.g. --rename dq1=dq1_logged,...) so that dynid "
-            "differentiates q with its zero-phase filter; a causally filtered velocity estimate lags the motion",
+            "--ignore dq: dynid then differentiates q with its zero-phase filter (a causally filtered velocity "
+            "estimate lags the motion)",
             [int(j) + 1 for j in lagging], {"lag_ms": {str(j + 1): lags[j] / fit.fs * 1e3 for j in lags},
                                        "correlation_as_logged": {str(j + 1): before[j] for j in lags},
                                        "correlation_aligned": {str(j + 1): after[j] for j in lags}}))
@@ -152,12 +153,12 @@ def velocity_column(fit: LogFit) -> list[Finding]:
                                f"the logged dq{j + 1} is {s:.4g} x d/dt(q{j + 1}) (correlation {after[j]:.4f}): "
                                f"{_scale_cause(s, fit.robot, j)}?",
                                "give the logged columns in SI units on the joint side (--degrees, --time-unit, "
-                               "--motor-side), or leave the dq columns out", [int(j) + 1], {"scale": s}))
+                               "--motor-side), or --ignore dq", [int(j) + 1], {"scale": s}))
         elif after[j] < 0.9:
             out.append(Finding("velocity column", "alarm",
                                f"the logged dq{j + 1} does not follow d/dt(q{j + 1}) (best correlation {after[j]:.3f} "
                                f"over shifts of up to {MAX_DELAY * 1e3:.0f} ms)",
-                               "check which signal the column holds; leave it out so that dynid differentiates q",
+                               "check which signal the column holds; --ignore dq so that dynid differentiates q",
                                [int(j) + 1], {"correlation": after[j]}))
     return out
 
