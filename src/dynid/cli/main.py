@@ -14,6 +14,7 @@ from dynid.cli.drift_cmd import friction_drift
 from dynid.cli.common import debug_enabled, err_console
 from dynid.cli.convert_cmd import convert
 from dynid.cli.demo import demo
+from dynid.cli.diagnose_cmd import diagnose
 from dynid.cli.excite import excite_app
 from dynid.cli.friction import friction_app
 from dynid.cli.export_cmd import export
@@ -47,6 +48,7 @@ app.command("simulate")(simulate)
 app.command("identify")(identify)
 app.command("predict")(predict)
 app.command("validate")(validate)
+app.command("diagnose")(diagnose)
 app.command("convert")(convert)
 app.command("base-params")(base_params)
 app.add_typer(multibody_app, name="multibody")

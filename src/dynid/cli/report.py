@@ -28,6 +28,7 @@ def report(source: Path = _FROM,
            validation: Path = typer.Option(None, "--validation", help="separate joint data log for cross-validation"),
            friction: Path = typer.Option(None, "--friction", help="friction drift analysis JSON"),
            multibody: Path = typer.Option(None, "--multibody", help="'dynid multibody identify' JSON"),
+           diagnosis: Path = typer.Option(None, "--diagnosis", help="'dynid diagnose --json' findings"),
            title: str = typer.Option(None, "--title", help="page title"),
            force: bool = typer.Option(False, "--force", help="report even if a result was identified on another "
                                       "robot than --robot (said in the report)")) -> None:
@@ -38,7 +39,7 @@ def report(source: Path = _FROM,
     from dynid.report import ReportInputs, build_report, write_report
 
     explicit = {"result": result, "pc_result": pc_result, "trajectory": trajectory, "data": data,
-                "validation": validation, "friction": friction, "multibody": multibody}
+                "validation": validation, "friction": friction, "multibody": multibody, "diagnosis": diagnosis}
     if source is None and all(v is None for v in explicit.values()):
         raise DataError("no input: give --from DIR (a 'dynid demo' output) or files such as --result result.json")
     inputs = ReportInputs.gather(source, robot, **explicit)

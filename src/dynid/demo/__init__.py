@@ -7,13 +7,14 @@ robot, written to one directory that ``dynid report --from`` reads.
     finish(ws)
 """
 
-from dynid.demo import generate, study, verify
+from dynid.demo import accuracy, generate, study, verify
 from dynid.demo.workspace import DemoSettings, Workspace, abort, finish, start
 
 STEPS = (
     ("excitation", "optimize the excitation trajectory", generate.excitation),
     ("protocol", "sample the test protocol", generate.protocol),
     ("simulate", "simulate measurements", generate.simulate),
+    ("diagnose", "diagnose the training log", accuracy.diagnose),
     ("identify", "identify: OLS, per cycle, PC", study.identify),
     ("validate", "validate on a separate trajectory", study.validate),
     ("verification", "verify per cycle, groups of cycles", verify.verification),

@@ -12,14 +12,15 @@ from dynid.errors import DynidError
 from dynid.report import html, sections
 from dynid.report.friction_section import friction
 from dynid.report.inputs import ReportInputs, load_json
+from dynid.report.accuracy_sections import diagnosis
 from dynid.report.preprocessing_section import preprocessing
 from dynid.report.thesis_section import postures, verification
 
-SECTION_BUILDERS = (sections.overview, sections.torques, sections.parameters, preprocessing,
+SECTION_BUILDERS = (sections.overview, diagnosis, sections.torques, sections.parameters, preprocessing,
                     sections.identifiability, sections.excitation, sections.evolution, verification, friction,
                     sections.multibody, postures)
-SECTION_IDS = ("overview", "torques", "parameters", "preprocessing", "identifiability", "excitation", "evolution",
-               "verification", "friction", "multibody", "postures")
+SECTION_IDS = ("overview", "diagnosis", "torques", "parameters", "preprocessing", "identifiability", "excitation",
+               "evolution", "verification", "friction", "multibody", "postures")
 
 
 def load_context(inputs: ReportInputs, force: bool = False) -> sections.Context:

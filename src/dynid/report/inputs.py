@@ -24,6 +24,7 @@ DEMO_FILES = {
     "groups": "groups.json",            # dynid cycles groups --out
     "drift_table": "friction_drift.json",  # dynid friction drift --json
     "protocol": "protocol.json",        # dynid excite protocol (summary: levels, poses)
+    "diagnosis": "diagnosis.json",      # dynid diagnose --json
 }
 
 ROLE_HELP = {
@@ -39,6 +40,7 @@ ROLE_HELP = {
     "groups": "groups of cycles JSON (cycles groups --out)",
     "drift_table": "per-sample friction drift JSON (friction drift --json)",
     "protocol": "protocol summary JSON (excite protocol)",
+    "diagnosis": "diagnosis JSON (dynid diagnose --json)",
 }
 
 
@@ -58,6 +60,7 @@ class ReportInputs:
     groups: Path | None = None
     drift_table: Path | None = None
     protocol: Path | None = None
+    diagnosis: Path | None = None
     robot: str | None = None
     missing: dict = field(default_factory=dict)
 

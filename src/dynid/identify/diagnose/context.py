@@ -11,14 +11,15 @@ import numpy as np
 
 from dynid.data.blocks import read_blocks
 from dynid.data.columns import ColumnMapping, JointData
-from dynid.data.preprocess import Preprocessing, edge_mask, edge_samples, lowpass, prepare, sample_rate
+from dynid.data.preprocess import Preprocessing, edge_samples, lowpass, prepare, sample_rate
+from dynid.data.segments import segment_edge_mask
 from dynid.errors import DataError, IllConditionedError
 from dynid.identify.base import BaseParameters, base_parameters, base_regressor
 from dynid.identify.estimators import OrdinaryLeastSquares
 from dynid.identify.model import ModelOptions
 
-BUDGET = 200_000  # raw rows read (the middle of a longer log)
-MAX_ROWS = 20_000  # rows of the regressor the fits use (evenly spaced interior samples)
+BUDGET = 100_000  # raw rows read (the middle of a longer log)
+MAX_ROWS = 12_000  # rows of the regressor the fits use (evenly spaced interior samples)
 
 
 @dataclass
@@ -63,7 +64,8 @@ def log_fit(robot, path, mapping: ColumnMapping = ColumnMapping(), nan: str = "d
     friction, rotor inertia and a torque offset per joint; prep default: low-pass
     min(10 Hz, fs / 10), central differences."""
     options = options or ModelOptions(offset=True)
-    raw = read_blocks(path, robot, mapping, nan, budget=BUDGET, count=1)
+    prep = prep or Preprocessing()
+    raw = read_blocks(path, robot, mapping, nan, budget=BUDGET, count=1, prep=prep)
     if not raw or len(raw[0]) < 10:
         raise DataError(f"{path}: {sum(len(b) for b in raw)} usable rows; diagnose needs at least 10")
     raw = raw[0]
@@ -71,12 +73,13 @@ def log_fit(robot, path, mapping: ColumnMapping = ColumnMapping(), nan: str = "d
         raise DataError(f"{path}: no torques (tau1..taun) or currents (i1..in, with --current-gain): diagnose "
                         "compares the measured torque with the model and needs them")
     fs = sample_rate(raw.t)
-    prep = prep or Preprocessing(lowpass_hz=min(10.0, fs / 10.0))
-    prep = replace(prep, decimate=1, min_velocity=0.0)
-    motion_only = JointData(raw.t, raw.q, None, None, raw.tau, raw.cycle, raw.stage, raw.source, list(raw.notes))
+    if prep.lowpass_hz is None:
+        prep = replace(prep, lowpass_hz=min(10.0, fs / 10.0))
+    prep = replace(prep, decimate=1, min_velocity=0.0, tau_delay=0.0)  # the delay is measured, not applied
+    motion_only = replace(raw, dq=None, ddq=None, notes=list(raw.notes))
     ready = prepare(motion_only, prep)
     fs = sample_rate(ready.t)
-    interior = np.flatnonzero(edge_mask(len(ready), edge_samples(prep, fs)))
+    interior = np.flatnonzero(segment_edge_mask(ready, edge_samples(prep, fs)))
     if interior.size < 10:
         raise DataError(f"{path}: {len(ready)} samples leave {interior.size} once the filter edges are trimmed; "
                         "diagnose needs a longer log")

@@ -65,7 +65,8 @@ def excitation(fit: LogFit) -> list[Finding]:
                            f"{WARN_CONDITION:g}): the estimates are poorly determined",
                            "an optimized excitation (dynid excite optimize) or more varied motion", [],
                            {"condition_number": cond}))
-    poor = [(nm, float(v)) for nm, v in zip(fit.base.names, fit.est.rel_std_) if not v <= REL_STD_LIMIT]
+    poor = [(nm, float(v)) for nm, v in zip(fit.base.names, fit.est.rel_std_)
+            if not v <= REL_STD_LIMIT and not nm.startswith("off")]  # an offset is no matter of motion
     if poor:
         helpers: dict[int, list[str]] = {}
         for nm, _ in poor:

@@ -10,7 +10,9 @@
 - Sign (against physics, without trusting the description): identified base parameters that
   are a single physical quantity that cannot be negative (a link mass m_i, a rotor inertia
   Ia_j, Coulomb or viscous friction Fc_j, Fv_j) and come out below zero by more than three
-  standard deviations point at the torque of that joint (its sign or an unmodeled effect).
+  standard deviations, with an effect of at least 2 % of some joint's RMS torque (a small
+  bias of a parameter that is zero in truth is not a finding), point at the torque of that
+  joint (its sign or an unmodeled effect).
 - Clipping: a torque that sits at its extreme value over runs of samples has hit the range of
   the sensor or the current limit of the drive; those samples are wrong by an unknown amount.
 - Units: a sample rate below 5 Hz that would be 20 Hz..50 kHz in milliseconds; revolute
@@ -20,8 +22,6 @@
 from __future__ import annotations
 
 import math
-import re
-
 import numpy as np
 
 from dynid.data.plausibility import PositionRange
@@ -30,7 +30,18 @@ from dynid.identify.diagnose.findings import Finding
 from dynid.identify.model import ModelOptions, full_parameters, model_torques
 
 MIN_CORRELATION = 0.7
-NONNEGATIVE = re.compile(r"^(m|Ia|Fc|Fv)(\d+)$")
+MATERIAL = 0.02  # share of a joint's RMS torque that a wrong-signed term must move to count
+
+
+def nonnegative_names(robot, options: ModelOptions) -> dict[str, int]:
+    """{base parameter name: joint or body number} of the single physical quantities that
+    cannot be negative: link masses, rotor inertias, Coulomb and viscous friction (the first
+    two terms of the coulomb-viscous and polynomial models)."""
+    out = {f"m{i + 1}": i + 1 for i in range(getattr(robot, "n_bodies", robot.n))}
+    friction = {"coulomb-viscous": ("Fc", "Fv"), "polynomial": ("Fc", "Fv")}.get(options.friction, ())
+    for j in range(robot.n):
+        out.update({f"{term}{j + 1}": j + 1 for term in friction + (("Ia",) if options.rotor_inertia else ())})
+    return out
 
 
 def description_fit(fit: LogFit) -> list[Finding]:
@@ -83,10 +94,15 @@ def negative_parameters(fit: LogFit) -> list[Finding]:
     if fit.est is None:
         return []
     bad = []
-    for name, v, s in zip(fit.base.names, fit.est.coef_, fit.est.std_):
-        m = NONNEGATIVE.match(name)
-        if m and v < -3.0 * s and v < 0:
-            bad.append((name, int(m.group(2)), float(v), float(s)))
+    rms_tau = np.sqrt(np.mean(fit.tau**2, axis=0))
+    physical = nonnegative_names(fit.robot, fit.options)
+    for k, (name, v, s) in enumerate(zip(fit.base.names, fit.est.coef_, fit.est.std_)):
+        if name not in physical or not (v < -3.0 * s and v < 0):
+            continue
+        # a material effect too: the term moves some joint's torque by MATERIAL of its RMS
+        share = np.sqrt(np.mean((fit.y[:, :, k] * v) ** 2, axis=0)) / np.maximum(rms_tau, 1e-12)
+        if share.max() >= MATERIAL:
+            bad.append((name, physical[name], float(v), float(s)))
     if not bad:
         return []
     joints = sorted({k for _, k, _, _ in bad})
@@ -94,7 +110,9 @@ def negative_parameters(fit: LogFit) -> list[Finding]:
                     "identified " + ", ".join(f"{nm} = {v:.4g} +- {s:.2g}" for nm, _, v, s in bad)
                     + ": a mass, rotor inertia or friction coefficient cannot be negative",
                     "check the sign and gain of the torque of the joint(s) named (or of the joint driving that "
-                    "link), and look for an effect the model lacks", joints,
+                    "link), and look for an effect the model lacks"
+                    + ("; a joint torque sensor on the link side does not see the motors' rotor inertia: "
+                       "--no-rotor-inertia" if all(nm.startswith("Ia") for nm, _, _, _ in bad) else ""), joints,
                     {nm: {"value": v, "std": s} for nm, _, v, s in bad})]
 
 

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from dynid.data.columns import JointData
+from dataclasses import replace
+
 from dynid.data.preprocess import prepare
 from dynid.identify.diagnose.context import LogFit
 from dynid.identify.diagnose.findings import Finding
@@ -47,8 +48,7 @@ def _parabola(k: int, values: dict) -> float:
 
 def residual_by_shift(fit: LogFit, limit: int) -> tuple[dict, float]:
     """{k: RSS_k (D1)} over coarse shifts and every shift near the best; the refined best shift."""
-    n_rows = len(fit.ready)
-    ok = (fit.rows - limit >= 0) & (fit.rows + limit < n_rows)
+    ok = _within_segment(fit, fit.rows, limit)
     rows, y = fit.rows[ok], fit.y[ok]
     a = np.einsum("inb,inc->bc", y, y)
     tau = fit.ready.tau
@@ -108,10 +108,10 @@ def velocity_column(fit: LogFit) -> list[Finding]:
     raw = fit.raw
     if raw.dq is None:
         return []
-    logged = prepare(JointData(raw.t, raw.q, raw.dq, None, raw.tau, source=raw.source), fit.prep).dq
+    logged = prepare(replace(raw, ddq=None, notes=[]), fit.prep).dq
     derived = fit.ready.dq
     limit = max(1, min(int(MAX_DELAY * fit.fs), (len(derived) - 1) // 4))
-    index = fit.rows[(fit.rows - limit >= 0) & (fit.rows + limit < len(derived))]
+    index = fit.rows[_within_segment(fit, fit.rows, limit)]
     motion = np.sqrt(np.mean(derived[index] ** 2, axis=0))
     lags, scales, before, after = {}, {}, {}, {}
     for j in np.flatnonzero(motion > max(1e-3, 0.02 * motion.max())):
@@ -146,21 +146,36 @@ def velocity_column(fit: LogFit) -> list[Finding]:
             [int(j) + 1 for j in lagging], {"lag_ms": {str(j + 1): lags[j] / fit.fs * 1e3 for j in lags},
                                        "correlation_as_logged": {str(j + 1): before[j] for j in lags},
                                        "correlation_aligned": {str(j + 1): after[j] for j in lags}}))
-    for j in scales:
-        s = scales[j]
-        if after[j] > 0.95 and abs(s - 1.0) > 0.05:
-            out.append(Finding("velocity column scale", "alarm",
-                               f"the logged dq{j + 1} is {s:.4g} x d/dt(q{j + 1}) (correlation {after[j]:.4f}): "
-                               f"{_scale_cause(s, fit.robot, j)}?",
-                               "give the logged columns in SI units on the joint side (--degrees, --time-unit, "
-                               "--motor-side), or --ignore dq", [int(j) + 1], {"scale": s}))
-        elif after[j] < 0.9:
-            out.append(Finding("velocity column", "alarm",
-                               f"the logged dq{j + 1} does not follow d/dt(q{j + 1}) (best correlation {after[j]:.3f} "
-                               f"over shifts of up to {MAX_DELAY * 1e3:.0f} ms)",
-                               "check which signal the column holds; --ignore dq so that dynid differentiates q",
-                               [int(j) + 1], {"correlation": after[j]}))
+    scaled = [j for j in scales if after[j] > 0.95 and abs(scales[j] - 1.0) > 0.05]
+    if scaled:
+        out.append(Finding("velocity column scale", "alarm",
+                           "the logged velocity is " + ", ".join(f"{scales[j]:.4g} x d/dt(q{j + 1}) "
+                                                                   f"({_scale_cause(scales[j], fit.robot, j)}?)"
+                                                                   for j in scaled)
+                           + f" (correlation at least {min(after[j] for j in scaled):.4f})",
+                           "give the logged columns in SI units on the joint side (--degrees, --time-unit, "
+                           "--motor-side), or --ignore dq", [int(j) + 1 for j in scaled],
+                           {"scale": {str(j + 1): scales[j] for j in scaled}}))
+    unrelated = [j for j in scales if after[j] < 0.9]
+    if unrelated:
+        out.append(Finding("velocity column", "alarm",
+                           "the logged velocity of joint(s) " + _joints(unrelated) + " does not follow d/dt(q) "
+                           f"(best correlation {max(after[j] for j in unrelated):.3f} over shifts of up to "
+                           f"{MAX_DELAY * 1e3:.0f} ms)",
+                           "check which signal the column holds; --ignore dq so that dynid differentiates q",
+                           [int(j) + 1 for j in unrelated], {"correlation": {str(j + 1): after[j] for j in unrelated}}))
     return out
+
+
+def _within_segment(fit: LogFit, rows: np.ndarray, limit: int) -> np.ndarray:
+    """(m,) rows whose shifts by up to ``limit`` samples stay inside the log and their segment."""
+    n_rows = len(fit.ready)
+    ok = (rows - limit >= 0) & (rows + limit < n_rows)
+    segment = fit.ready.segment
+    if segment is not None:
+        lo, hi = np.clip(rows - limit, 0, n_rows - 1), np.clip(rows + limit, 0, n_rows - 1)
+        ok &= (segment[lo] == segment[rows]) & (segment[hi] == segment[rows])
+    return ok
 
 
 def _joints(js) -> str:
