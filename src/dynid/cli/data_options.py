@@ -42,7 +42,7 @@ SEGMENTS = typer.Option("gaps", "--segments", help="gaps: split a log at gaps an
                         "its time restarts (each segment filtered and differentiated alone)")
 MAX_GAP = typer.Option(5.0, "--max-gap", help="a time step longer than this multiple of the median step splits the "
                        "log into segments; shorter irregular steps are resampled")
-TAU_DELAY = typer.Option(0.0, "--tau-delay", help="the logged torque lags the positions by this much [s] (a "
+TAU_DELAY = typer.Option(0.0, "--tau-delay", "--delay", help="the logged torque lags the positions by this much [s] (a "
                          "driver's filter): tau is moved earlier by whole samples before fitting and scoring")
 STILL_RANGE = typer.Option(0.05, "--still-range", help="a joint moving less than this [rad; a tenth in m] is held "
                            "still: what its motion excites keeps the robot description's values (0 = off)")
