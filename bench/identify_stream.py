@@ -157,9 +157,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(args.log) if args.log else Path(tmp) / "log.parquet"
         t0 = time.perf_counter()
-        if not path.exists():
-            subprocess.run([sys.executable, __file__, "--write", str(path), "--samples", str(args.samples),
+        if not path.exists():  # written beside, then renamed: an interrupted run leaves no partial log
+            part = path.with_name(path.name + ".part")
+            subprocess.run([sys.executable, __file__, "--write", str(part), "--samples", str(args.samples),
                             "--rate", str(args.rate), "--seed", str(args.seed)], check=True)
+            part.replace(path)
         size = path.stat().st_size / 1e6
         print(f"{'wrote' if time.perf_counter() - t0 > 1 else 'reused'} {args.samples} samples "
               f"({args.samples / args.rate / 3600:.2f} h at {args.rate:g} Hz) of er3a in {path.name}: "
