@@ -70,6 +70,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0, help="first seed (cases use seed .. seed + cases - 1)")
     parser.add_argument("--readers", default=",".join(READERS), help="comma-separated: " + ", ".join(READERS))
     parser.add_argument("--cli", type=int, default=0, help="cases per reader also run through the CLI")
+    parser.add_argument("--plausibility", type=int, default=20, help="cases per plausibility kind (issue 18 section "
+                        "3: nonsense the readers accept must be refused or warned; 0 = skip)")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     sys.unraisablehook = lambda unraisable: None  # pyarrow's row handler on undecodable lines (the CLI does the same)
@@ -103,7 +105,38 @@ def main() -> int:
             cli_campaign(args.readers.split(","), args.cli, args.seed, bases, tmp, bugs)
     for line in bugs[:40]:
         print("  " + line)
+    if args.plausibility:
+        bugs += plausibility_campaign(args.plausibility, args.seed)
     return 1 if bugs else 0
+
+
+def plausibility_campaign(cases: int, first: int = 0) -> list[str]:
+    """Every kind of tests/plausibility_inputs.py on ``cases`` seeds: the outcome expected (refused,
+    warned, right) against the one observed; 'silent' (a confident number from nonsense) and 'other'
+    (an exception that is not dynid's) are the defects. Prints a table; returns the defects."""
+    from plausibility_inputs import KINDS, make_context, run
+
+    defects, total = [], collections.Counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        ctx = make_context(Path(tmp))
+        print(f"\n{'plausibility kind':<19} {'group':<9} {'cases':>6} {'expected':>9} {'as expected':>12} "
+              f"{'silent':>7} {'other':>6}  seconds")
+        for kind, group in KINDS.items():
+            counts, start, expected = collections.Counter(), time.perf_counter(), "?"
+            for seed in range(first, first + cases):
+                expected, observed = run(kind, seed, ctx)
+                key = "ok" if observed == expected else "silent" if observed == "silent" else "other"
+                counts[key] += 1
+                if key != "ok":
+                    defects.append(f"{kind} seed {seed}: expected {expected}, got {observed}")
+            total.update(counts)
+            print(f"{kind:<19} {group:<9} {cases:>6} {expected:>9} {counts['ok']:>12} {counts['silent']:>7} "
+                  f"{counts['other']:>6} {time.perf_counter() - start:8.1f}")
+    print(f"{'total':<19} {'':<9} {sum(total.values()):>6} {'':>9} {total['ok']:>12} {total['silent']:>7} "
+          f"{total['other']:>6}")
+    for line in defects[:40]:
+        print("  " + line)
+    return defects
 
 
 if __name__ == "__main__":

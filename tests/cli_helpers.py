@@ -17,6 +17,15 @@ def run_ok(*args) -> str:
     return result.output
 
 
+def failing(*args) -> str:
+    """Run ``dynid ARGS``; fail the test unless it ends in exactly one 'error:' line and exit code 2."""
+    result = runner.invoke(app, [str(a) for a in args])
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.output
+    return lines[0]
+
+
 def read_columns(path) -> dict:
     table = pacsv.read_csv(path)
     return {name: table.column(name).to_numpy() for name in table.column_names}

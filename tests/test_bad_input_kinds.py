@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import dynid
-from cli_helpers import run_ok, runner
+from cli_helpers import failing, run_ok, runner
 from dynid.cli.main import app
 from dynid.errors import DataError, DynidWarning, ModelError
 
@@ -64,14 +64,6 @@ def d(tmp_path_factory):
     (d / "inverted.yaml").write_text(two_joint_yaml(limits="{q_min: 1.0, q_max: -1.0}"))
     run_ok("identify", "-r", "planar2", "--data", d / "good.csv", "--out", d / "r.json")
     return d
-
-
-def failing(*args) -> str:
-    result = runner.invoke(app, [str(a) for a in args])
-    assert result.exit_code == 2, result.output
-    lines = result.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.output
-    return lines[0]
 
 
 @pytest.mark.parametrize("name, expected", [

@@ -15,6 +15,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from dynid.cli.option_checks import check_value
 from dynid.data.output import check_output_directory, check_outputs, command_scope
 from dynid.errors import DataError, DynidError, DynidWarning
 
@@ -95,6 +96,7 @@ def friendly_errors(fn=None, *, outputs: tuple[str, ...] = (), directories: tupl
                 for k, v in bound.arguments.items():
                     if isinstance(v, float) and math.isnan(v):
                         raise DataError(f"{_option_name(fn, k)} nan: expected a number")
+                    check_value(_option_name(fn, k), v)  # ranges of numeric options (option_checks.RULES)
                 named = {_option_name(fn, k): bound.arguments.get(k) for k in outputs}
                 inputs = [p for k, v in bound.arguments.items() if k not in outputs for p in _paths(v)]
                 check_outputs(named, inputs, tuple(_option_name(fn, k) for k in directories))

@@ -254,11 +254,11 @@ def predict(robot: str = robot_option(),
     """Torques of an identified model on other logs, preprocessed as in training.
 
     The data layout and segment options default to those used by 'identify' (stored in result.json)."""
-    import numpy as np
-
+    from dynid.data.convert import write_stream
     from dynid.data.io import write_columns
     from dynid.data.sources import expand_sources
-    from dynid.identify.result import load_result, predict_file
+    from dynid.identify.prediction import prediction_columns, segment_column_needed
+    from dynid.identify.result import load_result
 
     passive_openmp_workers()
     r = dynid.load_robot(robot)
@@ -272,15 +272,10 @@ def predict(robot: str = robot_option(),
         return
     mapping = _mapping_override(result, rename, columns, time_unit, degrees, motor_side, current_gain, negate, ignore,
                                 topic, stamp)
-    preds = [predict_file(r, result, p, mapping, prep_override=_segment_override(segments, max_gap)) for p in paths]
-    cols = {"t": np.concatenate([p["t"] for p in preds])}
-    cols.update({f"tau{j + 1}": np.concatenate([p["tau_hat"][:, j] for p in preds]) for j in range(r.n)})
-    if any(np.any(p["segment"] != p["segment"][0]) for p in preds):
-        cols["segment"] = np.concatenate([p["segment"] for p in preds])
-    if len(paths) > 1:
-        cols["source"] = np.concatenate([np.full(p["t"].size, str(path)) for p, path in zip(preds, paths)])
-    write_columns(out, cols)
-    console.print(f"wrote [bold]{out}[/] ({cols['t'].size} samples from {len(paths)} file(s))")
+    override = _segment_override(segments, max_gap)
+    split = segment_column_needed(r, result, paths, mapping, override)
+    rows = write_stream(out, prediction_columns(r, result, paths, mapping, override, split))
+    console.print(f"wrote [bold]{out}[/] ({rows} samples from {len(paths)} file(s))")
 
 
 def _print_validation(report: dict, title: str, min_velocity: float, n: int) -> None:
@@ -317,11 +312,9 @@ def validate(robot: str = robot_option(),
     """RMSD and relative RMSD per joint (thesis eq. 5.1) of a model on one or more logs
     (self-validation on the training logs, cross-validation on others); with several files,
     also over all of them ('overall')."""
-    import numpy as np
-
     from dynid.data.sources import expand_sources
-    from dynid.identify.result import load_result, predict_file
-    from dynid.identify.validation import validation_report
+    from dynid.identify.prediction import validate_sources
+    from dynid.identify.result import load_result
 
     passive_openmp_workers()
     r = dynid.load_robot(robot)
@@ -334,23 +327,10 @@ def validate(robot: str = robot_option(),
         from dynid.cli.cycles_cmd import validate_per
         validate_per(r, result, paths, mapping, per, min_velocity, skip_first, json_out, figure)
         return
-    trained = {Path(p).resolve() for p in [result.get("data", "")] + [s["path"] for s in result.get("sources", [])]}
-    reports, pooled = {}, []
-    for path in paths:
-        pred = predict_file(r, result, path, mapping, prep_override=_segment_override(segments, max_gap))
-        if pred["tau"] is None:
-            raise DataError(f"{path}: no torques (tau1..taun) or currents to validate against")
-        k = pred["interior"]  # filter edge samples of every segment are left out, as in training
-        pooled.append((pred["tau"][k], pred["tau_hat"][k], pred["dq"][k]))
-        report = validation_report(*pooled[-1], min_velocity)
-        report["kind"] = "self" if Path(path).resolve() in trained else "cross"
-        report["segments"] = int(np.unique(pred["segment"]).size)
-        reports[str(path)] = report
-        _print_validation(report, f"{report['kind']}-validation on {path}", min_velocity, r.n)
-    if len(paths) > 1:
-        report = validation_report(*(np.concatenate(a) for a in zip(*pooled)), min_velocity)
-        reports["overall"] = report
-        _print_validation(report, f"all {len(paths)} files", min_velocity, r.n)
+    reports = validate_sources(r, result, paths, mapping, _segment_override(segments, max_gap), min_velocity)
+    for path, report in reports.items():
+        title = f"all {len(paths)} files" if path == "overall" else f"{report['kind']}-validation on {path}"
+        _print_validation(report, title, min_velocity, r.n)
     if json_out:
         from dynid.data.io import atomic_write_text
         if force and mismatch:

@@ -130,7 +130,10 @@ def identify_command(
     form = angular_form(coordinates)
     data = read_body_data(body_data)
     selected = _select(data, _parse_times(times))
-    results = identify(r, selected, form, rounding_digits=rounding_digits)
+    try:
+        results = identify(r, selected, form, rounding_digits=rounding_digits)
+    except DataError as exc:  # name the file
+        raise DataError(f"{body_data}: {exc}") from None
     truth = true_values(r)
     table = Table("body", "parameter", "identified", "true (model)", "absolute error", "relative error",
                   title=f"identified dynamic parameters ({coordinates}, {len(selected.t)} samples, "

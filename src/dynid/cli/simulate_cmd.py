@@ -31,7 +31,7 @@ def _per_joint(text: str | None, n: int, what: str) -> np.ndarray | None:
 
 
 def _trajectory(robot, trajectory: str, duration: float, rate: float, seed: int):
-    """(t, sample) with sample(t) -> (q, dq, ddq): 'multisine' (exact), an excitation
+    """(timeline, sample) with sample(t) -> (q, dq, ddq): 'multisine' (exact), an excitation
     trajectory (JSON from 'dynid excite optimize' or a builtin such as thesis-table-4.1,
     exact) or a joint data file with t, q (dq, ddq optional; missing ones from a cubic spline)."""
     import numpy as np
@@ -40,14 +40,15 @@ def _trajectory(robot, trajectory: str, duration: float, rate: float, seed: int)
     from dynid.data.columns import ColumnMapping
     from dynid.data.io import load_joint_data
     from dynid.simulate import random_multisine
+    from dynid.simulate.stream import Timeline
 
     if trajectory == "multisine":
-        return np.arange(0.0, duration, 1.0 / rate), random_multisine(robot, seed=seed).sample
+        return Timeline.uniform(duration, rate), random_multisine(robot, seed=seed).sample
     if not trajectory.lower().endswith((".csv", ".parquet", ".pq")):  # an excitation trajectory
         from dynid.excite.fileio import load_trajectory
 
         periodic = load_trajectory(trajectory, robot.n, robot.name)
-        return np.arange(0.0, duration, 1.0 / rate), periodic.evaluate
+        return Timeline.uniform(duration, rate), periodic.evaluate
     data = load_joint_data(trajectory, robot, ColumnMapping())
     q_spline = scipy.interpolate.CubicSpline(data.t, data.q, axis=0)
     dq_spline = scipy.interpolate.CubicSpline(data.t, data.dq, axis=0) if data.dq is not None else None
@@ -55,12 +56,12 @@ def _trajectory(robot, trajectory: str, duration: float, rate: float, seed: int)
     def sample(t):
         dq = dq_spline(t) if dq_spline is not None else q_spline(t, 1)
         ddq = dq_spline(t, 1) if dq_spline is not None else q_spline(t, 2)
-        if data.ddq is not None and np.array_equal(t, data.t):
-            ddq = data.ddq
+        i0 = int(np.searchsorted(data.t, t[0]))
+        if data.ddq is not None and np.array_equal(t, data.t[i0:i0 + t.size]):  # the file's own samples
+            ddq = data.ddq[i0:i0 + t.size]
         return q_spline(t), dq, ddq
 
-    sample.labels = (data.cycle, data.stage)  # cycle/stage of the file, carried to the output
-    return data.t, sample
+    return Timeline.of(data.t, data.cycle, data.stage), sample  # cycle/stage of the file go to the output
 
 
 @friendly_errors(outputs=("out", "body_data", "truth"))
@@ -118,9 +119,9 @@ def simulate(robot: str = robot_option(),
     """Simulate a joint data log of ROBOT (or, with --experiment, write seed body data)."""
     import numpy as np
 
-    from dynid.data.io import joint_data_columns, write_columns
+    from dynid.data.convert import write_stream
     from dynid.identify.model import FRICTION_MODELS, ModelOptions
-    from dynid.simulate import Measurement, simulate_joint_data
+    from dynid.simulate import Measurement
 
     r = load_selected(robot, joints, lock)
     if not (0 < rate < math.inf and 0 < duration < math.inf):
@@ -137,14 +138,10 @@ def simulate(robot: str = robot_option(),
     if out is None:
         raise DataError("--out is required for a joint-space simulation")
     options = ModelOptions(friction=friction, rotor_inertia=rotor_inertia, offset=offsets is not None)
-    t, sample = _trajectory(r, trajectory, duration, rate, seed)
-    if jitter > 0:  # irregular stamps: the motion is sampled at the jittered times
-        dt = np.median(np.diff(t))
-        t = t + np.random.default_rng(seed + 1).uniform(-0.5, 0.5, t.shape) * jitter * dt
-    q, dq, ddq = sample(t)
+    timeline, sample = _trajectory(r, trajectory, duration, rate, seed)
     coefficients = None
     if thesis_friction is None:  # default: on for an er3a protocol log without friction options
-        stages = getattr(sample, "labels", (None, None))[1]
+        stages = timeline.stage
         thesis_friction = (stages is not None and "friction" in set(np.asarray(stages).astype(str))
                            and friction == "coulomb-viscous" and coulomb is None and viscous is None
                            and friction_drift is None and drive is None)
@@ -163,25 +160,21 @@ def simulate(robot: str = robot_option(),
             raise DataError("--coulomb/--viscous set the coulomb-viscous model; use --friction coulomb-viscous")
         coefficients = np.column_stack([_per_joint(coulomb or "0", r.n, "--coulomb"),
                                         _per_joint(viscous or "0", r.n, "--viscous")])
-    if drive is not None:
+    if drive is not None:  # the drive model integrates its state over the whole log (in memory)
+        t = timeline.times(0, timeline.count)
+        if jitter > 0:
+            t = t + np.random.default_rng(seed + 1).uniform(-0.5, 0.5, t.shape) * jitter * timeline.step
         _simulate_drive(r, drive, sample, t, coefficients, inductance, dq_noise, u_noise, seed, out, truth)
         return
     measurement = Measurement(tuple(_per_joint(tau_noise, r.n, "--tau-noise")), encoder_counts, derivatives)
     from dynid.simulate.drift import drift_options
+    from dynid.simulate.stream import simulated_chunks
     drift, warmup = drift_options(friction_drift, temperature)
-    drift = thesis_drift or drift
-    data, _, _ = simulate_joint_data(r, t, q, dq, ddq, options, coefficients,
-                                         _per_joint(offsets, r.n, "--offsets"), measurement, seed, drift=drift)
-    data.cycle, data.stage = getattr(sample, "labels", (None, None))
-    if cycles > 0:
-        data.cycle = np.minimum((np.arange(len(data)) * cycles) // len(data), cycles - 1) + 1
-    cols = joint_data_columns(data)
-    if warmup is not None:
-        cols.update({f"temp{j + 1}": v for j, v in enumerate(warmup.temperatures(t - t[0], r.n).T)})
-    from dynid.simulate.motor_side import motor_side_columns
-    motor_side_columns(r, cols, motor_side, currents)
-    write_columns(out, cols)
-    console.print(f"wrote [bold]{out}[/] ({len(data)} samples, {options.friction} friction "
+    chunks = simulated_chunks(r, timeline, sample, options, coefficients, _per_joint(offsets, r.n, "--offsets"),
+                              measurement, seed, drift=thesis_drift or drift, jitter=jitter, cycles=cycles,
+                              warmup=warmup, motor_side=motor_side, currents=currents)
+    rows = write_stream(out, chunks)  # one chunk in memory at a time (simulate/stream.py)
+    console.print(f"wrote [bold]{out}[/] ({rows} samples, {options.friction} friction "
                   f"{FRICTION_MODELS[options.friction]}, rotor inertia {'on' if rotor_inertia else 'off'})")
     if thesis_friction:
         console.print("friction: the thesis' f1..f4 (Table H, Robot 2, Test 1, cycles 6-24)"

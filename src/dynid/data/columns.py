@@ -177,7 +177,13 @@ class ColumnMapping:
                 raise DataError(f"--current-gain drive: robot '{robot.name}' has no torque constant "
                                 f"for joints {missing}; give the gains as numbers")
             return kt * robot.gear_ratios
-        return _parse_list(self.current_gain, robot.n, "--current-gain")
+        gains = _parse_list(self.current_gain, robot.n, "--current-gain")
+        bad = [j + 1 for j in range(robot.n) if not (np.isfinite(gains[j]) and gains[j] != 0)]
+        if bad:
+            raise DataError(f"--current-gain {self.current_gain}: joint(s) {bad} have gain "
+                            f"{[float(gains[j - 1]) for j in bad]}; expected finite, non-zero gains [N m/A] "
+                            "(0 reads every torque of the joint as 0)")
+        return gains
 
     def conventions(self, columns: dict[str, np.ndarray], n: int, source: str) -> dict[str, np.ndarray]:
         """``negate`` and ``ignore`` applied to raw columns (contract names after renaming)."""

@@ -10,8 +10,11 @@ counted from 1 after the header, so CSV row k is file line k + 1):
 - time going backwards: rejected, unless ``--segments auto`` makes it a new segment
 - gaps longer than ``--max-gap`` x the median step, a ``segment`` column: segments
   (``data.segments``)
-- more joint columns (q1..qm) than the robot has joints: a note (several files of different
-  joint counts in one fit are refused by ``data.sources``)
+- columns of joints the robot does not have (q7 of a 6-joint robot): a warning; columns outside
+  the format: a note (several files of different joint counts in one fit are refused by
+  ``data.sources``)
+- implausible values (``data.plausibility.LogChecks``): refused (1e300) or warned with the
+  likely cause (degrees, ms, spikes, wrapped angles, interpolated gaps)
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -30,9 +34,9 @@ from dynid.data.bags import is_bag, read_bag
 from dynid.data.columns import ColumnMapping, JointData
 from dynid.data.inputs import input_file
 from dynid.data.output import write_output
-from dynid.data.plausibility import PositionRange
+from dynid.data.plausibility import LogChecks, column_messages
 from dynid.data.segments import Segmenter
-from dynid.errors import DataError
+from dynid.errors import DataError, DynidWarning
 
 SIGNAL_PREFIXES = ("q", "dq", "ddq", "tau", "i", "u")
 
@@ -108,15 +112,17 @@ def joint_count(names) -> int:
 
 
 def map_columns(table: pa.Table, mapping: ColumnMapping, robot, source: str) -> JointData:
-    """Arrow table -> JointData in SI on the joint side (``ColumnMapping.apply``), with a note
-    when the file holds more joints than the robot (their columns are not read)."""
-    columns = table_to_columns(table, mapping, source)
-    data = mapping.apply(robot, columns, source)
-    count = joint_count(columns)
-    if count > robot.n:
-        data.notes.append(f"the file has joint columns up to q{count}; robot '{robot.name}' has {robot.n} "
-                          f"joints, so q{robot.n + 1}..q{count} are not read")
-    return data
+    """Arrow table -> JointData in SI on the joint side (``ColumnMapping.apply``)."""
+    return mapping.apply(robot, table_to_columns(table, mapping, source), source)
+
+
+def column_check(table: pa.Table, mapping: ColumnMapping, robot, source: str) -> list[str]:
+    """Warn about columns of joints the robot does not have; return notes naming the columns not
+    read (``plausibility.column_messages``)."""
+    warns, notes = column_messages([mapping.contract_name(c) for c in table.column_names], robot, source)
+    for text in warns:
+        warnings.warn(DynidWarning(text), stacklevel=2)
+    return notes
 
 
 def _is_number(v) -> bool:
@@ -247,16 +253,17 @@ def load_joint_data(path: str | Path, robot, mapping: ColumnMapping = ColumnMapp
     else:
         table, notes = read_table(path, mapping)
     data = map_columns(table, mapping, robot, str(path))
-    data.notes[:0] = notes
+    data.notes[:0] = notes + column_check(table, mapping, robot, str(path))
+    del table
     segmenter = Segmenter.for_preprocessing(str(path), prep)
     data = clean_rows(data, nan, segmenter=segmenter)
     if segmenter.summary():
         data.notes.append(segmenter.summary())
     if len(data) < 3:
         raise DataError(f"{path}: {len(data)} usable rows; at least 3 are needed")
-    positions = PositionRange(robot.n)
-    positions.update(data.q)
-    positions.warn(robot, str(path))
+    checks = LogChecks(robot, str(path))
+    checks.update(data)
+    checks.finish()
     return data
 
 

@@ -1,21 +1,58 @@
-"""Plausibility of joint data against the robot: what is almost surely a unit mistake warns
+"""Plausibility of joint data and of fits: a confident number from nonsense is a defect (issue 18
+section 3). What cannot be right is refused (``DataError``); what is almost surely wrong warns
 (``DynidWarning``, one line in the CLI) with its likely cause.
 
-Call ``PositionRange.update`` on each chunk of positions as it is read and ``warn`` at the end
-(``dynid.data.io.load_joint_data`` and ``dynid.data.stream.raw_chunks`` do): a joint whose
-positions go beyond a limit by more than half its range (and more than 0.2 rad or m) is far
-outside what the robot can reach: degrees given as radians (x 57), millimetres as metres, or a
-log of another robot.
+``LogChecks`` follows a log chunk by chunk as it is read (``data.io.load_joint_data`` and
+``data.stream.raw_chunks`` call ``update`` on every cleaned chunk and ``finish`` at the end), in
+O(chunk) memory:
+
+- a value beyond ``ABSURD`` (1e9 rad, m, rad/s, N m...) cannot be a sample of a robot: refused
+  (a corrupt sample such as 1e300 would otherwise spread through the filter into every number);
+- positions far outside the joint limits (beyond a limit by more than half the range and 0.2
+  rad or m), and typical speeds (the 90th percentile of |dq| from position differences) above
+  3 x dq_max (or 50 rad/s, 10 m/s without a limit): degrees given as radians (x 57), millimetres
+  as metres, motor-side angles, or a log of another robot;
+- a median time step of 0.5 s or more (a robot log at 2 Hz or less): time in ms or us read as s;
+  a step below 5 us: the time unit option is wrong the other way;
+- jumps: a position step far larger than the joint's usual step (50 x its median and 0.1 rad or
+  0.01 m) inside a segment: an isolated spike (a corrupt sample), a jump of one turn (an angle
+  wrapped to +-pi), or a glitch;
+- a filled stretch: ``FILL_SAMPLES`` samples or more (and ``FILL_SECONDS``) over which every
+  position and every torque changes exactly linearly while the robot moves: a gap filled by
+  interpolation, fitted as if it were motion (a gap left as a gap splits the log, ``data.segments``).
+
+``column_messages`` names log columns of joints the robot does not have (a warning: a log of
+another robot, or a joint selection that drops joints inside the column order) and columns dynid
+does not read (a note). ``fit_warnings`` warns on a fit or a prediction whose relative error is
+100 % or more (the model explains none of the torque: swapped or foreign torque columns, a sign,
+a unit), on a joint predicted far worse than by zero (150 %), and on measured torques that are a
+multiple of the model's (below 1/2 or above 2, or negative: a unit, gear ratios, a sign, another
+robot); ``parameter_warnings`` on identified friction or rotor inertia that is negative beyond
+its uncertainty (physically impossible: a torque of opposite sign, swapped columns).
 """
 
 from __future__ import annotations
 
 import math
+import re
 import warnings
 
 import numpy as np
 
-from dynid.errors import DynidWarning
+from dynid.errors import DataError, DynidWarning
+
+ABSURD = 1e9  # no position [rad, m], speed, acceleration or torque [N m, N] of a robot reaches this
+SPEED_FACTOR = 3.0  # typical speed above this multiple of dq_max: units
+SPEED_WITHOUT_LIMIT = {True: 50.0, False: 10.0}  # rad/s (revolute), m/s (prismatic) when dq_max is unknown
+SLOW_STEP, FAST_STEP = 0.5, 5e-6  # s: median time steps beyond these are a wrong time unit
+JUMP_FACTOR = 50.0
+JUMP_FLOOR = {True: 0.1, False: 0.01}  # rad, m
+FILL_SAMPLES, FILL_SECONDS = 1000, 5.0
+FLAT_TOLERANCE = 1e-6  # |second difference| below this fraction of the column's magnitude: exactly linear
+JOINT_NONSENSE = 1.5  # relative RMSD of one joint at which its fit is nonsense (noise alone gives ~1)
+SCALE_RANGE = (0.5, 2.0)  # measured torque / model torque (least squares) outside: a scale or sign
+SUBSAMPLE = 4096  # steps per chunk used for the robust scales (medians, percentiles)
+CONTRACT = re.compile(r"(q|dq|ddq|tau|i|u|temp)(\d+)|t|cycle|stage|segment")
 
 
 class PositionRange:
@@ -33,8 +70,9 @@ class PositionRange:
             self.low = np.fmin(self.low, np.fmin.reduce(columns, axis=1))  # fmin/fmax skip NaN
             self.high = np.fmax(self.high, np.fmax.reduce(columns, axis=1))
 
-    def messages(self, robot, source: str) -> list[str]:
-        out = []
+    def outside(self, robot) -> dict[int, str]:
+        """{joint index: 'q2 spans [..] rad, far outside the joint limits [..]'} of joints far outside."""
+        out = {}
         lo, hi = robot.limit_array("q_min"), robot.limit_array("q_max")
         for j in range(robot.n):
             if not (math.isfinite(lo[j]) and math.isfinite(hi[j])) or not self.high[j] >= self.low[j]:
@@ -42,13 +80,254 @@ class PositionRange:
             excess = max(self.high[j] - hi[j], lo[j] - self.low[j])
             if excess > max(0.5 * (hi[j] - lo[j]), 0.2):
                 unit = "rad" if robot.is_revolute[j] else "m"
-                cause = ("degrees given as radians (add --degrees)?" if robot.is_revolute[j]
-                         else "millimetres given as metres?")
-                out.append(f"{source}: q{j + 1} spans [{self.low[j]:.4g}, {self.high[j]:.4g}] {unit}, far outside the "
-                           f"joint limits [{lo[j]:.4g}, {hi[j]:.4g}] of '{robot.name}': {cause} "
-                           "(or a log of another robot)")
+                out[j] = (f"q{j + 1} spans [{self.low[j]:.4g}, {self.high[j]:.4g}] {unit}, far outside the joint "
+                          f"limits [{lo[j]:.4g}, {hi[j]:.4g}] of '{robot.name}'")
         return out
+
+    def messages(self, robot, source: str) -> list[str]:
+        return [f"{source}: {text}: {unit_cause(robot, j)}" for j, text in self.outside(robot).items()]
 
     def warn(self, robot, source: str) -> None:
         for text in self.messages(robot, source):
             warnings.warn(DynidWarning(text), stacklevel=2)
+
+
+def unit_cause(robot, j: int) -> str:
+    """The likely cause of positions or speeds of joint j far beyond what the robot does."""
+    if robot.is_revolute[j]:
+        return "degrees given as radians (add --degrees)? motor-side angles (--motor-side)? or a log of another robot"
+    return "millimetres given as metres? motor-side positions (--motor-side)? or a log of another robot"
+
+
+def _subsample(a: np.ndarray) -> np.ndarray:
+    step = max(1, a.shape[0] // SUBSAMPLE)
+    return a[::step]
+
+
+class LogChecks:
+    """The plausibility of one log, chunk by chunk (module docstring)."""
+
+    def __init__(self, robot, source: str):
+        self.robot, self.source, self.n = robot, source, robot.n
+        self.positions = PositionRange(robot.n)
+        self.revolute = np.asarray(robot.is_revolute, dtype=bool)
+        self.step: float | None = None
+        self.speeds: list[np.ndarray] = []  # per chunk: 90th percentile of |dq| per joint
+        self.carry = None  # (t, q, tau, segment) of the last two rows of the previous chunk
+        self.jumps: list[tuple[float, int, float, str]] = []  # (t, joint, size, kind), first few
+        self.jump_count = 0
+        self.run, self.run_start, self.run_end = 0, math.nan, math.nan  # current filled stretch (triples, times)
+        self.fill = (0, math.nan, math.nan)  # longest filled stretch: steps, t_start, t_end
+
+    # -- per chunk --------------------------------------------------------------------------
+
+    def update(self, data) -> None:
+        """Take a cleaned chunk (``data.columns.JointData`` in SI): refuse absurd values, follow
+        ranges, speeds, jumps and filled stretches."""
+        if len(data) == 0:
+            return
+        self._refuse_absurd(data)
+        self.positions.update(data.q)
+        t, q, tau = data.t, data.q, data.tau
+        segment = data.segment if data.segment is not None else np.zeros(len(data), dtype=np.int64)
+        if self.carry is not None and (tau is None) == (self.carry[2] is None):
+            ct, cq, ctau, cseg = self.carry
+            t, q = np.concatenate([ct, t]), np.concatenate([cq, q])
+            tau = None if tau is None else np.concatenate([ctau, tau])
+            segment = np.concatenate([cseg, segment])
+        self.carry = (t[-2:], q[-2:], None if tau is None else tau[-2:], segment[-2:])
+        if t.shape[0] < 3:
+            return
+        dt = np.diff(t)
+        if self.step is None:
+            positive = dt[dt > 0]
+            if positive.size:
+                self.step = float(np.median(_subsample(positive)))
+        if not self.step:
+            return
+        valid = (dt > 0) & (dt <= 2.0 * self.step) & (segment[1:] == segment[:-1])  # steps inside segments
+        dq = np.diff(q, axis=0)
+        self._speeds(dq[valid] / dt[valid, None])
+        self._jumps(t, dq, valid)
+        if tau is not None:
+            self._filled(t, q, tau, valid)
+
+    def _refuse_absurd(self, data) -> None:
+        for name, unit, a in (("q", "position", data.q), ("dq", "velocity", data.dq), ("ddq", "acceleration", data.ddq),
+                              ("tau", "torque or force", data.tau)):
+            if a is None or not a.size or not np.max(np.abs(a)) >= ABSURD:
+                continue
+            k, j = np.unravel_index(int(np.argmax(np.abs(a) >= ABSURD)), a.shape)
+            raise DataError(f"{self.source}: {name}{j + 1} = {a[k, j]:.6g} at t = {data.t[k]:.6g} s cannot be a "
+                            f"joint {unit} (expected |{name}| < {ABSURD:.0e} in SI units); a corrupt sample? "
+                            "remove or repair the row")
+
+    def _speeds(self, v: np.ndarray) -> None:
+        if v.shape[0] >= 10:
+            self.speeds.append(np.percentile(np.abs(_subsample(v)), 90, axis=0))
+
+    def _jumps(self, t: np.ndarray, dq: np.ndarray, valid: np.ndarray) -> None:
+        steps = np.abs(_subsample(dq[valid]))
+        if steps.shape[0] < 10:
+            return
+        threshold = np.maximum(JUMP_FACTOR * np.median(steps, axis=0), np.where(self.revolute, JUMP_FLOOR[True],
+                                                                                 JUMP_FLOOR[False]))
+        big = (np.abs(dq) > threshold) & valid[:, None]
+        if not big.any():
+            return
+        rows, joints = np.nonzero(big)
+        self.jump_count += rows.size
+        for k, j in zip(rows[:5], joints[:5]):
+            if len(self.jumps) >= 5:
+                break
+            size = float(dq[k, j])
+            back = k + 1 < dq.shape[0] and valid[k + 1] and abs(dq[k + 1, j] + size) < 0.5 * abs(size)
+            wrap = self.revolute[j] and abs(abs(size) - 2 * math.pi) < 0.5
+            kind = "spike" if back else "wrap" if wrap else "jump"
+            self.jumps.append((float(t[k + 1]), int(j), size, kind))
+
+    def _filled(self, t: np.ndarray, q: np.ndarray, tau: np.ndarray, valid: np.ndarray) -> None:
+        """Steps k (between rows k and k+1) inside a stretch where q and tau change exactly linearly."""
+        signals = np.concatenate([q, tau], axis=1)
+        scale = FLAT_TOLERANCE * (np.max(np.abs(signals), axis=0) + 1e-9)
+        flat = np.all(np.abs(np.diff(signals, 2, axis=0)) <= scale, axis=1)  # (N-2,): rows k, k+1, k+2 collinear
+        moving = np.any(np.diff(q, axis=0)[1:] != 0, axis=1)
+        good = flat & moving & valid[1:] & valid[:-1]
+        if self.run and not (good.size and good[0]):  # the stretch ended at the chunk boundary
+            self._record()
+        edges = np.diff(np.concatenate([[0], good.astype(np.int8), [0]]))
+        for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)):  # good[a:b]
+            if a == 0 and self.run:  # continues the stretch of the previous chunk
+                self.run, self.run_end = self.run + int(b - a), float(t[b + 1])
+            else:
+                self.run, self.run_start, self.run_end = int(b - a), float(t[a]), float(t[b + 1])
+            if b < good.size:
+                self._record()
+
+    def _record(self) -> None:
+        """Close the current filled stretch (``run`` triples of collinear samples), keeping the longest."""
+        if self.run > self.fill[0]:
+            self.fill = (self.run, self.run_start, self.run_end)
+        self.run = 0
+
+    # -- at the end -------------------------------------------------------------------------
+
+    def messages(self) -> list[str]:
+        """The warnings about the whole log (``finish`` issues them)."""
+        if self.run:
+            self._record()
+        robot, out = self.robot, []
+        outside = self.positions.outside(robot)
+        fast = self._fast_joints()
+        for j in sorted(set(outside) | set(fast)):
+            parts = [p for p in (outside.get(j), fast.get(j)) if p]
+            out.append(f"{self.source}: {'; '.join(parts)}: {unit_cause(robot, j)}")
+        if self.step is not None and self.step >= SLOW_STEP:
+            out.append(f"{self.source}: the median time step is {self.step:.6g} s (a robot log at "
+                       f"{1.0 / self.step:.3g} Hz): is the time in ms or us? (--time-unit ms); velocities and "
+                       "accelerations would be 1e3 / 1e6 times too small")
+        elif self.step is not None and 0 < self.step < FAST_STEP:
+            out.append(f"{self.source}: the median time step is {self.step:.3g} s (a log at {1.0 / self.step:.3g} Hz): "
+                       "is the time unit right? (--time-unit)")
+        if self.jumps:
+            out.append(self._jump_message())
+        steps, t0, t1 = self.fill
+        if steps >= FILL_SAMPLES and t1 - t0 >= FILL_SECONDS:
+            out.append(f"{self.source}: from t = {t0:.6g} to {t1:.6g} s ({steps + 2} samples) every position and "
+                       "torque changes exactly linearly while the robot moves: a gap filled by interpolation? Those "
+                       "samples are fitted as real motion; remove them (a gap splits the log into segments)")
+        return out
+
+    def _fast_joints(self) -> dict[int, str]:
+        if not self.speeds:
+            return {}
+        typical = np.median(np.array(self.speeds), axis=0)
+        dq_max = self.robot.limit_array("dq_max")
+        out = {}
+        for j in range(self.n):
+            unit = "rad/s" if self.revolute[j] else "m/s"
+            if math.isfinite(dq_max[j]) and typical[j] > SPEED_FACTOR * dq_max[j]:
+                out[j] = (f"q{j + 1} moves typically at {typical[j]:.4g} {unit} (90th percentile), "
+                          f"{typical[j] / dq_max[j]:.3g} x its speed limit {dq_max[j]:.4g} {unit}")
+            elif not math.isfinite(dq_max[j]) and typical[j] > SPEED_WITHOUT_LIMIT[bool(self.revolute[j])]:
+                out[j] = f"q{j + 1} moves typically at {typical[j]:.4g} {unit} (90th percentile), faster than robot joints"
+        return out
+
+    def _jump_message(self) -> str:
+        t, j, size, kind = self.jumps[0]
+        unit = "rad" if self.revolute[j] else "m"
+        cause = {"spike": "and back at the next sample: a corrupt sample? remove or repair it",
+                 "wrap": "(one turn): an angle wrapped to +-pi? dynid reads continuous angles: unwrap them",
+                 "jump": "in one time step: a glitch, or samples missing without a time gap?"}[kind]
+        more = f" ({self.jump_count} such steps in the log)" if self.jump_count > 1 else ""
+        return f"{self.source}: q{j + 1} jumps by {size:.4g} {unit} at t = {t:.6g} s {cause}{more}"
+
+    def finish(self) -> None:
+        """Warn (``DynidWarning``) about what the whole log shows."""
+        for text in self.messages():
+            warnings.warn(DynidWarning(text), stacklevel=2)
+
+
+def column_messages(names, robot, source: str) -> tuple[list[str], list[str]]:
+    """(warnings, notes) about a log's columns (contract names, after renaming): joints beyond the
+    robot's, and columns dynid does not read."""
+    beyond, unread = {}, []
+    for name in names:
+        m = CONTRACT.fullmatch(str(name))
+        if m is None:
+            unread.append(str(name))
+        elif m.group(2) is not None and int(m.group(2)) > robot.n:
+            beyond.setdefault(int(m.group(2)), []).append(str(name))
+    warns, notes = [], []
+    if beyond:
+        cols = [c for k in sorted(beyond) for c in beyond[k]]
+        warns.append(f"{source}: columns {cols[:8]}{' ...' if len(cols) > 8 else ''} belong to joint(s) "
+                     f"{sorted(beyond)[:6]} that robot '{robot.name}' ({robot.n} joints) does not have; they are not "
+                     "read: a log of another robot, or a --joints/--lock selection that does not match the columns?")
+    if unread:
+        notes.append(f"columns not read (not in the joint data format): {unread[:10]}{' ...' if len(unread) > 10 else ''}")
+    return warns, notes
+
+
+def fit_warnings(relative_error: float | None, relative_rmsd, source: str, what: str = "the model",
+                 torque_scale: float | None = None) -> list[str]:
+    """Warnings about a fit or a prediction that explains none of the measured torque: a relative
+    error ||tau - tau_hat|| / ||tau|| of 100 % or more over all joints (predicting zero would do as
+    well), a joint whose relative RMSD is ``JOINT_NONSENSE`` or more (a joint whose torque is small
+    against its noise stays near 100 %), or measured torques that are ``torque_scale`` = c times the
+    model's (least squares over all joints) with c outside [1/2, 2] (a scale, not a model error)."""
+    rel = [None if v is None or not math.isfinite(v) else float(v) for v in (relative_rmsd or [])]
+    overall = relative_error is not None and math.isfinite(relative_error) and relative_error >= 1.0
+    limit = 1.0 if overall else JOINT_NONSENSE
+    worst = [f"{j + 1} ({v:.0%})" for j, v in enumerate(rel) if v is not None and v >= limit]
+    out = []
+    if overall or worst:
+        head = (f"{what} explains none of the measured torque (relative error {relative_error:.0%}"
+                + (f"; joint(s) {', '.join(worst)}" if worst else "") + ")") if overall else \
+            f"{what} predicts joint(s) {', '.join(worst)} far worse than zero torque would (relative RMSD)"
+        out.append(f"{source}: {head}: torque columns swapped or of another robot, a sign convention (--negate), a "
+                   "unit, or the wrong result?")
+    c = torque_scale
+    if c is not None and math.isfinite(c) and not SCALE_RANGE[0] <= c <= SCALE_RANGE[1]:
+        cause = ("of opposite sign: a driver logging the reaction torque (--negate tau)?" if c < 0 else
+                 "a unit (N m vs mN m, currents without --current-gain), gear ratios (--motor-side) or another "
+                 "robot's log?")
+        out.append(f"{source}: the measured torques are {c:.3g} x {what}'s (least-squares scale over all joints): "
+                   f"{cause}")
+    return out
+
+
+def parameter_warnings(parameters: list[dict]) -> list[str]:
+    """Identified friction (Fc, Fv, Fs) or rotor inertia (Ia) that stands alone as a base parameter and
+    is negative by more than 3 standard deviations: physically impossible (it would create energy)."""
+    bad = []
+    for p in parameters:
+        name, value, std = p.get("name", ""), p.get("value"), p.get("std")
+        alone = p.get("combination") in (None, name, f"{name} = {name}")
+        if alone and re.fullmatch(r"(Fc|Fv|Ia)m?\d+", name or "") and value is not None and value < 0 \
+                and (std is None or value < -3.0 * std):
+            bad.append(f"{name} = {value:.4g}")
+    if not bad:
+        return []
+    return [f"negative friction or rotor inertia {bad[:6]}, beyond 3 standard deviations: physically impossible; "
+            "a torque column of opposite sign (--negate), swapped torque columns, or a log of another robot?"]

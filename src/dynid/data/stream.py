@@ -25,11 +25,12 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from dynid.data.bags import is_bag, robot_tables
-from dynid.data.columns import ColumnMapping, JointData
+from dynid.data.columns import TIME_UNITS, ColumnMapping, JointData
 from dynid.data.io import (
-    BadRows, arrow_errors, check_bad_rows, clean_rows, csv_read_options, data_file, is_parquet, map_columns,
+    BadRows, arrow_errors, check_bad_rows, clean_rows, column_check, csv_read_options, data_file, is_parquet,
+    map_columns,
 )
-from dynid.data.plausibility import PositionRange
+from dynid.data.plausibility import LogChecks
 from dynid.data.preprocess import (
     Preprocessing, edge_mask, edge_samples, irregular_note, is_irregular, prepare_segment, sample_rate, too_short,
 )
@@ -88,22 +89,81 @@ def raw_chunks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapping()
         tables = _guarded(_batches(path, mapping, chunk_rows, bad), path)
     offset = 0
     segmenter = Segmenter.for_preprocessing(str(path), prep)
-    positions = PositionRange(robot.n)
+    checks = LogChecks(robot, str(path))
+    columns_notes: list[str] = []
     for table in tables:
+        if offset == 0:
+            columns_notes = column_check(table, mapping, robot, str(path))
         data = clean_rows(map_columns(table, mapping, robot, str(path)), nan, row_offset=offset,
                           segmenter=segmenter)
-        positions.update(data.q)
+        checks.update(data)
         offset += table.num_rows
         if len(data):
             yield data
     if offset == 0:
         raise DataError(f"{path}: no data rows")
-    positions.warn(robot, str(path))
-    notes = check_bad_rows(bad, offset, str(path), final=True) + bag_notes
+    checks.finish()
+    notes = columns_notes + check_bad_rows(bad, offset, str(path), final=True) + bag_notes
     if segmenter.summary():
         notes.append(segmenter.summary())
     if notes:
         yield JointData(np.empty(0), np.empty((0, robot.n)), source=str(path), notes=notes)
+
+
+def count_segments(path: str | Path, mapping: ColumnMapping = ColumnMapping(), prep: Preprocessing | None = None,
+                   robot=None, chunk_rows: int = 200_000) -> int | None:
+    """Segments of a file (``data.segments``) from its time and ``segment`` columns alone: a cheap
+    first pass (a CSV is tokenized but only these columns are converted; a Parquet file reads them
+    alone; a bag's messages are read again, which needs ``robot``) for writers that must know
+    before streaming whether a file has several segments. Rows that cleaning drops for NaN in
+    other columns are not seen (their gap is not counted). None when the file cannot be read
+    twice (a FIFO), has no time column, or the full pass will report an error."""
+    segmenter = Segmenter.for_preprocessing(str(path), prep)
+    scale = TIME_UNITS[mapping.time_unit]
+    if is_bag(path):
+        if robot is None:
+            return None
+        wanted, scale = {"t": "t"}, 1.0
+
+        def batches():
+            return robot_tables(Path(path), robot, mapping, chunk_rows, "drop", [])
+    else:
+        path = data_file(path)
+        if not path.is_file():
+            return None
+        if mapping.names:
+            raw = list(mapping.names)
+        else:
+            from dynid.data.sources import header_names
+            raw = header_names(path, ColumnMapping())  # the file's own names
+        wanted = {mapping.contract_name(c): c for c in raw if mapping.contract_name(c) in ("t", "segment")}
+        if "t" not in wanted:
+            return None
+
+        def batches():
+            if is_parquet(path):
+                return pq.ParquetFile(path, pre_buffer=False).iter_batches(batch_size=chunk_rows,
+                                                                           columns=list(wanted.values()))
+            # 1 MB blocks: pyarrow's streaming reader holds ~30 blocks (16 MB blocks peaked at 0.5 GB)
+            return pacsv.open_csv(path, read_options=csv_read_options(mapping, block_size=1 << 20),
+                                  parse_options=pacsv.ParseOptions(invalid_row_handler=lambda row: "skip"),
+                                  convert_options=pacsv.ConvertOptions(include_columns=list(wanted.values()),
+                                                                       strings_can_be_null=True))
+    offset = 0
+    try:
+        with arrow_errors(Path(path)):
+            for batch in batches():
+                t = batch.column(wanted["t"]).to_numpy(zero_copy_only=False).astype(float) * scale
+                labels = (np.asarray(batch.column(wanted["segment"]).to_pylist(), dtype=object)
+                          if "segment" in wanted else None)
+                finite = np.isfinite(t)
+                if not finite.all():
+                    t, labels = t[finite], None if labels is None else labels[finite]
+                segmenter(t, labels, offset + 1 + np.arange(t.size))
+                offset += batch.num_rows
+    except DataError:
+        return None  # time going backwards, a malformed file...: the full pass reports it
+    return segmenter.last_id + 1
 
 
 def default_margin(fs: float, prep: Preprocessing) -> int:

@@ -237,7 +237,14 @@ def predict_filtered(system: FilteredSystem, beta: np.ndarray, gains: np.ndarray
 
 
 def check_options(options: ModelOptions, signal: str, kind: str) -> None:
-    """Voltage input of a dc-motor or velocity servo needs a viscous column for the damping c."""
+    """A known drive kind and input signal; voltage input of a dc-motor or velocity servo needs a
+    viscous column for the damping c."""
+    from dynid.drives.motor import DRIVE_KINDS
+
+    if kind not in DRIVE_KINDS:
+        raise ModelError(f"--drive {kind}: unknown drive model, expected one of {list(DRIVE_KINDS)}")
+    if signal not in ("voltage", "current"):
+        raise ModelError(f"--input {signal}: expected voltage (u1..un) or current (i1..in)")
     if signal == "voltage" and kind != "servo-current" and not any(
             f.startswith("Fv") for f in FRICTION_MODELS[options.friction]):
         raise ModelError(f"voltage input of a {kind}: the back-EMF damping c dq needs a viscous friction "

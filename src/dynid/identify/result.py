@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -19,9 +21,10 @@ from dynid import __version__
 from dynid.data.columns import ColumnMapping
 from dynid.data.inputs import read_json_document
 from dynid.data.io import atomic_write_text
+from dynid.data.plausibility import fit_warnings, parameter_warnings
 from dynid.data.preprocess import Preprocessing
 from dynid.data.stream import prepared_chunks, with_edges
-from dynid.errors import DataError
+from dynid.errors import DataError, DynidWarning
 from dynid.excite.threads import single_blas_thread
 from dynid.identify.base import BaseParameters
 from dynid.identify.estimators import Estimator
@@ -75,6 +78,9 @@ def build_result(robot_spec: str, robot, options: ModelOptions, base: BaseParame
         result["lmi_min_eigenvalues"] = [float(v) for v in est.lmi_min_eig_]
     if extra:
         result.update(extra)
+    for text in fit_warnings(fit["relative_error"], fit["relative_rmsd"], str(data_path), "the fit") \
+            + parameter_warnings(params):  # nonsense in, nonsense out: say so (data.plausibility)
+        warnings.warn(DynidWarning(text), stacklevel=2)
     return result
 
 
@@ -95,11 +101,13 @@ def load_result(path: str | Path, robot=None, force: bool = False) -> dict:
 
 
 def result_model(result: dict) -> tuple[ModelOptions, BaseParameters, np.ndarray, Preprocessing]:
-    """(model options, base parameters, beta (b,), preprocessing) stored in a result."""
+    """(model options, base parameters, beta (b,), preprocessing) stored in a result. The values of
+    ``base_parameters`` are matched to the base definition by name (an edited file may list them
+    in another order); a name missing, unknown or given twice is an error."""
     try:
         options = ModelOptions.from_dict(result["model"])
         base = BaseParameters.from_dict(result["base"], options)
-        beta = np.array([p["value"] for p in result["base_parameters"]], dtype=float)
+        beta = parameter_values(result["base_parameters"], base.names)
         prep = Preprocessing.from_dict(result["preprocessing"])
     except (KeyError, TypeError, ValueError, IndexError, OverflowError) as exc:
         if isinstance(exc, DataError):
@@ -109,36 +117,66 @@ def result_model(result: dict) -> tuple[ModelOptions, BaseParameters, np.ndarray
     return options, base, beta, prep
 
 
-def predict_file(robot, result: dict, path, mapping: ColumnMapping | None = None, chunk_rows: int = 50_000,
-                 filter_torque: bool = False, prep_override: dict | None = None) -> dict:
-    """Model torques on a data file, preprocessed as in training (without decimation).
+def parameter_values(entries: list[dict], names: list[str]) -> np.ndarray:
+    """(b,) values of ``entries`` ({"name", "value"}) in the order of ``names`` (matched by name)."""
+    values: dict[str, float] = {}
+    for entry in entries:
+        if entry["name"] in values:
+            raise DataError(f"result.json: base parameter '{entry['name']}' is listed twice; expected each once")
+        values[entry["name"]] = float(entry["value"])
+    missing = [nm for nm in names if nm not in values]
+    unknown = [nm for nm in values if nm not in set(names)]
+    if missing or unknown:
+        raise DataError(f"result.json: base_parameters do not match the base definition (missing {missing[:6]}, "
+                        f"unknown {unknown[:6]}); expected one value per name of base.names")
+    return np.array([values[nm] for nm in names], dtype=float)
 
-    Returns {"t" (N,), "tau_hat" (N, n), "tau" (N, n) or None (measured, unfiltered unless
-    ``filter_torque``), "dq" (N, n), "interior" (N,) False for the ``edge_samples`` at both ends
-    of every segment, "segment" (N,) segment index (``data.segments``), "notes"}.
-    prep_override: preprocessing fields to change (e.g. {"segments": "auto"}).
-    """
+
+PREDICT_BLOCK = 8192  # samples per regressor evaluation in ``predict_chunks``
+
+
+def predict_chunks(robot, result: dict, path, mapping: ColumnMapping | None = None, chunk_rows: int = 50_000,
+                   filter_torque: bool = False, prep_override: dict | None = None) -> Iterator[dict]:
+    """Model torques on a data file, chunk by chunk (bounded memory: ``data.stream``), preprocessed
+    as in training (without decimation). Each chunk: {"t" (N,), "tau_hat" (N, n), "tau" (N, n) or
+    None (measured, unfiltered unless ``filter_torque``), "dq" (N, n), "interior" (N,) False for the
+    ``edge_samples`` at both ends of every segment, "segment" (N,) segment index (``data.segments``),
+    "notes"}; chunks of length 0 carry only notes. A torque that is not finite (parameters of
+    absurd size) is an error. prep_override: preprocessing fields to change ({"segments": "auto"})."""
     if result["n"] != robot.n:
         raise DataError(f"result has n = {result['n']} joints but robot '{robot.name}' has {robot.n}")
     options, base, beta, prep = result_model(result)
     prep = replace(prep, decimate=1, min_velocity=0.0, filter_torque=filter_torque, **(prep_override or {}))
     mapping = mapping or ColumnMapping.from_dict(result.get("column_mapping"))
-    ts, preds, taus, dqs, keeps, segs, notes = [], [], [], [], [], [], []
     with single_blas_thread():  # see pipeline.accumulate_sources
         for chunk, keep, _ in with_edges(prepared_chunks(path, robot, mapping, prep, chunk_rows), prep):
-            notes.extend(chunk.notes)
-            if len(chunk) == 0:
-                continue
-            for s in range(0, len(chunk), 8192):
-                sl = slice(s, s + 8192)
+            tau_hat = np.empty((len(chunk), robot.n))
+            for s in range(0, len(chunk), PREDICT_BLOCK):
+                sl = slice(s, s + PREDICT_BLOCK)
                 y = identification_regressor(robot, chunk.q[sl], chunk.dq[sl], chunk.ddq[sl], options)
-                preds.append(y[..., base.independent] @ beta)
-            ts.append(chunk.t)
-            dqs.append(chunk.dq)
-            keeps.append(keep)
-            segs.append(np.zeros(len(chunk), dtype=np.int64) if chunk.segment is None else chunk.segment)
-            if chunk.tau is not None:
-                taus.append(chunk.tau)
-    return {"t": np.concatenate(ts), "tau_hat": np.concatenate(preds), "interior": np.concatenate(keeps),
-            "segment": np.concatenate(segs), "tau": np.concatenate(taus) if taus else None,
-            "dq": np.concatenate(dqs), "notes": list(dict.fromkeys(notes))}
+                tau_hat[sl] = y[..., base.independent] @ beta
+            if not np.all(np.isfinite(tau_hat)):
+                k = int(np.flatnonzero(~np.all(np.isfinite(tau_hat), axis=1))[0])
+                raise DataError(f"{path}: the model's torque is not finite at t = {chunk.t[k]:.6g} s; the result's "
+                                f"parameters (largest |value| {np.max(np.abs(beta)):.3g}) cannot be right")
+            segment = np.zeros(len(chunk), dtype=np.int64) if chunk.segment is None else chunk.segment
+            yield {"t": chunk.t, "tau_hat": tau_hat, "tau": chunk.tau, "dq": chunk.dq, "interior": keep,
+                   "segment": segment, "notes": list(chunk.notes)}
+
+
+def predict_file(robot, result: dict, path, mapping: ColumnMapping | None = None, chunk_rows: int = 50_000,
+                 filter_torque: bool = False, prep_override: dict | None = None) -> dict:
+    """``predict_chunks`` of a whole file in memory: the same keys, arrays over all samples
+    ("tau" None when the file has no torques); for long logs prefer the chunks."""
+    parts = {key: [] for key in ("t", "tau_hat", "tau", "dq", "interior", "segment")}
+    notes = []
+    for chunk in predict_chunks(robot, result, path, mapping, chunk_rows, filter_torque, prep_override):
+        notes.extend(chunk["notes"])
+        if len(chunk["t"]) == 0:
+            continue
+        for key, values in parts.items():
+            if chunk[key] is not None:
+                values.append(chunk[key])
+    out = {key: np.concatenate(values) if values else None for key, values in parts.items()}
+    out["notes"] = list(dict.fromkeys(notes))
+    return out

@@ -2,7 +2,9 @@
 
 ``check_result`` refuses, with the file and the field named, a document that is not an object,
 lacks a field, holds a field of the wrong type, arrays of the wrong length (base parameters vs
-the base definition K vs the robot's parameter count) or non-finite parameter values.
+the base definition K vs the robot's parameter count), non-finite parameter values or values
+beyond ``PARAMETER_ABSURD`` (1e308 overflowed every torque to inf). ``result.result_model`` matches
+values to base parameters by name.
 ``check_result_robot`` compares the robot identity stored in the result (``robot/identity.py``)
 with the robot given on the command line: a mismatch is an error unless ``force`` (then a
 warning). Results written before identities existed load with a warning.
@@ -14,6 +16,8 @@ import math
 import warnings
 
 from dynid.errors import DataError, DynidWarning
+
+PARAMETER_ABSURD = 1e12  # |base parameter| [SI] beyond any robot's (a 500 t body 50 m away: ~1e9 kg m^2)
 
 
 def _fail(source: str, text: str):
@@ -60,9 +64,10 @@ def check_result(result, source: str) -> dict:
         if not isinstance(p_entry, dict) or not isinstance(p_entry.get("name"), str):
             _fail(source, "base_parameters must be objects with a 'name' and a 'value'")
         value = p_entry.get("value")
-        if not _number(value) or not math.isfinite(value):
+        if not _number(value) or not math.isfinite(value) or abs(value) > PARAMETER_ABSURD:
             raise DataError(f"{source}: base parameter '{p_entry['name']}' has value {value!r}; expected a finite "
-                            "number (the result is damaged or was edited)")
+                            f"number of a robot's size (|value| <= {PARAMETER_ABSURD:.0e} in SI units; the result "
+                            "is damaged or was edited)")
     if not _list_of_lists(base.get("K"), b, p):
         _fail(source, f"base.K must be {b} rows (one per base parameter) of {p} numbers (n = {n}, "
                       f"friction {friction})")
@@ -78,7 +83,8 @@ def check_result(result, source: str) -> dict:
     if "standard_parameters" in result:
         std = result["standard_parameters"]
         if not (isinstance(std, list) and len(std) == p and all(
-                isinstance(e, dict) and _number(e.get("value")) and math.isfinite(e["value"]) for e in std)):
+                isinstance(e, dict) and _number(e.get("value")) and math.isfinite(e["value"])
+                and abs(e["value"]) <= PARAMETER_ABSURD for e in std)):
             _fail(source, f"standard_parameters must be {p} objects with finite values")
     return result
 

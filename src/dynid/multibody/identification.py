@@ -10,16 +10,23 @@ Stacking samples gives ^idK_i ^idX_i = ^idL_i (eq. 54), solved by least squares 
 bodies together form the block-diagonal system eq. 61-64.
 
 A parameter the data cannot determine (no acceleration along a direction; no rotation about
-an axis; only a combination of moments excited) is reported as None with the reason.
+an axis; only a combination of moments excited) is reported as None with the reason; so is a
+mass or principal moment identified negative (physically impossible), with a warning.
+
+Body data of another robot cannot be identified with this robot's body-joint vectors: before
+anything else, every joint point of the data must lie where the robot's geometry puts it
+(O_k = r_i + S^e_ik C^e_ik for each body i incident to joint k, eqs. 11 and 18), within
+``GEOMETRY_TOL`` (2 cm plus 10 % of the vector); otherwise the data are refused.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from dynid.errors import DataError
+from dynid.errors import DataError, DynidWarning
 from dynid.multibody.bodies import body_model
 from dynid.multibody.bodydata import BodyData
 from dynid.multibody.graph import graph, resultant_forces, resultant_moments, weighted_vectors_body
@@ -30,6 +37,7 @@ EXCITATION_TOL = 1e-4
 # singular values of the column-scaled Euler regressor below this fraction are null directions
 RANK_TOL = 1e-5
 AXES = ("x", "y", "z")
+GEOMETRY_TOL = (0.02, 0.1)  # joint point mismatch refused beyond 2 cm + 10 % of |C^e_ik|
 
 
 @dataclass
@@ -125,6 +133,7 @@ def identify(robot, data: BodyData, form, gravity=None, rounding_digits: int | N
     f_r = resultant_forces(gr, data.force)  # eq. 44: F^R_i = -sum S^e_ik F^e_k
     S, rotation = euler_regressor(form, data.quat, data.w, data.dw)
     c_world = weighted_vectors_body(gr, model, rotation, data.r, data.joint_point)  # eq. 18
+    check_geometry(robot, gr, c_world, data)
     m_w = resultant_moments(gr, c_world, data.force, data.moment)  # eq. 25
     m_body = np.einsum("...ji,...j->...i", rotation, m_w)  # M^(i)
     lin = data.a - g  # eq. 43: diag(x_ddot, y_ddot, z_ddot + g)
@@ -162,12 +171,33 @@ def identify(robot, data: BodyData, form, gravity=None, rounding_digits: int | N
     for res, keep, norms in columns:
         for c, col in enumerate(keep):
             value = float(x[start + c] / norms[c])
+            name = f"mass_{AXES[col]}" if col < 3 else f"J{col - 2}{col - 2}"
+            if value < 0:  # a negative mass or principal moment cannot be right: not determined
+                res.notes.append(f"{name}: identified {value:.6g} < 0, physically impossible (a negative mass or "
+                                 "principal moment): not determined; noisy data, or body data of another robot?")
+                warnings.warn(DynidWarning(f"{res.name}: {name} identified {value:.6g} < 0 (physically impossible): "
+                                           "written as null"), stacklevel=2)
+                value = None
             if col < 3:
                 res.mass[col] = value
             else:
                 res.moments[col - 3] = value
         start += len(keep)
     return results
+
+
+def check_geometry(robot, gr, c_world: np.ndarray, data: BodyData) -> None:
+    """Refuse body data whose joint points are not where the robot's geometry puts them (module
+    docstring): O_k = r_i + S^e_ik C^e_ik (world frame) for every body i incident to joint k."""
+    for i, k in zip(*np.nonzero(gr.S)):
+        predicted = data.r[:, i] + gr.S_e[i, k] * c_world[:, i, k]
+        miss = np.linalg.norm(predicted - data.joint_point[:, k], axis=1)
+        worst = int(np.argmax(miss))
+        limit = GEOMETRY_TOL[0] + GEOMETRY_TOL[1] * float(np.linalg.norm(c_world[worst, i, k]))
+        if not miss[worst] <= limit:
+            raise DataError(f"body data: joint point O{k + 1} lies {miss[worst]:.3g} m from where robot "
+                            f"'{robot.name}' puts it on body {i + 1} (t = {data.t[worst]:.6g} s; at most {limit:.3g} m "
+                            "expected): body data of another robot, or bodies numbered differently?")
 
 
 def _mass_determined(res: BodyResult, d: int, excitation: float, ref: float) -> bool:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from dynid import __version__
 from dynid.data.io import atomic_write_text
-from dynid.errors import DynidError
+from dynid.errors import DataError, DynidError
 from dynid.report import html, sections
 from dynid.report.friction_section import friction
 from dynid.report.inputs import ReportInputs, load_json
@@ -70,8 +70,9 @@ def build_report(inputs: ReportInputs, title: str | None = None, progress=None, 
         except (KeyError, IndexError, TypeError, ValueError) as exc:  # input files of an unexpected layout
             if os.environ.get("DYNID_DEBUG", "") not in ("", "0"):
                 raise
-            built.append(sections.missing(sid, sid.capitalize(), f"its input files could not be read "
-                                                                  f"({type(exc).__name__}: {exc})"))
+            # never a report with a section silently missing or an exception's text in the page
+            raise DataError(f"report section '{sid}': an input file has an unexpected layout "
+                            f"({type(exc).__name__}: {str(exc)[:120]}); expected the files dynid writes") from None
     robot = ctx.robot.name if ctx.robot is not None else "unknown robot"
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     return html.page(title or f"dynid identification report: {robot}",

@@ -16,7 +16,7 @@ from dynid.errors import ModelError
 from dynid.robot.inertia import from_mass_com_inertia
 from dynid.robot.model import Drive, Joint, JointLimits, Link, Robot
 from dynid.robot.transforms import rot_x, rot_z
-from dynid.robot.validation import angle_warning, check_limits
+from dynid.robot.validation import angle_warning, check_convention, check_limits, check_unique
 
 CONVENTIONS = ("mdh", "dh")
 _JOINT_KEYS = {"type", "a", "alpha", "d", "theta", "name"}
@@ -85,9 +85,7 @@ def _entries(doc: dict, key: str, count: int, where: str) -> list:
 def robot_from_dh_document(doc: dict, where: str, source: str = "yaml") -> Robot:
     """Build a Robot from the parsed YAML document (CONTRACTS.md section 2)."""
     _check_keys(doc, _TOP_KEYS, where)
-    convention = doc.get("convention", "mdh")
-    if convention not in CONVENTIONS:
-        raise ModelError(f"{where}: convention '{convention}' unknown, expected 'mdh' or 'dh'")
+    convention = check_convention(doc, where, CONVENTIONS)
     joints_doc = doc.get("joints")
     if not isinstance(joints_doc, list) or not joints_doc:
         raise ModelError(f"{where}: 'joints' must be a non-empty list")
@@ -108,7 +106,7 @@ def robot_from_dh_document(doc: dict, where: str, source: str = "yaml") -> Robot
         lim = JointLimits(*(_number(limits_doc[i], k, lw, d) for k, d in (
             ("q_min", -math.inf), ("q_max", math.inf), ("dq_max", math.inf),
             ("ddq_max", math.inf), ("tau_max", math.inf))))
-        check_limits(lim, lw)
+        check_limits(lim, lw, kind)
         dw = f"{where}: drives[{i}]"
         _check_keys(drives_doc[i], _DRIVE_KEYS, dw)
         drive = Drive(*(_number(drives_doc[i], k, dw, d) for k, d in (
@@ -132,6 +130,8 @@ def robot_from_dh_document(doc: dict, where: str, source: str = "yaml") -> Robot
                               from_mass_com_inertia(mass, com, inertia)))
         except ModelError as exc:
             raise ModelError(f"{kw}: {exc}") from None
+    check_unique([j.name for j in joints], "joint", where)
+    check_unique([link.name for link in links], "link", where)
     gravity = _vector(doc, "gravity", 3, where, [0.0, 0.0, -9.81])
     robot = Robot(name=str(doc.get("name", "robot")), joints=tuple(joints), links=tuple(links),
                   gravity=gravity, description=str(doc.get("description", f"{convention.upper()} table")),

@@ -33,7 +33,7 @@ from dynid.robot.model import Drive, Joint, JointLimits, Link, Mimic, Robot
 from dynid.robot.select import select_joints
 from dynid.robot.transmission import coupled_matrix, joint_index
 from dynid.robot.transforms import rpy_matrix
-from dynid.robot.validation import check_limits
+from dynid.robot.validation import check_limits, check_unique
 
 _ACTUATED = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic"}
 _BASE_MOTION = ("floating", "planar")  # joints that would give the robot a moving base
@@ -138,8 +138,9 @@ def _limits(el, jtype: str, where: str) -> JointLimits:
         lo, hi = -math.inf, math.inf
     vel = _number(lim, "velocity", where + " <limit>", math.inf)
     eff = _number(lim, "effort", where + " <limit>", math.inf)
-    limits = JointLimits(lo, hi, vel if vel > 0 else math.inf, math.inf, eff if eff > 0 else math.inf)
-    check_limits(limits, where + " <limit>")
+    # 0 is the URDF way of writing "no limit"; a negative value cannot be right (check_limits)
+    limits = JointLimits(lo, hi, vel if vel != 0 else math.inf, math.inf, eff if eff != 0 else math.inf)
+    check_limits(limits, where + " <limit>", "prismatic" if jtype == "prismatic" else "revolute")
     return limits
 
 
@@ -163,6 +164,8 @@ def load_urdf(path: str | Path, name: str | None = None, joints: list[str] | Non
         raise ModelError(f"{path}: root element is <{root.tag}>, expected <robot>")
     if root.find("link") is None:
         raise ModelError(f"{path}: no <link> elements (an empty or xacro-only description?)")
+    check_unique([el.get("name") for el in root.findall("link") if el.get("name")], "<link>", str(path))
+    check_unique([el.get("name") for el in root.findall("joint") if el.get("name")], "<joint>", str(path))
     links = {}
     for el in root.findall("link"):
         lname = el.get("name")

@@ -1,8 +1,13 @@
 """Checks of a robot description shared by every loader (URDF, DH/MDH YAML, builtins to come):
 what cannot be right is refused (ModelError), what is almost surely wrong warns (DynidWarning).
 
-- ``check_limits``: q_min <= q_max, no NaN, positive speed/acceleration/torque limits;
-- ``angle_warning``: a DH/MDH angle beyond 2 pi is almost surely in degrees (dynid reads radians).
+- ``check_limits``: q_min <= q_max, no NaN, positive speed/acceleration/torque limits; position
+  limits almost surely in degrees (a revolute range beyond two turns) or millimetres (a prismatic
+  range beyond 100 m) warn. Speed limits are not judged: URDFs write "none" as 100 or 1000 rad/s;
+- ``angle_warning``: a DH/MDH angle beyond 2 pi is almost surely in degrees (dynid reads radians);
+- ``check_unique``: two elements of one name (URDF ``<link>``, ``<joint>``): the later would
+  silently replace the earlier one;
+- ``check_convention``: a DH/MDH table must say which convention it uses (they differ).
 """
 
 from __future__ import annotations
@@ -12,9 +17,13 @@ import warnings
 
 from dynid.errors import DynidWarning, ModelError
 
+UNBOUNDED = 1e6  # a limit this large is a way of writing "none" (URDFs use 1e16): never a unit mistake
+TURNS = 2  # revolute ranges beyond this many turns each side are almost surely degrees
 
-def check_limits(limits, where: str) -> None:
-    """Refuse joint limits that cannot be right; ``where`` names the file and joint."""
+
+def check_limits(limits, where: str, kind: str | None = None) -> None:
+    """Refuse joint limits that cannot be right; warn about limits almost surely in other units
+    (``kind``: 'revolute' | 'prismatic', None skips the unit checks). ``where`` names the file and joint."""
     values = {k: getattr(limits, k) for k in ("q_min", "q_max", "dq_max", "ddq_max", "tau_max")}
     for key, value in values.items():
         if math.isnan(value):
@@ -25,6 +34,46 @@ def check_limits(limits, where: str) -> None:
     for key in ("dq_max", "ddq_max", "tau_max"):
         if not values[key] > 0:
             raise ModelError(f"{where}: {key} {values[key]:g} must be positive (omit it for no limit)")
+    if kind is not None:
+        _unit_warnings(values, where, kind)
+
+
+def _unit_warnings(values: dict, where: str, kind: str) -> None:
+    bound = max((abs(values[k]) for k in ("q_min", "q_max") if abs(values[k]) < UNBOUNDED), default=0.0)
+    if kind == "revolute" and bound > TURNS * 2 * math.pi:
+        _warn(f"{where}: position limits [{values['q_min']:g}, {values['q_max']:g}] rad reach beyond {TURNS} turns: "
+              f"dynid reads radians; if they are degrees write [{math.radians(values['q_min']):.6g}, "
+              f"{math.radians(values['q_max']):.6g}] (for no limit: a continuous joint, or omit the limit)")
+    if kind == "prismatic" and bound > 100.0:
+        _warn(f"{where}: position limits [{values['q_min']:g}, {values['q_max']:g}] m reach beyond 100 m: dynid "
+              "reads metres; millimetres?")
+
+
+def _warn(text: str) -> None:
+    warnings.warn(DynidWarning(text), stacklevel=4)
+
+
+def check_unique(names, what: str, where: str) -> None:
+    """Refuse two elements of one name (``what``: '<link>'...): the later one would replace the earlier."""
+    seen = set()
+    for name in names:
+        if name in seen:
+            raise ModelError(f"{where}: two {what} elements are named '{name}'; expected unique names (the "
+                             "later one would silently replace the earlier)")
+        seen.add(name)
+
+
+def check_convention(doc: dict, where: str, conventions) -> str:
+    """The DH/MDH convention a table names; refused when unknown, a warning when missing (taken as MDH,
+    the contract's default, but DH and MDH tables of one robot differ)."""
+    if "convention" not in doc:
+        _warn(f"{where}: no 'convention' field: the table is read as MDH (Craig); write 'convention: mdh' or "
+              "'convention: dh' (the same numbers describe another robot in the other convention)")
+        return "mdh"
+    convention = doc["convention"]
+    if convention not in conventions:
+        raise ModelError(f"{where}: convention '{convention}' unknown, expected 'mdh' or 'dh'")
+    return convention
 
 
 def angle_warning(value: float, field: str, where: str) -> None:

@@ -14,11 +14,13 @@ signals are then degraded:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from dynid.data.columns import JointData
+from dynid.errors import DataError
 from dynid.identify.model import FRICTION_MODELS, ModelOptions, full_parameters, model_torques
 
 
@@ -29,6 +31,14 @@ class Measurement:
     tau_noise: tuple[float, ...] | float = 0.0
     encoder_counts: float = 0.0
     write_derivatives: bool = True
+
+    def __post_init__(self):
+        sigma = np.asarray(self.tau_noise, dtype=float)
+        if not (np.all(np.isfinite(sigma)) and np.all(sigma >= 0)):
+            raise DataError(f"torque noise {np.atleast_1d(sigma).tolist()}: expected standard deviations >= 0")
+        if not (math.isfinite(self.encoder_counts) and self.encoder_counts >= 0):
+            raise DataError(f"encoder counts {self.encoder_counts:g}: expected a count per revolution >= 0 "
+                            "(0 = no quantization)")
 
 
 def default_friction(robot, options: ModelOptions) -> np.ndarray:
@@ -55,17 +65,20 @@ def simulate_joint_data(robot, t: np.ndarray, q: np.ndarray, dq: np.ndarray, ddq
                         options: ModelOptions = ModelOptions(), friction=None, offsets=None,
                         measurement: Measurement = Measurement(), seed: int = 0,
                         theta: np.ndarray | None = None,
-                        drift=None, cold_start: float | None = None) -> tuple[JointData, np.ndarray, np.ndarray]:
+                        drift=None, cold_start: float | None = None,
+                        rng: np.random.Generator | None = None) -> tuple[JointData, np.ndarray, np.ndarray]:
     """Simulate a measurement along (t, q, dq, ddq) (N,), (N, n) x 3.
 
     friction: (n, k) coefficients for ``options.friction`` (default ``default_friction``);
     theta: full parameters (overrides robot + friction + offsets when given);
     drift: a ``simulate.drift.FrictionDrift``: the friction coefficients of theta are the warm
     ones and decay to them from cold over the operating time t - t[0] (theta stays the warm model);
-    cold_start: the time of the cold start [s] when it is not t[0] (a log simulated in pieces).
+    cold_start: the time of the cold start [s] when it is not t[0] (a log simulated in pieces);
+    rng: the generator of the torque noise (default ``np.random.default_rng(seed)``; a log simulated
+    in pieces passes one generator to every piece, ``simulate.stream``).
     Returns (measured JointData, true torques (N, n), full parameters theta (p,)).
     """
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed) if rng is None else rng
     if theta is None:
         if friction is None and FRICTION_MODELS[options.friction]:
             friction = default_friction(robot, options)
