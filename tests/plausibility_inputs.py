@@ -156,8 +156,16 @@ def filled_gap(rng, cols):
     return out, "warned"
 
 
+def constant_torque(rng, cols):
+    """A torque column that holds one number in every sample (a placeholder: 0, or a constant)."""
+    j = rng.randint(1, _joints(cols))
+    cols[f"tau{j}"] = np.full(cols["t"].size, rng.choice([0.0, rng.uniform(-50, 50)]))
+    return cols, "warned"
+
+
 LOG_KINDS = {"absurd-sample": absurd_sample, "degrees": degrees, "time-unit": time_unit,
-             "extra-joints": extra_joints, "spike": spike, "wrapped-angle": wrapped, "filled-gap": filled_gap}
+             "extra-joints": extra_joints, "spike": spike, "wrapped-angle": wrapped, "filled-gap": filled_gap,
+             "constant-torque": constant_torque}
 
 
 # -- validation kinds: a result's model on a log whose torques cannot be its robot's --------------
@@ -185,6 +193,14 @@ def negated_torques(rng, cols):
     """Every torque of opposite sign (a driver that logs the reaction torque, without --negate)."""
     for j in range(1, _joints(cols) + 1):
         cols[f"tau{j}"] = -cols[f"tau{j}"]
+    return cols, "warned"
+
+
+def torque_scale(rng, cols):
+    """Torques of opposite sign, or in mN m, or in kN m (identified as they are)."""
+    factor = rng.choice([-1.0, 1e3, 1e-3, -1e3])
+    for j in range(1, _joints(cols) + 1):
+        cols[f"tau{j}"] = cols[f"tau{j}"] * factor
     return cols, "warned"
 
 
@@ -304,6 +320,30 @@ def bad_option(rng):
     return option, value, "refused"
 
 
+def _identify(robot, path):
+    """identify's streaming path (OLS) on ``path``, through build_result (where the fit is judged)."""
+    from dynid.identify.base import base_parameters
+    from dynid.identify.model import ModelOptions
+    from dynid.identify.pipeline import accumulate_sources, make_estimator
+    from dynid.identify.result import build_result
+
+    options = ModelOptions()
+    base = base_parameters(robot, options)
+    acc = accumulate_sources(robot, [path], options, base, workers=1)
+    est = make_estimator("ols", robot, options, base).fit_normal_equations(acc.ne)
+    return build_result(ROBOT, robot, options, base, est, acc.ne, _prep(), _mapping(), acc.samples, [], str(path))
+
+
+def _prep():
+    from dynid.data.preprocess import Preprocessing
+    return Preprocessing()
+
+
+def _mapping():
+    from dynid.data.columns import ColumnMapping
+    return ColumnMapping()
+
+
 # -- running a case ----------------------------------------------------------------------------------
 
 def _outcome(call) -> str:
@@ -320,7 +360,7 @@ def _outcome(call) -> str:
     return "warned" if any(issubclass(w.category, DynidWarning) for w in seen) else "silent"
 
 
-KIND_GROUPS = {"log": LOG_KINDS, "validate": VALIDATE_KINDS, "result": RESULT_KINDS, "robot": ROBOT_KINDS,
+KIND_GROUPS = {"log": LOG_KINDS, "validate": VALIDATE_KINDS, "identify": {"torque-scale": torque_scale}, "result": RESULT_KINDS, "robot": ROBOT_KINDS,
                "option": {"bad-option": bad_option}, "body": {"other-robot-body": None}}
 KINDS = {name: group for group, kinds in KIND_GROUPS.items() for name in kinds}
 
@@ -333,8 +373,8 @@ def run(kind: str, seed: int, ctx: Context) -> tuple[str, str]:
     group = KINDS[kind]
     robot = dynid.load_robot(ROBOT)
     case_path = ctx.directory / f"case-{kind}-{seed}"
-    if group in ("log", "validate"):
-        source = ctx.log if group == "log" else ctx.validation
+    if group in ("log", "validate", "identify"):
+        source = ctx.log if group != "validate" else ctx.validation
         cols, expected = KIND_GROUPS[group][kind](rng, read_columns(source))
         path = write_columns(case_path.with_suffix(".csv"), cols)
         if group == "log":
@@ -346,9 +386,11 @@ def run(kind: str, seed: int, ctx: Context) -> tuple[str, str]:
                 observed = _outcome(lambda: load_joint_data(path, robot))
             else:
                 observed = _outcome(lambda: [c for c in raw_chunks(path, robot, chunk_rows=rng.choice([97, 400, 5000]))])
-        else:
+        elif group == "validate":
             from dynid.identify.prediction import validate_sources
             observed = _outcome(lambda: validate_sources(robot, ctx.result, [path]))
+        else:
+            observed = _outcome(lambda: _identify(robot, path))
         path.unlink()
         return expected, observed
     if group == "result":

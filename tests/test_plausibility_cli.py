@@ -181,3 +181,24 @@ def test_jitter_below_one_step_keeps_time_increasing(tmp_path):
     run_ok("simulate", "-r", "planar2", "--out", tmp_path / "s.csv", "--duration", "2", "--jitter", "0.99")
     t = pacsv.read_csv(tmp_path / "s.csv").column("t").to_numpy()
     assert np.all(np.diff(t) > 0.01 * 0.01 - 1e-15)
+
+
+@pytest.mark.parametrize("factor, expected", [(1e3, "a unit (mN m"), (-1.0, "of opposite sign")])
+def test_identify_compares_the_torques_with_the_description(d, factor, expected):
+    """The fit itself cannot tell (least squares scales every parameter); the description can."""
+    def scale(cols):
+        cols["tau1"], cols["tau2"] = cols["tau1"] * factor, cols["tau2"] * factor
+        return cols
+
+    out = warned("identify", "-r", "planar2", "--data", edited(d, "scaled.csv", scale), "--out", d / "x.json")
+    assert expected in out and "those of the robot description" in out
+    assert json.loads((d / "x.json").read_text())["fit"]["description_scale"] == pytest.approx(factor, rel=0.05)
+
+
+def test_a_torque_column_of_one_number_warns(d):
+    def placeholder(cols):
+        cols["tau2"] = np.zeros_like(cols["tau2"])
+        return cols
+
+    out = warned("identify", "-r", "planar2", "--data", edited(d, "zero.csv", placeholder), "--out", d / "x.json")
+    assert "the torque of joint(s) [2] is the same number in every sample" in out

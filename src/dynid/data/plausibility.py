@@ -17,6 +17,8 @@ O(chunk) memory:
 - jumps: a position step far larger than the joint's usual step (50 x its median and 0.1 rad or
   0.01 m) inside a segment: an isolated spike (a corrupt sample), a jump of one turn (an angle
   wrapped to +-pi), or a glitch;
+- a torque that is one number in every sample while its joint moves (a placeholder column:
+  a moving joint feels friction at least);
 - a filled stretch: ``FILL_SAMPLES`` samples or more (and ``FILL_SECONDS``) over which every
   position and every torque changes exactly linearly while the robot moves: a gap filled by
   interpolation, fitted as if it were motion (a gap left as a gap splits the log, ``data.segments``).
@@ -27,7 +29,9 @@ does not read (a note). ``fit_warnings`` warns on a fit or a prediction whose re
 100 % or more (the model explains none of the torque: swapped or foreign torque columns, a sign,
 a unit), on a joint predicted far worse than by zero (150 %), and on measured torques that are a
 multiple of the model's (below 1/2 or above 2, or negative: a unit, gear ratios, a sign, another
-robot); ``parameter_warnings`` on identified friction or rotor inertia that is negative beyond
+robot); ``description_warnings`` on measured torques that are of opposite sign or ten times
+larger or smaller than the robot description's on the same motion; ``parameter_warnings`` on
+identified friction or rotor inertia that is negative beyond
 its uncertainty (physically impossible: a torque of opposite sign, swapped columns).
 """
 
@@ -51,6 +55,8 @@ FILL_SAMPLES, FILL_SECONDS = 1000, 5.0
 FLAT_TOLERANCE = 1e-6  # |second difference| below this fraction of the column's magnitude: exactly linear
 JOINT_NONSENSE = 1.5  # relative RMSD of one joint at which its fit is nonsense (noise alone gives ~1)
 SCALE_RANGE = (0.5, 2.0)  # measured torque / model torque (least squares) outside: a scale or sign
+MATERIAL = 0.1  # share of a joint's RMS torque above which a parameter's torque is material
+DESCRIPTION_RANGE = (0.1, 10.0)  # measured torque / description's torque: descriptions are rougher than fits
 SUBSAMPLE = 4096  # steps per chunk used for the robust scales (medians, percentiles)
 CONTRACT = re.compile(r"(q|dq|ddq|tau|i|u|temp)(\d+)|t|cycle|stage|segment")
 
@@ -117,6 +123,7 @@ class LogChecks:
         self.jumps: list[tuple[float, int, float, str]] = []  # (t, joint, size, kind), first few
         self.jump_count = 0
         self.run, self.run_start, self.run_end = 0, math.nan, math.nan  # current filled stretch (triples, times)
+        self.torques = PositionRange(robot.n)  # running min and max of each joint's torque
         self.fill = (0, math.nan, math.nan)  # longest filled stretch: steps, t_start, t_end
 
     # -- per chunk --------------------------------------------------------------------------
@@ -128,6 +135,7 @@ class LogChecks:
             return
         self._refuse_absurd(data)
         self.positions.update(data.q)
+        self.torques.update(data.tau)
         t, q, tau = data.t, data.q, data.tau
         segment = data.segment if data.segment is not None else np.zeros(len(data), dtype=np.int64)
         if self.carry is not None and (tau is None) == (self.carry[2] is None):
@@ -229,6 +237,12 @@ class LogChecks:
         elif self.step is not None and 0 < self.step < FAST_STEP:
             out.append(f"{self.source}: the median time step is {self.step:.3g} s (a log at {1.0 / self.step:.3g} Hz): "
                        "is the time unit right? (--time-unit)")
+        still_torque = [j for j in range(self.n) if self.torques.high[j] == self.torques.low[j]
+                        and self.positions.high[j] > self.positions.low[j]]
+        if still_torque:
+            out.append(f"{self.source}: the torque of joint(s) {[j + 1 for j in still_torque]} is the same number in "
+                       f"every sample ({[float(self.torques.low[j]) for j in still_torque][:4]}) while the joint moves: "
+                       "no torque logged (a placeholder column)? A moving joint feels friction at least")
         if self.jumps:
             out.append(self._jump_message())
         steps, t0, t1 = self.fill
@@ -317,17 +331,42 @@ def fit_warnings(relative_error: float | None, relative_rmsd, source: str, what:
     return out
 
 
-def parameter_warnings(parameters: list[dict]) -> list[str]:
-    """Identified friction (Fc, Fv, Fs) or rotor inertia (Ia) that stands alone as a base parameter and
-    is negative by more than 3 standard deviations: physically impossible (it would create energy)."""
+def description_warnings(scale: float | None, source: str) -> list[str]:
+    """Warnings about measured torques that are ``scale`` = c times the torques of the robot's own
+    description on the same motion (least squares over all joints and fitted samples, friction
+    left out): of opposite sign (c < 0), or beyond ``DESCRIPTION_RANGE`` (a factor of ten)."""
+    c = scale
+    if c is None or not math.isfinite(c) or DESCRIPTION_RANGE[0] <= c <= DESCRIPTION_RANGE[1]:
+        return []  # (c < 0 fails the test: the lower bound is positive)
+    causes = []
+    if c < 0:
+        causes.append("of opposite sign: a driver logging the reaction torque (--negate tau)")
+    if not DESCRIPTION_RANGE[0] <= abs(c) <= DESCRIPTION_RANGE[1]:
+        causes.append("a unit (mN m, N mm), motor-side torques (--motor-side), currents (--current-gain), another "
+                      "robot's log, or a description whose inertial values are far off")
+    cause = "; ".join(causes) + "?"
+    return [f"{source}: the measured torques are {c:.3g} x those of the robot description on the same motion "
+            f"(least squares, friction left out): {cause} (dynid diagnose compares joint by joint)"]
+
+
+def parameter_warnings(parameters: list[dict], friction: str = "coulomb-viscous", shares: dict | None = None) -> list[str]:
+    """Identified rotor inertia (Ia) or, with Coulomb-viscous friction, a Coulomb or viscous
+    coefficient (Fc, Fv) that stands alone as a base parameter, is negative by more than 3
+    standard deviations and is material: its torque is at least ``MATERIAL`` (10 %) of its joint's
+    RMS torque (``shares``: name -> that fraction; all are judged when None). Physically impossible
+    (it would create energy) and too large for model bias. The polynomial and asymmetric models'
+    terms may be negative in a positive friction curve: not judged."""
+    stems = "Fc|Fv|Ia" if friction == "coulomb-viscous" else "Ia"
     bad = []
     for p in parameters:
         name, value, std = p.get("name", ""), p.get("value"), p.get("std")
         alone = p.get("combination") in (None, name, f"{name} = {name}")
-        if alone and re.fullmatch(r"(Fc|Fv|Ia)m?\d+", name or "") and value is not None and value < 0 \
+        material = shares is None or shares.get(name, 0.0) >= MATERIAL
+        if alone and material and re.fullmatch(rf"({stems})m?\d+", name or "") and value is not None and value < 0 \
                 and (std is None or value < -3.0 * std):
             bad.append(f"{name} = {value:.4g}")
     if not bad:
         return []
-    return [f"negative friction or rotor inertia {bad[:6]}, beyond 3 standard deviations: physically impossible; "
-            "a torque column of opposite sign (--negate), swapped torque columns, or a log of another robot?"]
+    return [f"negative friction or rotor inertia {bad[:6]}, beyond 3 standard deviations and carrying 10 % or more of "
+            "its joint's torque: physically impossible; a torque column of opposite sign (--negate), swapped torque "
+            "columns, or a log of another robot?"]

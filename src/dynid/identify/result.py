@@ -21,7 +21,7 @@ from dynid import __version__
 from dynid.data.columns import ColumnMapping
 from dynid.data.inputs import read_json_document
 from dynid.data.io import atomic_write_text
-from dynid.data.plausibility import fit_warnings, parameter_warnings
+from dynid.data.plausibility import description_warnings, fit_warnings, parameter_warnings
 from dynid.data.preprocess import Preprocessing
 from dynid.data.stream import prepared_chunks, with_edges
 from dynid.errors import DataError, DynidWarning
@@ -78,10 +78,35 @@ def build_result(robot_spec: str, robot, options: ModelOptions, base: BaseParame
         result["lmi_min_eigenvalues"] = [float(v) for v in est.lmi_min_eig_]
     if extra:
         result.update(extra)
+    fit["description_scale"] = description_scale(robot, options, base, ne)
     for text in fit_warnings(fit["relative_error"], fit["relative_rmsd"], str(data_path), "the fit") \
-            + parameter_warnings(params):  # nonsense in, nonsense out: say so (data.plausibility)
+            + description_warnings(fit["description_scale"], str(data_path)) \
+            + parameter_warnings(params, options.friction, torque_shares(base, est.coef_, ne)):  # data.plausibility
         warnings.warn(DynidWarning(text), stacklevel=2)
     return result
+
+
+def torque_shares(base: BaseParameters, beta: np.ndarray, ne: NormalEquations) -> dict[str, float]:
+    """{name: RMS torque of the term / RMS torque of its joint} for the base parameters of one
+    joint (named ...j, like Fv3 or Ia5): |beta_k| sqrt(A_j[k, k] / C_j) from the normal equations."""
+    out = {}
+    for k, name in enumerate(base.names):
+        digits = name[len(name.rstrip("0123456789")):]
+        j = int(digits) - 1 if digits else -1
+        if 0 <= j < ne.n and ne.C[j] > 0:
+            out[name] = float(abs(beta[k]) * np.sqrt(max(ne.A[j][k, k], 0.0) / ne.C[j]))
+    return out
+
+
+def description_scale(robot, options: ModelOptions, base: BaseParameters, ne: NormalEquations) -> float | None:
+    """c of tau ~ c Y beta_d by least squares over the fitted samples, beta_d = K theta the robot
+    description's base parameters (friction 0): c = sum_j B_j . beta_d / sum_j beta_d^T A_j beta_d from
+    the normal equations alone. None when the description predicts no torque (no inertials)."""
+    from dynid.identify.model import full_parameters
+
+    beta = base.K @ full_parameters(robot, options)
+    model2 = float(np.einsum("jab,a,b->", ne.A, beta, beta))
+    return _num(float(np.sum(ne.B @ beta)) / model2) if model2 > 1e-12 * max(float(ne.C.sum()), 1e-300) else None
 
 
 def write_result(path: str | Path, result: dict) -> None:
