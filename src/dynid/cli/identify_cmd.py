@@ -197,8 +197,10 @@ def _print_result(result: dict) -> None:
             console.print(f"  {s['path']}: {s['samples']} samples in {len(s['segments'])} segment(s)")
     if "diagnostics" in result:
         console.print(diagnostics_line(result["diagnostics"]), soft_wrap=True)
+    printed = set(command_warnings())  # DynidWarnings were printed as they were issued
     for w in result["warnings"]:
-        console.print(f"[yellow]warning:[/] {w}")
+        if w not in printed:
+            console.print(f"[yellow]warning:[/] {w}")
     for note in result["data_notes"]:
         console.print(f"[dim]note: {note}[/]")
 
