@@ -163,9 +163,16 @@ def constant_torque(rng, cols):
     return cols, "warned"
 
 
+def velocity_column(rng, cols):
+    """A logged velocity column in deg/s (positions in rad), motor side (x gear), or of the other sign."""
+    j = rng.randint(1, _joints(cols))
+    cols[f"dq{j}"] = cols[f"dq{j}"] * rng.choice([180 / math.pi, -1.0, 100.0, 0.01])
+    return cols, "warned"
+
+
 LOG_KINDS = {"absurd-sample": absurd_sample, "degrees": degrees, "time-unit": time_unit,
              "extra-joints": extra_joints, "spike": spike, "wrapped-angle": wrapped, "filled-gap": filled_gap,
-             "constant-torque": constant_torque}
+             "constant-torque": constant_torque, "velocity-column": velocity_column}
 
 
 # -- validation kinds: a result's model on a log whose torques cannot be its robot's --------------
@@ -201,6 +208,14 @@ def torque_scale(rng, cols):
     factor = rng.choice([-1.0, 1e3, 1e-3, -1e3])
     for j in range(1, _joints(cols) + 1):
         cols[f"tau{j}"] = cols[f"tau{j}"] * factor
+    return cols, "warned"
+
+
+def one_negated_torque(rng, cols):
+    """One joint's torque logged with the other sign (joints 1-5 of the er3a: the description
+    predicts most of their torque; joint 6's is mostly friction and noise)."""
+    j = rng.randint(1, 5)
+    cols[f"tau{j}"] = -cols[f"tau{j}"]
     return cols, "warned"
 
 
@@ -292,8 +307,20 @@ def negative_limit(rng):
     return ".yaml", _yaml().replace(f"{key}: {old}", f"{key}: {-rng.uniform(0.1, 100):.4g}"), "refused"
 
 
+def millimetres(rng):
+    """A link length (DH a or d, URDF joint origin) in mm, or gravity in mm/s^2."""
+    what = rng.choice(["yaml-length", "urdf-length", "gravity"])
+    if what == "yaml-length":
+        return ".yaml", _yaml().replace("a: 0.4,", f"a: {rng.choice([400, 250, 1200])},"), "warned"
+    if what == "urdf-length":
+        return ".urdf", _urdf().replace('<origin xyz="0.4 0 0"', f'<origin xyz="{rng.choice([400, 250, 1200])} 0 0"'), \
+            "warned"
+    return ".yaml", _yaml().replace("gravity: [0.0, 0.0, -9.81]", "gravity: [0.0, 0.0, -9810.0]"), "warned"
+
+
 ROBOT_KINDS = {"duplicate-element": duplicate_element, "missing-convention": missing_convention,
-               "limits-in-degrees": limits_in_degrees, "negative-limit": negative_limit}
+               "limits-in-degrees": limits_in_degrees, "negative-limit": negative_limit,
+               "millimetres": millimetres}
 
 
 # -- option kinds ------------------------------------------------------------------------------------
@@ -360,7 +387,7 @@ def _outcome(call) -> str:
     return "warned" if any(issubclass(w.category, DynidWarning) for w in seen) else "silent"
 
 
-KIND_GROUPS = {"log": LOG_KINDS, "validate": VALIDATE_KINDS, "identify": {"torque-scale": torque_scale}, "result": RESULT_KINDS, "robot": ROBOT_KINDS,
+KIND_GROUPS = {"log": LOG_KINDS, "validate": VALIDATE_KINDS, "identify": {"torque-scale": torque_scale, "one-negated-torque": one_negated_torque}, "result": RESULT_KINDS, "robot": ROBOT_KINDS,
                "option": {"bad-option": bad_option}, "body": {"other-robot-body": None}}
 KINDS = {name: group for group, kinds in KIND_GROUPS.items() for name in kinds}
 

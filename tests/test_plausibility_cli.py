@@ -202,3 +202,30 @@ def test_a_torque_column_of_one_number_warns(d):
 
     out = warned("identify", "-r", "planar2", "--data", edited(d, "zero.csv", placeholder), "--out", d / "x.json")
     assert "the torque of joint(s) [2] is the same number in every sample" in out
+
+
+def test_one_joint_of_the_other_sign_is_named(tmp_path):
+    """The description predicts most of a gravity-loaded joint's torque: one flipped joint is seen."""
+    run_ok("simulate", "-r", "er3a", "--out", tmp_path / "log.csv", "--duration", "8", "--tau-noise", "0.05")
+    cols = {k: v.astype(float) for k, v in read_columns(tmp_path / "log.csv").items()}
+    cols["tau2"] = -cols["tau2"]
+    write_columns(tmp_path / "flipped.csv", cols)
+    out = warned("identify", "-r", "er3a", "--data", tmp_path / "flipped.csv", "--out", tmp_path / "x.json")
+    assert "joint(s) [2] has the opposite sign" in out and "--negate tau2)" in out and "(--negate tau)" not in out
+
+
+def test_a_velocity_column_in_deg_per_s_warns(d):
+    def degrees_per_second(cols):
+        cols["dq1"] = np.degrees(cols["dq1"])
+        return cols
+
+    out = warned("identify", "-r", "planar2", "--data", edited(d, "dq_deg.csv", degrees_per_second),
+                 "--out", d / "x.json")
+    assert "the logged dq1 is 57.3 x the velocity its positions show" in out
+
+
+def test_robot_lengths_in_millimetres_warn(tmp_path):
+    (tmp_path / "mm.yaml").write_text("name: mm\nconvention: mdh\ngravity: [0, 0, -9810]\njoints:\n"
+                                      "  - {type: revolute, a: 0.0, alpha: 0.0, d: 300.0}\n")
+    out = warned("robot", "show", tmp_path / "mm.yaml")
+    assert "millimetres?" in out and "mm/s^2" in out

@@ -12,6 +12,8 @@ O(chunk) memory:
   rad or m), and typical speeds (the 90th percentile of |dq| from position differences) above
   3 x dq_max (or 50 rad/s, 10 m/s without a limit): degrees given as radians (x 57), millimetres
   as metres, motor-side angles, or a log of another robot;
+- a logged velocity column of the opposite sign, or 3 times larger or smaller, than the velocity
+  the positions show (deg/s, motor-side speeds, another signal: ``--ignore dq``);
 - a median time step of 0.5 s or more (a robot log at 2 Hz or less): time in ms or us read as s;
   a step below 5 us: the time unit option is wrong the other way;
 - jumps: a position step far larger than the joint's usual step (50 x its median and 0.1 rad or
@@ -30,7 +32,8 @@ does not read (a note). ``fit_warnings`` warns on a fit or a prediction whose re
 a unit), on a joint predicted far worse than by zero (150 %), and on measured torques that are a
 multiple of the model's (below 1/2 or above 2, or negative: a unit, gear ratios, a sign, another
 robot); ``description_warnings`` on measured torques that are of opposite sign or ten times
-larger or smaller than the robot description's on the same motion; ``parameter_warnings`` on
+larger or smaller than the robot description's on the same motion (or one joint's of opposite
+sign); ``parameter_warnings`` on
 identified friction or rotor inertia that is negative beyond
 its uncertainty (physically impossible: a torque of opposite sign, swapped columns).
 """
@@ -49,6 +52,7 @@ ABSURD = 1e9  # no position [rad, m], speed, acceleration or torque [N m, N] of 
 SPEED_FACTOR = 3.0  # typical speed above this multiple of dq_max: units
 SPEED_WITHOUT_LIMIT = {True: 50.0, False: 10.0}  # rad/s (revolute), m/s (prismatic) when dq_max is unknown
 SLOW_STEP, FAST_STEP = 0.5, 5e-6  # s: median time steps beyond these are a wrong time unit
+VELOCITY_RATIO = 3.0  # a logged |dq| this many times larger or smaller than the positions' own: units
 JUMP_FACTOR = 50.0
 JUMP_FLOOR = {True: 0.1, False: 0.01}  # rad, m
 FILL_SAMPLES, FILL_SECONDS = 1000, 5.0
@@ -119,6 +123,7 @@ class LogChecks:
         self.revolute = np.asarray(robot.is_revolute, dtype=bool)
         self.step: float | None = None
         self.speeds: list[np.ndarray] = []  # per chunk: 90th percentile of |dq| per joint
+        self.logged: list[np.ndarray] = []  # per chunk: (2, n) sum dq_logged v, sum v^2 (v from the positions)
         self.carry = None  # (t, q, tau, segment) of the last two rows of the previous chunk
         self.jumps: list[tuple[float, int, float, str]] = []  # (t, joint, size, kind), first few
         self.jump_count = 0
@@ -136,14 +141,12 @@ class LogChecks:
         self._refuse_absurd(data)
         self.positions.update(data.q)
         self.torques.update(data.tau)
-        t, q, tau = data.t, data.q, data.tau
         segment = data.segment if data.segment is not None else np.zeros(len(data), dtype=np.int64)
-        if self.carry is not None and (tau is None) == (self.carry[2] is None):
-            ct, cq, ctau, cseg = self.carry
-            t, q = np.concatenate([ct, t]), np.concatenate([cq, q])
-            tau = None if tau is None else np.concatenate([ctau, tau])
-            segment = np.concatenate([cseg, segment])
-        self.carry = (t[-2:], q[-2:], None if tau is None else tau[-2:], segment[-2:])
+        rows = {"t": data.t, "q": data.q, "tau": data.tau, "dq": data.dq, "segment": segment}
+        if self.carry is not None and all((rows[k] is None) == (self.carry[k] is None) for k in rows):
+            rows = {k: None if v is None else np.concatenate([self.carry[k], v]) for k, v in rows.items()}
+        self.carry = {k: None if v is None else v[-2:] for k, v in rows.items()}  # the next chunk's context
+        t, q, tau, logged, segment = rows["t"], rows["q"], rows["tau"], rows["dq"], rows["segment"]
         if t.shape[0] < 3:
             return
         dt = np.diff(t)
@@ -155,7 +158,12 @@ class LogChecks:
             return
         valid = (dt > 0) & (dt <= 2.0 * self.step) & (segment[1:] == segment[:-1])  # steps inside segments
         dq = np.diff(q, axis=0)
-        self._speeds(dq[valid] / dt[valid, None])
+        v = dq[valid] / dt[valid, None]
+        if v.shape[0] >= 10:
+            self.speeds.append(np.percentile(np.abs(_subsample(v)), 90, axis=0))
+            if logged is not None:  # a logged velocity against the positions' own (midpoints of the steps)
+                mid = 0.5 * (logged[1:] + logged[:-1])[valid]
+                self.logged.append(np.stack([np.sum(mid * v, axis=0), np.sum(v * v, axis=0)]))
         self._jumps(t, dq, valid)
         if tau is not None:
             self._filled(t, q, tau, valid)
@@ -169,10 +177,6 @@ class LogChecks:
             raise DataError(f"{self.source}: {name}{j + 1} = {a[k, j]:.6g} at t = {data.t[k]:.6g} s cannot be a "
                             f"joint {unit} (expected |{name}| < {ABSURD:.0e} in SI units); a corrupt sample? "
                             "remove or repair the row")
-
-    def _speeds(self, v: np.ndarray) -> None:
-        if v.shape[0] >= 10:
-            self.speeds.append(np.percentile(np.abs(_subsample(v)), 90, axis=0))
 
     def _jumps(self, t: np.ndarray, dq: np.ndarray, valid: np.ndarray) -> None:
         steps = np.abs(_subsample(dq[valid]))
@@ -237,6 +241,7 @@ class LogChecks:
         elif self.step is not None and 0 < self.step < FAST_STEP:
             out.append(f"{self.source}: the median time step is {self.step:.3g} s (a log at {1.0 / self.step:.3g} Hz): "
                        "is the time unit right? (--time-unit)")
+        out += self._velocity_column()
         still_torque = [j for j in range(self.n) if self.torques.high[j] == self.torques.low[j]
                         and self.positions.high[j] > self.positions.low[j]]
         if still_torque:
@@ -265,6 +270,28 @@ class LogChecks:
                           f"{typical[j] / dq_max[j]:.3g} x its speed limit {dq_max[j]:.4g} {unit}")
             elif not math.isfinite(dq_max[j]) and typical[j] > SPEED_WITHOUT_LIMIT[bool(self.revolute[j])]:
                 out[j] = f"q{j + 1} moves typically at {typical[j]:.4g} {unit} (90th percentile), faster than robot joints"
+        return out
+
+    def _velocity_column(self) -> list[str]:
+        """A logged dq whose least-squares scale against the positions' own velocity, c = sum dq v /
+        sum v^2 over the steps, is negative or beyond ``VELOCITY_RATIO`` (noise in the logged column
+        leaves c unbiased; a lag of a few samples lowers it little)."""
+        if not self.logged or not self.speeds:
+            return []
+        agree, norm = np.sum(np.array(self.logged), axis=0)
+        own = np.median(np.array(self.speeds), axis=0)
+        out = []
+        for j in range(self.n):
+            if not (own[j] > 1e-3 and norm[j] > 0):  # a joint (nearly) held still: nothing to compare
+                continue
+            c = agree[j] / norm[j]
+            if c < 0:
+                out.append(f"{self.source}: the logged dq{j + 1} has the opposite sign of the velocity its positions "
+                           f"show (scale {c:.3g}): a velocity of the other sign convention (--negate dq{j + 1}), or "
+                           "another signal? (--ignore dq estimates it from q)")
+            elif not 1.0 / VELOCITY_RATIO <= c <= VELOCITY_RATIO:
+                out.append(f"{self.source}: the logged dq{j + 1} is {c:.3g} x the velocity its positions show (least "
+                           "squares): deg/s, motor-side speeds, or another signal? (--ignore dq estimates it from q)")
         return out
 
     def _jump_message(self) -> str:
@@ -331,22 +358,32 @@ def fit_warnings(relative_error: float | None, relative_rmsd, source: str, what:
     return out
 
 
-def description_warnings(scale: float | None, source: str) -> list[str]:
+def description_warnings(scale: float | None, source: str, per_joint=None) -> list[str]:
     """Warnings about measured torques that are ``scale`` = c times the torques of the robot's own
     description on the same motion (least squares over all joints and fitted samples, friction
-    left out): of opposite sign (c < 0), or beyond ``DESCRIPTION_RANGE`` (a factor of ten)."""
-    c = scale
-    if c is None or not math.isfinite(c) or DESCRIPTION_RANGE[0] <= c <= DESCRIPTION_RANGE[1]:
-        return []  # (c < 0 fails the test: the lower bound is positive)
-    causes = []
-    if c < 0:
-        causes.append("of opposite sign: a driver logging the reaction torque (--negate tau)")
-    if not DESCRIPTION_RANGE[0] <= abs(c) <= DESCRIPTION_RANGE[1]:
-        causes.append("a unit (mN m, N mm), motor-side torques (--motor-side), currents (--current-gain), another "
-                      "robot's log, or a description whose inertial values are far off")
-    cause = "; ".join(causes) + "?"
-    return [f"{source}: the measured torques are {c:.3g} x those of the robot description on the same motion "
-            f"(least squares, friction left out): {cause} (dynid diagnose compares joint by joint)"]
+    left out): of opposite sign, or beyond ``DESCRIPTION_RANGE`` (a factor of ten). ``per_joint``:
+    each joint's own c_j (None where the description predicts too little of the joint's torque to
+    judge); when some joints agree in sign and others do not, the others are named (one --negate)."""
+    out, c = [], scale
+    judged = [(j + 1, cj) for j, cj in enumerate(per_joint or []) if cj is not None]
+    flipped = [j for j, cj in judged if cj < 0]
+    agreeing = [j for j, cj in judged if cj > 0]
+    if flipped and agreeing:
+        out.append(f"{source}: the torque of joint(s) {flipped} has the opposite sign of the robot description's on "
+                   f"the same motion while joint(s) {agreeing} agree: logged with the other sign convention "
+                   f"(--negate {','.join(f'tau{j}' for j in flipped)}) or swapped torque columns?")
+    if c is not None and math.isfinite(c) and not DESCRIPTION_RANGE[0] <= c <= DESCRIPTION_RANGE[1]:
+        causes = []
+        if c < 0 and not (flipped and agreeing):
+            causes.append("of opposite sign: a driver logging the reaction torque (--negate tau)")
+        if not DESCRIPTION_RANGE[0] <= abs(c) <= DESCRIPTION_RANGE[1]:
+            causes.append("a unit (mN m, N mm), motor-side torques (--motor-side), currents (--current-gain), "
+                          "another robot's log, or a description whose inertial values are far off")
+        if causes:
+            out.append(f"{source}: the measured torques are {c:.3g} x those of the robot description on the same "
+                       f"motion (least squares, friction left out): {'; '.join(causes)}? (dynid diagnose compares "
+                       "joint by joint)")
+    return out
 
 
 def parameter_warnings(parameters: list[dict], friction: str = "coulomb-viscous", shares: dict | None = None) -> list[str]:

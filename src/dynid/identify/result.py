@@ -78,9 +78,9 @@ def build_result(robot_spec: str, robot, options: ModelOptions, base: BaseParame
         result["lmi_min_eigenvalues"] = [float(v) for v in est.lmi_min_eig_]
     if extra:
         result.update(extra)
-    fit["description_scale"] = description_scale(robot, options, base, ne)
+    fit["description_scale"], fit["description_scale_per_joint"] = description_scale(robot, options, base, ne)
     for text in fit_warnings(fit["relative_error"], fit["relative_rmsd"], str(data_path), "the fit") \
-            + description_warnings(fit["description_scale"], str(data_path)) \
+            + description_warnings(fit["description_scale"], str(data_path), fit["description_scale_per_joint"]) \
             + parameter_warnings(params, options.friction, torque_shares(base, est.coef_, ne)):  # data.plausibility
         warnings.warn(DynidWarning(text), stacklevel=2)
     return result
@@ -98,15 +98,26 @@ def torque_shares(base: BaseParameters, beta: np.ndarray, ne: NormalEquations) -
     return out
 
 
-def description_scale(robot, options: ModelOptions, base: BaseParameters, ne: NormalEquations) -> float | None:
-    """c of tau ~ c Y beta_d by least squares over the fitted samples, beta_d = K theta the robot
-    description's base parameters (friction 0): c = sum_j B_j . beta_d / sum_j beta_d^T A_j beta_d from
-    the normal equations alone. None when the description predicts no torque (no inertials)."""
+def description_scale(robot, options: ModelOptions, base: BaseParameters,
+                      ne: NormalEquations) -> tuple[float | None, list[float | None]]:
+    """(c, [c_j]): c of tau ~ c Y beta_d by least squares over the fitted samples, beta_d = K theta the
+    robot description's base parameters (friction 0), c = sum_j B_j . beta_d / sum_j beta_d^T A_j
+    beta_d from the normal equations alone (None when the description predicts no torque: no
+    inertials); c_j the same for joint j alone, None where the description's torque is below
+    ``DESCRIPTION_SHARE`` of the joint's RMS torque (too little to judge its sign)."""
     from dynid.identify.model import full_parameters
 
     beta = base.K @ full_parameters(robot, options)
-    model2 = float(np.einsum("jab,a,b->", ne.A, beta, beta))
-    return _num(float(np.sum(ne.B @ beta)) / model2) if model2 > 1e-12 * max(float(ne.C.sum()), 1e-300) else None
+    model2 = np.einsum("jab,a,b->j", ne.A, beta, beta)  # (n,) ||Y_j beta_d||^2
+    cross = ne.B @ beta  # (n,) tau_j . Y_j beta_d
+    total = float(model2.sum())
+    c = _num(float(cross.sum()) / total) if total > 1e-12 * max(float(ne.C.sum()), 1e-300) else None
+    per_joint = [_num(cross[j] / model2[j]) if model2[j] > DESCRIPTION_SHARE ** 2 * ne.C[j] > 0 else None
+                 for j in range(ne.n)]
+    return c, per_joint
+
+
+DESCRIPTION_SHARE = 0.3  # the description's RMS torque on a joint, over the measured one, needed to judge c_j
 
 
 def write_result(path: str | Path, result: dict) -> None:

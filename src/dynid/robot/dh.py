@@ -16,7 +16,7 @@ from dynid.errors import ModelError
 from dynid.robot.inertia import from_mass_com_inertia
 from dynid.robot.model import Drive, Joint, JointLimits, Link, Robot
 from dynid.robot.transforms import rot_x, rot_z
-from dynid.robot.validation import angle_warning, check_convention, check_limits, check_unique
+from dynid.robot.validation import angle_warning, check_convention, check_limits, check_scale, check_unique
 
 CONVENTIONS = ("mdh", "dh")
 _JOINT_KEYS = {"type", "a", "alpha", "d", "theta", "name"}
@@ -136,6 +136,7 @@ def robot_from_dh_document(doc: dict, where: str, source: str = "yaml") -> Robot
     robot = Robot(name=str(doc.get("name", "robot")), joints=tuple(joints), links=tuple(links),
                   gravity=gravity, description=str(doc.get("description", f"{convention.upper()} table")),
                   source=source)
+    check_scale(robot, where)
     if "transmission" in doc:  # a coupled transmission (robot/transmission.py, docs/formats.md)
         from dynid.robot.description import with_transmission
         robot = with_transmission(robot, doc["transmission"], f"{where}: transmission")

@@ -33,7 +33,7 @@ from dynid.robot.model import Drive, Joint, JointLimits, Link, Mimic, Robot
 from dynid.robot.select import select_joints
 from dynid.robot.transmission import coupled_matrix, joint_index
 from dynid.robot.transforms import rpy_matrix
-from dynid.robot.validation import check_limits, check_unique
+from dynid.robot.validation import check_limits, check_scale, check_unique
 
 _ACTUATED = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic"}
 _BASE_MOTION = ("floating", "planar")  # joints that would give the robot a moving base
@@ -249,6 +249,7 @@ def load_urdf(path: str | Path, name: str | None = None, joints: list[str] | Non
         robot = select_joints(_with_couplings(robot, root, path), joints_kept, lock)
     except ModelError as exc:
         raise ModelError(f"{path}: {exc}") from None
+    check_scale(robot, str(path))
     return robot
 
 

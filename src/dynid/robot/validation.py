@@ -7,13 +7,17 @@ what cannot be right is refused (ModelError), what is almost surely wrong warns 
 - ``angle_warning``: a DH/MDH angle beyond 2 pi is almost surely in degrees (dynid reads radians);
 - ``check_unique``: two elements of one name (URDF ``<link>``, ``<joint>``): the later would
   silently replace the earlier one;
-- ``check_convention``: a DH/MDH table must say which convention it uses (they differ).
+- ``check_convention``: a DH/MDH table must say which convention it uses (they differ);
+- ``check_scale``: a joint placed more than ``MAX_REACH`` (20 m) from its parent's frame, or a
+  gravity beyond 20 m/s^2 or below 2 m/s^2 (but not 0), is almost surely in mm or mm/s^2 (or g).
 """
 
 from __future__ import annotations
 
 import math
 import warnings
+
+import numpy as np
 
 from dynid.errors import DynidWarning, ModelError
 
@@ -51,6 +55,22 @@ def _unit_warnings(values: dict, where: str, kind: str) -> None:
 
 def _warn(text: str) -> None:
     warnings.warn(DynidWarning(text), stacklevel=4)
+
+
+MAX_REACH = 20.0  # m between consecutive joint frames: the largest robots' links are a few metres
+
+
+def check_scale(robot, where: str) -> None:
+    """Warn about lengths and gravity almost surely in other units (module docstring)."""
+    far = [(j.name, float(np.linalg.norm(j.placement_translation))) for j in robot.joints
+           if np.linalg.norm(j.placement_translation) > MAX_REACH]
+    if far:
+        _warn(f"{where}: joint(s) {[n for n, _ in far][:4]} sit {[round(d, 4) for _, d in far][:4]} m from their "
+              f"parent's frame (beyond {MAX_REACH:g} m): dynid reads metres; millimetres?")
+    g = float(np.linalg.norm(robot.gravity))
+    if g > 20.0 or 0.0 < g < 2.0:
+        _warn(f"{where}: gravity {np.round(robot.gravity, 6).tolist()} has magnitude {g:.6g} m/s^2: dynid reads m/s^2 "
+              "(Earth 9.81); mm/s^2, or in units of g?")
 
 
 def check_unique(names, what: str, where: str) -> None:
