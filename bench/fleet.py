@@ -90,7 +90,8 @@ def child_dask(root: str, workers: int, out: str) -> dict:
         memory = summary.worker_memory_mb
     return {"wall": wall, "cpu": cpu, "client_cpu": cpu - worker_cpu, "start": started,
             "samples": sum(r["samples"] for r in summary.rows), "rows": _values(summary.rows),
-            "hwm_mb": _hwm_mb(), "worker_mb": memory, "groups": len(summary.rows), "failed": summary.failed}
+            "hwm_mb": _hwm_mb(), "worker_mb": memory, "groups": len(summary.rows), "failed": summary.failed,
+            "tasks": summary.tasks}
 
 
 def _values(rows) -> dict:
@@ -146,7 +147,7 @@ def main() -> None:
         results[("dask", k)] = r = _run_child("--child", "dask", str(root), str(k), out)
         print(f"Dask LocalCluster, {k} worker(s): {r['wall']:.1f} s (+ {r['start']:.1f} s cluster start), "
               f"{r['samples'] / r['wall'] / 1e6:.2f} M samples/s, CPU {r['cpu']:.1f} s "
-              f"({r['cpu'] / r['samples'] * 1e6:.2f} us/sample; client {r['client_cpu']:.1f} s), "
+              f"({r['cpu'] / r['samples'] * 1e6:.2f} us/sample; client+scheduler {r['client_cpu']:.1f} s), {r['tasks']} tasks, "
               f"peak per worker {max(r['worker_mb'].values()):.0f} MB, client {r['hwm_mb']:.0f} MB, "
               f"load {os.getloadavg()[0]:.2f}")
     for k in args.workers:

@@ -115,7 +115,9 @@ def test_corrupt_file_is_reported_and_the_run_goes_on(fleet, client, tmp_path):
     t = table.column("t").to_numpy().copy()
     t[100] = t[99] - 1.0
     pq.write_table(table.set_column(0, "t", pa.array(t)), backwards)
-    summary = identify_fleet(client, _plan(root), tmp_path / "res.parquet", say=lambda _: None)
+    # one task for all groups: the bad files sit among good ones in the same task
+    summary = identify_fleet(client, _plan(root), tmp_path / "res.parquet", say=lambda _: None, task_rows=10**9)
+    assert summary.tasks == 3  # footers, the identification, the model sent to the workers
     errors = dict(summary.file_errors)
     assert set(errors) == {"robot=r000/date=2026-01-06/part-0.parquet", "robot=r001/date=2026-01-05/part-1.parquet"}
     assert "Parquet" in errors["robot=r000/date=2026-01-06/part-0.parquet"]
@@ -168,7 +170,8 @@ def test_a_worker_killed_mid_run_changes_nothing(fleet, client, tmp_path):
     killed = None
     deadline = time.time() + 60
     while killed is None and run.is_alive() and time.time() < deadline:
-        busy = [w for w, keys in client.processing().items() if any("map_file" in str(k) for k in keys)]
+        busy = [w for w, keys in client.processing().items()
+                if any(("map_files" in str(k) or "identify_groups" in str(k)) for k in keys)]
         if busy:
             killed = busy[0]
             os.kill(pids[killed], signal.SIGKILL)
@@ -182,3 +185,47 @@ def test_a_worker_killed_mid_run_changes_nothing(fleet, client, tmp_path):
         row = got[(ref["robot"], ref["date"])]
         assert row["status"] == "ok" and row["parameter_values"] == ref["parameter_values"]
         assert row["parameter_std"] == ref["parameter_std"] and row["rmsd"] == ref["rmsd"]
+
+
+def test_tasks_cover_every_readable_file_once_within_the_row_limit():
+    """task_units: whole groups packed (one model per task), a group above the limit split into
+    batches of its files in order; every readable file in exactly one task; no task above the
+    limit unless it is one file; a file whose footer failed in none."""
+    from dynid.fleet.dataset import FleetFile
+    from dynid.fleet.plan import Group, Pack, Plan, Split, task_units
+    from dynid.fleet.tasks import FileInfo
+
+    sizes = {("r0", "d0"): [300, 300], ("r0", "d1"): [900, 200, 200, 700], ("r1", "d0"): [50],
+             ("r1", "d1"): [100, 100, 100], ("r2", "d0"): [2000], ("r2", "d1"): [10, 10]}
+    groups, infos = [], {}
+    for (robot, day), rows in sizes.items():
+        files = [FleetFile(f"/x/{robot}/{day}/{k}", f"{robot}/{day}/{k}", (("robot", robot), ("date", day)), 1, "")
+                 for k in range(len(rows))]
+        infos.update({f.relpath: FileInfo(f.relpath, 6, r) for f, r in zip(files, rows)})
+        groups.append(Group({"robot": robot, "date": day}, files, "er3a" if robot != "r2" else "other", robot + day))
+    infos["r1/d1/1"] = FileInfo("r1/d1/1", error="broken footer")
+    plan = Plan("/x", ("robot", "date"), {}, groups, [])
+    units = task_units(plan, infos, workers=2, task_rows=1000)
+    seen = []
+    for unit in units:
+        if isinstance(unit, Pack):
+            assert len({g.model_id for g in unit.groups}) == 1 and all(g.model_id == unit.model_id for g in unit.groups)
+            files = [f for g in unit.groups for f in g.files if infos[f.relpath].error is None]
+        else:
+            assert isinstance(unit, Split) and len(unit.batches) > 1
+            assert [f for b in unit.batches for f in b] == [f for f in unit.group.files]
+            for batch in unit.batches:
+                assert sum(infos[f.relpath].rows for f in batch) <= 1000 or len(batch) == 1
+            files = [f for b in unit.batches for f in b]
+        if isinstance(unit, Pack):
+            assert sum(infos[f.relpath].rows for f in files) <= 1000 or len(unit.groups) == 1
+        seen += [f.relpath for f in files]
+    readable = [f.relpath for g in groups for f in g.files if infos[f.relpath].error is None]
+    assert sorted(seen) == sorted(readable) and len(seen) == len(set(seen))
+    # r0/d0 (600 rows), r1/d0 and r1/d1 (50 + 200 readable) fill one task; r0/d1 (2000) is
+    # split 900 | 200 + 200 | 700; r2's model differs and its 2000-row file is a task alone
+    assert [type(u).__name__ for u in units] == ["Pack", "Split", "Pack", "Pack"]
+    assert [g.fingerprint for g in units[0].groups] == ["r0d0", "r1d0", "r1d1"]
+    assert [len(b) for b in units[1].batches] == [1, 2, 1]
+    # without a limit: enough tasks for every worker (4 each) when the groups allow it
+    assert len(task_units(plan, infos, workers=2)) >= 5

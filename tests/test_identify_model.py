@@ -116,3 +116,23 @@ def test_parameter_layout_follows_thesis_eq_3_17():
     assert names[sl["rigid"]][:10] == ["m1", "mx1", "my1", "mz1", "Ixx1", "Ixy1", "Ixz1", "Iyy1", "Iyz1", "Izz1"]
     assert names[sl["friction"]] == ["Fc1", "Fv1", "Fc2", "Fv2"]
     assert names[sl["rotor_inertia"]] == ["Ia1", "Ia2"] and names[sl["offset"]] == ["off1", "off2"]
+
+
+def test_model_torques_without_the_regressor_equal_y_theta(tmp_path):
+    """model_torques (RNEA with theta's inertial parameters + each motor's own columns) is
+    Y(q, dq, ddq) theta for any theta, also not physically consistent ones, with coupled
+    transmissions (tx40) and mimic joints."""
+    from urdf_factory import random_urdf
+
+    from dynid.identify.model import model_torques
+
+    mimic = random_urdf(tmp_path / "mimic.urdf", np.random.default_rng(3), [0, 1, 2, 3, 4, 2, 6, 7],
+                        ["revolute"] * 5 + ["prismatic", "revolute", "revolute"], {4: (3, 0.7, 0.3)})
+    rng = np.random.default_rng(1)
+    for robot, options in [(dynid.load_robot("er3a"), ALL_OPTIONS[1]), (dynid.load_robot("tx40"), ALL_OPTIONS[2]),
+                           (dynid.load_robot(mimic), ALL_OPTIONS[0])]:
+        q, dq, ddq = rng.normal(size=(3, 200, robot.n))
+        theta = rng.normal(size=len(parameter_names(robot, options)))
+        expected = identification_regressor(robot, q, dq, ddq, options) @ theta
+        np.testing.assert_allclose(model_torques(robot, q, dq, ddq, theta, options), expected,
+                                   rtol=0, atol=1e-11 * np.abs(expected).max())

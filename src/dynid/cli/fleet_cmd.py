@@ -76,6 +76,8 @@ def identify(root: str = typer.Argument(..., help="ROOT of the data set (folder 
              chunk_rows: int = typer.Option(50_000, "--chunk-rows", help="rows read at a time per file (memory bound)"),
              force: bool = typer.Option(False, "--force", help="recompute groups whose inputs did not change"),
              retries: int = typer.Option(2, "--retries", help="retries of a task that raises"),
+             task_rows: int = typer.Option(None, "--task-rows", help="samples per Dask task at most (default 4 M, "
+                                           "fewer so that every worker gets 4 tasks); small groups share a task"),
              checkpoint: float = typer.Option(30.0, "--checkpoint", help="rewrite --out with the finished groups "
                                               "every this many seconds")) -> None:
     """Identify every group of a fleet data set on Dask: one result row per group in --out."""
@@ -87,6 +89,8 @@ def identify(root: str = typer.Argument(..., help="ROOT of the data set (folder 
     from dynid.fleet.plan import Settings, make_plan
     from dynid.fleet.results import read_results
 
+    if task_rows is not None and task_rows < 1:
+        raise DataError(f"--task-rows {task_rows}: expected a number of samples >= 1")
     if estimator not in ("ols", "wls", "pc"):
         raise DataError(f"--estimator {estimator}: the fleet path needs an estimator of the normal equations "
                         "(ols, wls or pc)")
@@ -104,10 +108,12 @@ def identify(root: str = typer.Argument(..., help="ROOT of the data set (folder 
     with dask_client(scheduler, workers, connect_timeout) as client:
         where = scheduler or f"LocalCluster of {len(client.scheduler_info()['workers'])} worker process(es)"
         _say(f"Dask: {where}; dashboard: {dashboard_text(client)}")
-        summary = identify_fleet(client, plan, out, say=_say, retries=retries, checkpoint=checkpoint)
+        summary = identify_fleet(client, plan, out, say=_say, retries=retries, checkpoint=checkpoint,
+                                 task_rows=task_rows)
     rate = summary.samples / summary.seconds if summary.seconds > 0 else 0.0
     console.print(f"wrote [bold]{out}[/]: {len(summary.rows)} group(s) ({summary.computed} identified, "
-                  f"{summary.skipped} unchanged and skipped, {summary.failed} failed); {summary.files} file(s), "
+                  f"{summary.skipped} unchanged and skipped, {summary.failed} failed); {summary.files} file(s) in "
+                  f"{summary.tasks} task(s), "
                   f"{summary.samples / 1e6:.2f} M samples in {summary.seconds:.1f} s ({rate / 1e6:.2f} M samples/s)",
                   highlight=False)
     if summary.worker_memory_mb:

@@ -28,12 +28,13 @@ def _squeeze(single: bool, *arrays):
     return out if len(out) > 1 else out[0]
 
 
-def inverse_dynamics(robot, q, dq, ddq, gravity=None) -> np.ndarray:
+def inverse_dynamics(robot, q, dq, ddq, gravity=None, parameters=None) -> np.ndarray:
     from dynid.dynamics.rnea import inverse_dynamics as tree_inverse_dynamics
 
     (q, dq, ddq), single = joint_arrays(robot, q=q, dq=dq, ddq=ddq)
     g, _ = robot.mimic_map
-    tau_tree = tree_inverse_dynamics(robot.tree, *robot.tree_coordinates(q, dq, ddq), gravity=gravity)
+    tau_tree = tree_inverse_dynamics(robot.tree, *robot.tree_coordinates(q, dq, ddq), gravity=gravity,
+                                     parameters=parameters)
     return _squeeze(single, tau_tree @ g)  # (M2)
 
 

@@ -133,16 +133,18 @@ def _rnea_serial(q, dq, ddq, constants, parents, slots, gravity, theta, tau):
     rnea_range(q, dq, ddq, constants, parents, theta, ws, tau, 0, q.shape[0])
 
 
-def inverse_dynamics(robot, q, dq, ddq, gravity=None) -> np.ndarray:
+def inverse_dynamics(robot, q, dq, ddq, gravity=None, parameters=None) -> np.ndarray:
     """Joint torques/forces tau = M(q) ddq + c(q, dq) + g(q) of the rigid-body model.
 
     q, dq, ddq: (N, n) joint positions [rad | m], velocities, accelerations.
     gravity: optional (3,) override of the robot's gravity vector [m/s^2].
+    parameters: optional (10 n_bodies,) standard inertial parameters instead of the robot's
+    (any values: tau = Y(q, dq, ddq) parameters, the recursion being linear in them).
     Returns tau: (N, n) [N m | N]. A single sample (n,) gives (n,).
     """
     if robot.has_mimic:  # actuated coordinates of a tree with mimic joints (dynamics/mimic.py)
         from dynid.dynamics import mimic
-        return mimic.inverse_dynamics(robot, q, dq, ddq, gravity)
+        return mimic.inverse_dynamics(robot, q, dq, ddq, gravity, parameters)
     (q, dq, ddq), single = joint_arrays(robot, q=q, dq=dq, ddq=ddq)
     constants, parents, slots, g = kernel_arrays(robot)
     if gravity is not None:
@@ -150,7 +152,9 @@ def inverse_dynamics(robot, q, dq, ddq, gravity=None) -> np.ndarray:
     tau = np.empty_like(q)
     kernel = _rnea_parallel if q.shape[0] >= PARALLEL_MIN_SAMPLES else _rnea_serial
     kernel(np.ascontiguousarray(q), np.ascontiguousarray(dq), np.ascontiguousarray(ddq), constants, parents,
-           np.full_like(slots, -1), g, np.ascontiguousarray(robot.parameters().reshape(-1, 10)), tau)
+           np.full_like(slots, -1), g,
+           np.ascontiguousarray((robot.parameters() if parameters is None else parameters), dtype=float).reshape(-1, 10),
+           tau)
     return tau[0] if single else tau
 
 

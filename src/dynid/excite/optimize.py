@@ -20,7 +20,7 @@ and zero velocity and acceleration at both ends (t = 0 and t = period) are linea
 Stopping rules are counts, never the clock: ``generations`` of differential evolution with
 ``popsize`` members per variable, at most ``polish_iterations`` SLSQP iterations, ``starts``
 starts. The same seed and settings therefore give the same coefficients on any machine load
-(BLAS runs on one thread, ``excite.threads``). ``max_seconds`` is only a safety net: when the
+(BLAS runs on one thread, ``identify.threads``). ``max_seconds`` is only a safety net: when the
 wall time passes it, the running stage stops early, later starts are skipped, and the result
 says so (``OptimizeResult.time_limited``, ``optimization.time_limited`` in the metadata); such
 a result depends on the machine and is not reproducible.
@@ -45,7 +45,7 @@ from dynid.excite.criteria import CRITERIA, ExcitationModel, batch_values
 from dynid.excite.limits import KinematicLimits
 from dynid.excite.periodic import FAMILIES, PeriodicTrajectory, periodic_from_family
 from dynid.excite.polish import make_feasible, polish
-from dynid.excite.threads import single_blas_thread
+from dynid.identify.threads import single_blas_thread
 
 
 @dataclass(frozen=True)

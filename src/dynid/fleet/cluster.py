@@ -20,12 +20,20 @@ import os
 from dynid.errors import ClusterError
 
 
-# Our LocalCluster's workers (measured by bench/fleet.py, 6 M samples, 1 worker, load ~13-17):
-# Dask's default MALLOC_TRIM_THRESHOLD_=65536 makes glibc give back and fault in again the
-# streaming chunks' arrays at every chunk, and the statistical profiler samples every 10 ms;
-# worker CPU was 23 s, 20 s with the profiler off, 16 s with both (in-process path: 13.8 s).
+# Our LocalCluster's processes (measured, docs/fleet.md "Where the overhead went"):
+# - Dask's nanny sets MALLOC_TRIM_THRESHOLD_=65536 in its workers, and setting any of glibc's
+#   malloc thresholds turns off glibc's dynamic mmap threshold, so every array above 128 kB
+#   (each streaming chunk's columns) is mmap'ed, faulted in page by page and unmapped again:
+#   10x the page faults and +60 % CPU per file against the same call in a plain process.
+#   Unset (None), the workers allocate as 'dynid identify' does;
+# - the event-loop health check every 20 ms, the system monitor every 0.5 s and the memory
+#   monitor every 0.1 s cost an idle LocalCluster of 2 workers ~0.06 CPU s per second (5x less
+#   with these intervals), and the statistical profiler samples every 10 ms: off.
 LOCAL_WORKER_CONFIG = {"distributed.worker.profile.enabled": False,
-                       "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": 1 << 30}
+                       "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+                       "distributed.admin.tick.interval": "1s",
+                       "distributed.admin.system-monitor.interval": "2s",
+                       "distributed.worker.memory.monitor-interval": "500ms"}
 
 
 def default_workers() -> int:

@@ -1,5 +1,11 @@
 """Planning a fleet identification: which groups, which model each, which to skip, what is wrong.
 
+``task_units`` then cuts the work into Dask tasks of at most ``TASK_ROWS`` samples: whole
+groups packed together (``Pack``: one task maps and solves them), and a group larger than
+that split into batches of its files (``Split``: one task per batch, a reduce tree, a solve).
+A task costs the scheduler about a millisecond whatever its size, so a task per file of a
+fleet of 365 000 robot-days would make the scheduler the limit (docs/fleet.md).
+
 Everything a user can get wrong is found here, before any result is written: a partition
 without a model in fleet.yaml, a data set without files, ``--by`` keys the files lack, and
 (``check_joint_counts``, from the Parquet footers) files of one robot with different joint
@@ -13,6 +19,9 @@ from dataclasses import dataclass, field
 from dynid.errors import DataError
 from dynid.fleet.dataset import FleetFile, discover, fingerprint, group_files
 from dynid.fleet.tasks import FileInfo, GroupModel, Settings  # noqa: F401 - Settings is part of this API
+
+TASK_ROWS = 4_000_000  # samples per task at most (a few seconds of CPU at ~1.5 us/sample)
+TASKS_PER_WORKER = 4   # at least this many tasks per worker when the data allow (load balance)
 
 
 @dataclass
@@ -124,3 +133,51 @@ def check_joint_counts(plan: Plan, infos: dict[str, FileInfo]) -> None:
         if model is not None and count != model.robot.n:
             raise DataError(f"robot={rid}: {path} has {count} joint column(s) q1..q{count} but its model "
                             f"'{model.spec}' in fleet.yaml has {model.robot.n} joints")
+
+
+@dataclass
+class Pack:
+    """Whole groups of one model that one task maps and solves (``tasks.identify_groups``)."""
+
+    model_id: str
+    groups: list[Group] = field(default_factory=list)
+
+
+@dataclass
+class Split:
+    """A group too large for one task: batches of its readable files (``tasks.map_files``
+    each), summed by a reduce tree and solved."""
+
+    group: Group
+    batches: list[list[FleetFile]]
+
+
+def task_units(plan: Plan, infos: dict[str, FileInfo], workers: int, task_rows: int | None = None) -> list:
+    """Packs and splits (module docstring) of at most ``task_rows`` samples each (default:
+    ``TASK_ROWS`` or fewer, so that each worker gets ``TASKS_PER_WORKER`` tasks), in the order
+    of the groups; a single file larger than that is one task."""
+    def rows(f: FleetFile) -> int:
+        return infos[f.relpath].rows if infos[f.relpath].error is None else 0
+
+    total = sum(rows(f) for f in plan.files)
+    limit = max(1, task_rows or min(TASK_ROWS, -(-total // (TASKS_PER_WORKER * max(1, workers)))))
+    units, pack, pack_rows = [], None, 0
+    for group in plan.todo:
+        good = [f for f in group.files if infos[f.relpath].error is None]
+        size = sum(rows(f) for f in good)
+        if size > limit and len(good) > 1:
+            batches, batch, batch_rows = [], [], 0
+            for f in good:
+                if batch and batch_rows + rows(f) > limit:
+                    batches.append(batch)
+                    batch, batch_rows = [], 0
+                batch.append(f)
+                batch_rows += rows(f)
+            units.append(Split(group, batches + [batch]))
+            continue
+        if pack is None or pack.model_id != group.model_id or (pack.groups and pack_rows + size > limit):
+            pack, pack_rows = Pack(group.model_id), 0
+            units.append(pack)
+        pack.groups.append(group)
+        pack_rows += size
+    return units

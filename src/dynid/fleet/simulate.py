@@ -145,7 +145,15 @@ def day_parameters(robot, entry: dict, day: dict) -> tuple[np.ndarray, np.ndarra
 
 
 def simulate_day(root: str, robot, rid: str, entry: dict, spec: FleetSpec, day: int, chunk: int = 50_000) -> list[str]:
-    """Write one robot-day (``files_per_day`` files, atomically); returns their paths."""
+    """Write one robot-day (``files_per_day`` files, atomically) on one compute thread (days
+    are the parallelism); returns their paths."""
+    from dynid.identify.threads import one_compute_thread
+
+    with one_compute_thread():
+        return _simulate_day(root, robot, rid, entry, spec, day, chunk)
+
+
+def _simulate_day(root: str, robot, rid: str, entry: dict, spec: FleetSpec, day: int, chunk: int) -> list[str]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 

@@ -1,16 +1,19 @@
-"""What the workers run: inspect a file, map a file to normal equations, merge, solve a group.
+"""What the workers run: inspect files, map files to normal equations, merge, solve groups.
 
 These are plain functions of picklable values (no Dask import here), so the same code runs
 in-process, on a ``LocalCluster`` or on any Dask cluster:
 
-- ``inspect_file``: the Parquet footer only: joint count (columns q1..qn), rows, time span;
+- ``inspect_files``: Parquet footers only: joint count (columns q1..qn), rows, time span;
 - ``map_file``: ``identify.pipeline.accumulate_file`` on one file (one compute thread: the
   cluster's workers are the parallelism) -> a ``Partial`` with its per-joint normal
   equations (thesis eq. 2.9 as sums, ``identify.normal_equations``), O(n b^2) floats;
+  ``map_files``: the sum of several files' partials, in order (one task for a batch of files);
 - ``merge_partials``: sums of partials (a node of the reduce tree; addition of sums is
   exact up to rounding, and the tree's shape is fixed, so the result does not depend on
   which worker ran what);
-- ``solve_group``: the estimator on the summed equations -> one result row (``results.py``).
+- ``solve_group``: the estimator on the summed equations -> one result row (``results.py``);
+  ``identify_groups``: map and solve whole groups in one task (the usual case: a group is a
+  robot-day of one or a few files, and one task per file would make the scheduler the limit).
 
 A file that cannot be read or is not valid joint data becomes an entry of ``Partial.errors``
 (which file, why) instead of an exception, so the run goes on; transient I/O errors
@@ -123,6 +126,19 @@ def joint_count(names: list[str], mapping) -> int:
     return n
 
 
+@contextlib.contextmanager
+def _footer_source(url: str):
+    """What ``pyarrow.parquet.read_metadata`` reads: a local path, or an open remote file
+    (only the footer's bytes are fetched)."""
+    if "://" not in url:
+        yield url
+        return
+    import fsspec
+
+    with fsspec.open(url, "rb") as fh:
+        yield fh
+
+
 def inspect_file(url: str, relpath: str, mapping) -> FileInfo:
     """Joint count, rows and time span from the Parquet footer (no data pages read)."""
     import pyarrow.parquet as pq
@@ -130,30 +146,35 @@ def inspect_file(url: str, relpath: str, mapping) -> FileInfo:
     from dynid.data.columns import TIME_UNITS
 
     try:
-        with local_copy(url) as path:
-            meta = pq.read_metadata(path)
-            names = list(meta.schema.names)
-            t_min = t_max = None
-            t_name = next((c for c in names if mapping.contract_name(c) == "t"), None)
-            if t_name is not None:
-                col = names.index(t_name)
-                lows, highs = [], []
-                for g in range(meta.num_row_groups):
-                    stats = meta.row_group(g).column(col).statistics
-                    if stats is not None and stats.has_min_max:
-                        lows.append(float(stats.min))
-                        highs.append(float(stats.max))
-                if lows:
-                    unit = TIME_UNITS[mapping.time_unit]
-                    t_min, t_max = min(lows) * unit, max(highs) * unit
-            joints = joint_count(names, mapping)
-            if joints == 0:
-                return FileInfo(relpath, error=f"no joint position columns q1..qn (columns: {names[:12]})")
-            return FileInfo(relpath, joints, int(meta.num_rows), t_min, t_max)
+        with _footer_source(url) as source:
+            meta = pq.read_metadata(source)
+        names = list(meta.schema.names)
+        t_min = t_max = None
+        t_name = next((c for c in names if mapping.contract_name(c) == "t"), None)
+        if t_name is not None:
+            col = names.index(t_name)
+            lows, highs = [], []
+            for g in range(meta.num_row_groups):
+                stats = meta.row_group(g).column(col).statistics
+                if stats is not None and stats.has_min_max:
+                    lows.append(float(stats.min))
+                    highs.append(float(stats.max))
+            if lows:
+                unit = TIME_UNITS[mapping.time_unit]
+                t_min, t_max = min(lows) * unit, max(highs) * unit
+        joints = joint_count(names, mapping)
+        if joints == 0:
+            return FileInfo(relpath, error=f"no joint position columns q1..qn (columns: {names[:12]})")
+        return FileInfo(relpath, joints, int(meta.num_rows), t_min, t_max)
     except TRANSIENT:
         raise
     except _file_errors() as exc:
         return FileInfo(relpath, error=_reason(exc))
+
+
+def inspect_files(files: list[tuple[str, str]], mapping) -> list[FileInfo]:
+    """``inspect_file`` of each (url, relpath) (one task for many footers)."""
+    return [inspect_file(url, relpath, mapping) for url, relpath in files]
 
 
 def map_file(url: str, relpath: str, model: GroupModel) -> Partial:
@@ -173,6 +194,14 @@ def map_file(url: str, relpath: str, model: GroupModel) -> Partial:
     return Partial(acc.ne, acc.samples, [relpath], [], notes, acc.fs)
 
 
+def map_files(files: list[tuple[str, str]], model: GroupModel) -> Partial:
+    """The sum of ``map_file`` of each (url, relpath), in order (files of one group)."""
+    from dynid.identify.threads import one_compute_thread
+
+    with one_compute_thread():
+        return merge_partials(*(map_file(url, relpath, model) for url, relpath in files))
+
+
 def merge_partials(*parts: Partial) -> Partial:
     """The sum of partials, in the order given (a node of the reduce tree)."""
     out = Partial()
@@ -190,17 +219,18 @@ def merge_partials(*parts: Partial) -> Partial:
     return out
 
 
-def solve_group(part: Partial, model: GroupModel, keys: dict, meta: dict) -> dict:
-    """One result row (``results.row_from``) of a group's summed equations."""
+def solve_group(model: GroupModel, keys: dict, meta: dict, *parts: Partial) -> dict:
+    """One result row (``results.row_from``) of a group's summed equations (the sum of
+    ``parts``: the root of its reduce tree)."""
     from dynid.fleet.results import failed_row, row_from
     from dynid.identify.pipeline import make_estimator
     from dynid.identify.result import build_result
+    from dynid.identify.threads import single_blas_thread
 
+    part = merge_partials(*parts)
     if part.ne is None or part.samples == 0:
         why = "; ".join(f"{p}: {e}" for p, e in part.errors) or "no samples"
         return failed_row(keys, meta, part, f"no file of the group could be used ({why})")
-    from dynid.excite.threads import single_blas_thread
-
     st = model.settings
     try:
         est = make_estimator(st.estimator, model.robot, st.options, model.base, max_condition=st.max_condition)
@@ -216,3 +246,13 @@ def solve_group(part: Partial, model: GroupModel, keys: dict, meta: dict) -> dic
                           extra={"fleet": {"group": keys, "files": part.files,
                                            "file_errors": [{"path": p, "error": e} for p, e in part.errors]}})
     return row_from(keys, meta, part, result)
+
+
+def identify_groups(items: list[tuple[list[tuple[str, str]], list[tuple[str, str]], dict, dict]],
+                    model: GroupModel) -> list[dict]:
+    """Whole groups of one model in one task: per item (files (url, relpath), files left out
+    (relpath, why), keys, meta) the sum of its files' partials and its result row."""
+    rows = []
+    for files, left_out, keys, meta in items:
+        rows.append(solve_group(model, keys, meta, Partial(errors=list(left_out)), map_files(files, model)))
+    return rows

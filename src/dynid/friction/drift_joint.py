@@ -34,7 +34,7 @@ import numpy as np
 
 from dynid.data.columns import JointData
 from dynid.errors import DataError
-from dynid.excite.threads import single_blas_thread
+from dynid.identify.threads import single_blas_thread
 from dynid.identify.model import FRICTION_MODELS, ModelOptions, friction_columns
 
 MIN_TIME_CONSTANT = 1.0  # s: faster drifts are not friction warming up

@@ -30,7 +30,7 @@ import scipy.optimize
 
 from dynid.data.columns import JointData
 from dynid.errors import DataError
-from dynid.excite.threads import single_blas_thread
+from dynid.identify.threads import single_blas_thread
 from dynid.identify.base import BaseParameters, base_parameters
 from dynid.identify.estimators import OrdinaryLeastSquares
 from dynid.identify.model import FRICTION_MODELS, ModelOptions, friction_columns, identification_regressor

@@ -28,7 +28,7 @@ import numpy as np
 import scipy.linalg
 
 from dynid.errors import DataError, IllConditionedError
-from dynid.excite.threads import single_blas_thread
+from dynid.identify.threads import single_blas_thread
 from dynid.identify.model import ModelOptions, identification_regressor, parameter_names
 
 DEFAULT_TOL = 1e-8

@@ -57,7 +57,7 @@ from dynid.data.blocks import pieces, read_blocks
 from dynid.data.columns import ColumnMapping, JointData
 from dynid.data.preprocess import Preprocessing, edge_mask, edge_samples, prepare, sample_rate
 from dynid.errors import DataError, IllConditionedError
-from dynid.excite.threads import single_blas_thread
+from dynid.identify.threads import single_blas_thread
 from dynid.identify.base import BaseParameters, identifiability_table
 from dynid.identify.gram import RegressorGram
 from dynid.identify.model import ModelOptions, motor_columns

@@ -248,12 +248,19 @@ def full_parameters(robot, options: ModelOptions = ModelOptions(), friction_valu
 
 
 def model_torques(robot, q, dq, ddq, theta, options: ModelOptions = ModelOptions()) -> np.ndarray:
-    """tau = Y(q, dq, ddq) theta, (N, n), without forming all of Y at once for long inputs."""
+    """tau = Y(q, dq, ddq) theta, (N, n), without forming Y: the rigid-body part by the
+    recursive Newton-Euler algorithm with theta's inertial parameters (``dynamics.rnea``, linear
+    in them: the same as the regressor's product up to rounding, ~20x faster), each motor's own
+    terms (friction, rotor inertia, offset) from its columns, through R = diag(N)^-1 T onto the
+    joints for a coupled transmission (eq. C1)."""
+    from dynid.dynamics.rnea import inverse_dynamics
+
     (q, dq, ddq), single = joint_arrays(robot, q=q, dq=dq, ddq=ddq)
     theta = np.asarray(theta, dtype=float)
-    out = np.empty_like(q)
-    chunk = 20000
-    for s in range(0, q.shape[0], chunk):
-        e = s + chunk
-        out[s:e] = identification_regressor(robot, q[s:e], dq[s:e], ddq[s:e], options) @ theta
+    rigid = 10 * robot.n_bodies
+    out = inverse_dynamics(robot, q, dq, ddq, parameters=theta[:rigid])
+    own = motor_columns(robot, dq, ddq, options)  # (N, n, e)
+    if own.shape[2]:
+        motor = np.einsum("tke,ke->tk", own, theta[joint_column_indices(robot, options)])  # (N, n) per motor
+        out += motor @ robot.motor_rows if robot.is_coupled else motor
     return out[0] if single else out

@@ -30,7 +30,7 @@ from dynid.data.preprocess import Preprocessing, edge_samples, prepare, sample_r
 from dynid.data.segments import segment_edge_mask, segment_ranges
 from dynid.data.stream import prepared_chunks, with_edges
 from dynid.errors import DataError, DynidError
-from dynid.excite.threads import single_blas_thread
+from dynid.identify.threads import single_blas_thread
 from dynid.identify.base import BaseParameters, identifiability_table
 from dynid.identify.estimators import ESTIMATORS, Estimator
 from dynid.identify.gram import RegressorGram

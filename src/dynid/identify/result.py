@@ -25,7 +25,7 @@ from dynid.data.plausibility import description_warnings, fit_warnings, paramete
 from dynid.data.preprocess import Preprocessing
 from dynid.data.stream import prepared_chunks, with_edges
 from dynid.errors import DataError, DynidWarning
-from dynid.excite.threads import single_blas_thread
+from dynid.identify.threads import single_blas_thread
 from dynid.identify.base import BaseParameters
 from dynid.identify.estimators import Estimator
 from dynid.identify.model import ModelOptions, identification_regressor

@@ -106,6 +106,16 @@ def friction_torque(t: np.ndarray, dq: np.ndarray, warm: np.ndarray, options: Mo
     return np.einsum("tjk,tjk->tj", columns, np.broadcast_to(coefficients, columns.shape))
 
 
+def friction_excess(t: np.ndarray, dq: np.ndarray, warm: np.ndarray, options: ModelOptions,
+                    drift: FrictionDrift) -> np.ndarray:
+    """(N, n) cold excess of the friction torque: ``friction_torque`` with ``drift`` minus the
+    warm one, sum_k F_k(dq) f_jk^warm (f_jk(t) / f_jk^warm - 1), in one pass over the columns."""
+    columns = friction_columns(np.asarray(dq, dtype=float), options)  # (N, n, k)
+    n, k = columns.shape[1], columns.shape[2]
+    excess = np.asarray(warm, dtype=float).reshape(n, k)[None] * (drift.factor(t, n, k) - 1.0)
+    return np.einsum("tjk,tjk->tj", columns, excess)
+
+
 def drift_options(friction_drift: str | None, temperature: str | None):
     """(FrictionDrift | None, Warmup | None) from the CLI texts 'R1,T1,R2,T2' and 'AMBIENT,RISE,TAU'."""
 

@@ -86,12 +86,11 @@ def simulate_joint_data(robot, t: np.ndarray, q: np.ndarray, dq: np.ndarray, ddq
     tau_true = model_torques(robot, q, dq, ddq, theta, options)
     if drift is not None and FRICTION_MODELS[options.friction]:
         from dynid.identify.model import parameter_slices
-        from dynid.simulate.drift import friction_torque
+        from dynid.simulate.drift import friction_excess
 
         warm = theta[parameter_slices(robot, options)["friction"]]
         elapsed = np.asarray(t, dtype=float) - float(t[0] if cold_start is None else cold_start)
-        tau_true = tau_true + (friction_torque(elapsed, dq, warm, options, drift)
-                               - friction_torque(elapsed, dq, warm, options))
+        tau_true = tau_true + friction_excess(elapsed, dq, warm, options, drift)
     sigma = np.broadcast_to(np.asarray(measurement.tau_noise, dtype=float), (robot.n,))
     tau = tau_true + rng.normal(size=tau_true.shape) * sigma
     q_meas = q

@@ -25,15 +25,19 @@ class MultiSine:
     f0: float
 
     def sample(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(q, dq, ddq), each (N, n), at times t (N,) [s]."""
+        """(q, dq, ddq), each (N, n), at times t (N,) [s].
+
+        sin(k w t + phi) = sin(k w t) cos(phi) + cos(k w t) sin(phi): the sines of the H
+        harmonics are shared by the joints, so the sums are (N, H) x (H, n) products."""
         t = np.asarray(t, dtype=float)
         k = np.arange(1, self.amp.shape[1] + 1)
         w = 2.0 * np.pi * self.f0 * k  # (H,)
-        arg = t[:, None, None] * w[None, None, :] + self.phase[None]  # (N, n, H)
+        arg = t[:, None] * w[None, :]  # (N, H)
         s, c = np.sin(arg), np.cos(arg)
-        q = self.center + np.sum(self.amp * s, axis=2)
-        dq = np.sum(self.amp * w * c, axis=2)
-        ddq = -np.sum(self.amp * w**2 * s, axis=2)
+        a_cos, a_sin = (self.amp * np.cos(self.phase)).T, (self.amp * np.sin(self.phase)).T  # (H, n)
+        q = self.center + s @ a_cos + c @ a_sin
+        dq = c @ (w[:, None] * a_cos) - s @ (w[:, None] * a_sin)
+        ddq = -(s @ (w[:, None] ** 2 * a_cos) + c @ (w[:, None] ** 2 * a_sin))
         return q, dq, ddq
 
 
