@@ -11,11 +11,13 @@
      thread each), for K in --workers; the cluster's start is timed apart from the run.
    Reported: wall time, samples/s, CPU seconds (the child's own, plus the workers' for Dask)
    and CPU us/sample, peak memory (VmHWM) of the process and of each worker.
-3. Overhead of Dask = wall(K workers) / wall(in-process with T = K threads) - 1, and the same
-   for CPU time; both paths give the same numbers (checked: max relative difference).
+   Every configuration runs ``--rounds`` times (default 2), in ABBA order (forward, then
+   backward), so that a load that rises or falls during the bench weighs on both paths alike.
+3. Overhead of Dask = mean wall(K workers) / mean wall(in-process with T = K threads) - 1, and
+   the same for CPU time; both paths give the same numbers (checked: max relative difference).
 
 Usage: .venv/bin/python bench/fleet.py [--root DIR] [--robots 20 --days 10 --minutes 5 --rate 1000]
-       [--workers 1 2] [--threads 1 2]
+       [--workers 1 2] [--threads 1 2] [--rounds 2]
 """
 
 from __future__ import annotations
@@ -112,6 +114,7 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=1000.0)
     parser.add_argument("--workers", type=int, nargs="*", default=[1, 2])
     parser.add_argument("--threads", type=int, nargs="*", default=[1, 2])
+    parser.add_argument("--rounds", type=int, default=2, help="runs of every configuration, in ABBA order")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -136,30 +139,38 @@ def main() -> None:
     print(f"fleet: {args.robots} robots x {args.days} days x {args.minutes:g} min at {args.rate:g} Hz = "
           f"{samples / 1e6:.1f} M samples of er3a, {size:.2f} GB Parquet in {root}")
     print(f"load average before: {os.getloadavg()[0]:.2f} (cores: {os.cpu_count()})")
-    results = {}
-    for t in args.threads:
-        results[("in-process", t)] = r = _run_child("--child", "in-process", str(root), str(t))
-        print(f"in-process, {t} thread(s): {r['wall']:.1f} s, {r['samples'] / r['wall'] / 1e6:.2f} M samples/s, "
-              f"CPU {r['cpu']:.1f} s ({r['cpu'] / r['samples'] * 1e6:.2f} us/sample), peak {r['hwm_mb']:.0f} MB, "
-              f"load {os.getloadavg()[0]:.2f}")
+    configs = [("in-process", t) for t in args.threads] + [("dask", k) for k in args.workers]
+    runs: dict = {c: [] for c in configs}
+    for round_ in range(args.rounds):
+        for kind, count in configs if round_ % 2 == 0 else configs[::-1]:  # ABBA: a load drift cancels
+            load = os.getloadavg()[0]
+            if kind == "in-process":
+                r = _run_child("--child", "in-process", str(root), str(count))
+                what = f"in-process, {count} thread(s): {r['wall']:.1f} s"
+                extra = ""
+            else:
+                r = _run_child("--child", "dask", str(root), str(count),
+                               str(root.parent / f"fleet-bench-results-{count}.parquet"))
+                what = f"Dask LocalCluster, {count} worker(s): {r['wall']:.1f} s (+ {r['start']:.1f} s cluster start)"
+                extra = (f"; client+scheduler {r['client_cpu']:.1f} s, {r['tasks']} tasks, peak per worker "
+                         f"{max(r['worker_mb'].values()):.0f} MB, client")
+            r["load"] = (load, os.getloadavg()[0])
+            runs[(kind, count)].append(r)
+            print(f"[round {round_ + 1}] {what}, {r['samples'] / r['wall'] / 1e6:.2f} M samples/s, CPU {r['cpu']:.1f} s "
+                  f"({r['cpu'] / r['samples'] * 1e6:.2f} us/sample{extra} peak {r['hwm_mb']:.0f} MB), "
+                  f"load {load:.2f} -> {r['load'][1]:.2f}", flush=True)
+    mean = {c: {key: float(np.mean([r[key] for r in rs])) for key in ("wall", "cpu", "samples")} for c, rs in runs.items()}
     for k in args.workers:
-        out = str(root.parent / f"fleet-bench-results-{k}.parquet")
-        results[("dask", k)] = r = _run_child("--child", "dask", str(root), str(k), out)
-        print(f"Dask LocalCluster, {k} worker(s): {r['wall']:.1f} s (+ {r['start']:.1f} s cluster start), "
-              f"{r['samples'] / r['wall'] / 1e6:.2f} M samples/s, CPU {r['cpu']:.1f} s "
-              f"({r['cpu'] / r['samples'] * 1e6:.2f} us/sample; client+scheduler {r['client_cpu']:.1f} s), {r['tasks']} tasks, "
-              f"peak per worker {max(r['worker_mb'].values()):.0f} MB, client {r['hwm_mb']:.0f} MB, "
-              f"load {os.getloadavg()[0]:.2f}")
-    for k in args.workers:
-        base = results.get(("in-process", k))
-        if base is None:
+        base = runs.get(("in-process", k))
+        if not base:
             continue
-        r = results[("dask", k)]
-        diff = max(float(np.max(np.abs(np.subtract(r["rows"][g], base["rows"][g])) / np.max(np.abs(base["rows"][g]))))
-                   for g in base["rows"])
-        print(f"overhead of Dask with {k} worker(s) against in-process with {k} thread(s): wall "
-              f"{100 * (r['wall'] / base['wall'] - 1):+.1f} %, CPU {100 * (r['cpu'] / base['cpu'] - 1):+.1f} %; "
-              f"max relative parameter difference {diff:.1e}")
+        r, b = mean[("dask", k)], mean[("in-process", k)]
+        diff = max(float(np.max(np.abs(np.subtract(d["rows"][g], i["rows"][g])) / np.max(np.abs(i["rows"][g]))))
+                   for d in runs[("dask", k)] for i in base for g in i["rows"])
+        print(f"overhead of Dask with {k} worker(s) against in-process with {k} thread(s), means of {args.rounds} "
+              f"round(s): wall {100 * (r['wall'] / b['wall'] - 1):+.1f} % ({b['wall']:.1f} -> {r['wall']:.1f} s), "
+              f"CPU {100 * (r['cpu'] / b['cpu'] - 1):+.1f} % ({b['cpu'] / b['samples'] * 1e6:.2f} -> "
+              f"{r['cpu'] / r['samples'] * 1e6:.2f} us/sample); max relative parameter difference {diff:.1e}")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 

@@ -8,7 +8,8 @@ Data flow (only the normal equations travel, never the samples):
       -> task_units (plan.py)   tasks of at most TASK_ROWS samples:
            identify_groups x packs of whole groups   (map each file, sum, solve: one task)
            map_files x batches of a large group -> merge_partials tree -> solve_group
-      -> rows, written atomically to --out every ``checkpoint`` s and at the end
+      -> rows, written atomically to --out every ``checkpoint`` s (or 10x the last write's
+         time, when rewriting a large results file takes longer) and at the end
 
 Why the numbers equal ``dynid identify`` on the same files: a group's normal equations are
 the sums of its files' (thesis eq. 2.9 as sums), each file's come from the same
@@ -168,7 +169,7 @@ def identify_fleet(client, plan: Plan, out, say=print, retries: int = 2, checkpo
     files_total = sum(k[2] for k in kinds.values())
     completed = as_completed(pending, loop=client.loop)
     del pending  # the reduce trees hold what they need: finished partials are released
-    done_rows, files_done = [], 0
+    done_rows, files_done, write_seconds = [], 0, 0.0
     last_say = last_write = time.perf_counter()
     for fut in completed:
         kind = kinds.pop(fut.key)
@@ -189,9 +190,10 @@ def identify_fleet(client, plan: Plan, out, say=print, retries: int = 2, checkpo
             say(f"files {files_done}/{files_total}, groups {len(done_rows)}/{len(plan.todo)}, "
                 f"{summary.samples / 1e6:.2f} M of {total_rows / 1e6:.2f} M samples, {rate / 1e6:.2f} M samples/s")
             last_say = now
-        if now - last_write >= checkpoint and kinds:
+        if now - last_write >= max(checkpoint, 10.0 * write_seconds) and kinds:
             write_results(out, summary.rows + done_rows, plan.by, plan.root)
-            last_write = now
+            last_write = time.perf_counter()
+            write_seconds = last_write - now  # a large file is rewritten less often: <= 10 % of the time
     summary.rows += done_rows
     write_results(out, summary.rows, plan.by, plan.root)
     summary.seconds = time.perf_counter() - t0
