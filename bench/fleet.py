@@ -1,12 +1,12 @@
 """Fleet identification on Dask against the in-process streaming path, on the same files.
 
 1. Writes a simulated fleet (``dynid fleet simulate``; default 20 robots x 10 days x 5 min at
-   1 kHz = 60 M samples, about 7 GB of Parquet) to ROOT (default /work/fleet-bench, outside
+   1 kHz = 60 M samples, 5.1 GB of Parquet, ~4 min on 2 cores) to ROOT (default /work/fleet-bench, outside
    the repository), unless ROOT already holds the same fleet (its _truth.json). Not timed.
 2. In a child process each (so that peak memory is the run's own):
-   - in-process: ``fleet.mapreduce.identify_in_process`` (each file through
-     ``identify.pipeline.accumulate_file`` with T compute threads, as ``dynid identify``
-     streams a file; sums per group; one solve per group), for T in --threads;
+   - in-process: ``fleet.mapreduce.identify_in_process`` (each group's files through
+     ``identify.pipeline.accumulate_sources`` with T compute threads, as ``dynid identify
+     --data F1 --data F2 ...`` streams them; one solve per group), for T in --threads;
    - Dask: ``fleet.mapreduce.identify_fleet`` on a LocalCluster of K worker processes (one
      thread each), for K in --workers; the cluster's start is timed apart from the run.
    Reported: wall time, samples/s, CPU seconds (the child's own, plus the workers' for Dask)
