@@ -58,7 +58,7 @@ def write_log(path: Path, samples: int, rate: float, seed: int) -> None:
     writer.close()
 
 
-def identify_child(path: str, chunk_rows: int, decimate: int = 1) -> dict:
+def identify_child(path: str, chunk_rows: int, decimate: int = 1, auto: bool = False) -> dict:
     """Runs in the child process: the whole identification, timed, with peak memory."""
     t_import = time.perf_counter()
     import dynid
@@ -72,7 +72,15 @@ def identify_child(path: str, chunk_rows: int, decimate: int = 1) -> dict:
     t0, cpu0 = time.perf_counter(), time.process_time()  # process CPU time: all threads
     options = ModelOptions()
     base = base_parameters(robot, options)
-    acc = accumulate_file(robot, path, options, base, prep=Preprocessing(decimate=decimate), chunk_rows=chunk_rows)
+    prep, cv = Preprocessing(decimate=decimate), {}
+    if auto:  # what 'dynid identify' does by default: --lowpass auto (identify/crossval.py) first
+        from dynid.identify.crossval import choose_lowpass
+
+        prep, selection = choose_lowpass(robot, path, options, base, prep, chunk_rows=chunk_rows)
+        cv = {"cv_seconds": time.perf_counter() - t0, "cv_cpu_seconds": time.process_time() - cpu0,
+              "cutoff_hz": selection.chosen_hz, "cv_samples": selection.samples,
+              "cv_candidates": len(selection.candidates_hz)}
+    acc = accumulate_file(robot, path, options, base, prep=prep, chunk_rows=chunk_rows)
     est = OrdinaryLeastSquares(names=base.names).fit_normal_equations(acc.ne)
     t1, cpu1 = time.perf_counter(), time.process_time()
     usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -82,7 +90,7 @@ def identify_child(path: str, chunk_rows: int, decimate: int = 1) -> dict:
             "peak_rss_mb": usage.ru_maxrss / 1024.0, "vm_hwm_mb": hwm,
             "cpu_seconds": cpu1 - cpu0,
             "base_parameters": base.rank, "condition_number": est.cond_,
-            "rmsd": np.sqrt(est.rss_ / est.rows_).tolist(), "sigma": np.sqrt(est.sigma2_[0])}
+            "rmsd": np.sqrt(est.rss_ / est.rows_).tolist(), "sigma": np.sqrt(est.sigma2_[0]), **cv}
 
 
 def pinocchio_model(robot):
@@ -143,11 +151,13 @@ def main() -> None:
                         help="decimation factors to run (1 = full rate); Gautier's parallel filtering")
     parser.add_argument("--log", help="keep the generated log at this path and reuse it when it exists "
                         "(written for --samples/--rate/--seed; delete it after changing them)")
+    parser.add_argument("--lowpass-auto", action="store_true",
+                        help="choose the cutoff by blocked cross-validation first, as 'dynid identify' does by default")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--write", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(identify_child(args.child, args.chunk_rows, args.decimate[0])))
+        print(json.dumps(identify_child(args.child, args.chunk_rows, args.decimate[0], args.lowpass_auto)))
         return
     if args.write:
         write_log(Path(args.write), args.samples, args.rate, args.seed)
@@ -171,7 +181,8 @@ def main() -> None:
         for k in args.decimate:
             t1 = time.perf_counter()
             out = subprocess.run([sys.executable, __file__, "--child", str(path), "--chunk-rows", str(args.chunk_rows),
-                                  "--decimate", str(k)], capture_output=True, text=True, check=True, env=child_env)
+                                  "--decimate", str(k)] + (["--lowpass-auto"] if args.lowpass_auto else []),
+                                 capture_output=True, text=True, check=True, env=child_env)
             runs.append((k, time.perf_counter() - t1, json.loads(out.stdout.strip().splitlines()[-1])))
     pin_r = pinocchio_baseline(args.pin_samples, args.samples)
     for k, wall, r in runs:
@@ -181,6 +192,10 @@ def main() -> None:
         print(f"  samples read       {args.samples} (fitted {r['samples']}: filter edges left out)")
         print(f"  time               {r['seconds']:.1f} s  = {r['seconds'] / args.samples * 1e6:.2f} us per sample read "
               f"(CPU {r['cpu_seconds']:.1f} s; process wall {wall:.1f} s incl. {r['startup_seconds']:.1f} s start-up)")
+        if "cv_seconds" in r:
+            print(f"  --lowpass auto     {r['cutoff_hz']:.3g} Hz chosen from {r['cv_candidates']} candidates on "
+                  f"{r['cv_samples']} samples in {r['cv_seconds']:.1f} s (CPU {r['cv_cpu_seconds']:.1f} s), "
+                  "included in the time above")
         print(f"  peak memory        {r['peak_rss_mb']:.0f} MB (getrusage maxrss of the identifying process; "
               f"VmHWM {r['vm_hwm_mb']:.0f} MB)")
         print(f"  fit                RMSD per joint {np.round(r['rmsd'], 4).tolist()} N m (noise 0.1 N m), "

@@ -52,6 +52,9 @@ def identify(robot: str = robot_option(),
                                         "'last19' or a thesis group unit1|unit2|unit3 (Table 5.5)"),
              skip_first: int = typer.Option(5, "--skip-first", help="--per cycle: statistics also without the first "
                                             "K cycles (thesis Table H)"),
+             essential: bool = typer.Option(False, "--essential", help="also the essential parameters: backward "
+                                            "elimination of the least identifiable base parameter while the residual "
+                                            "does not grow significantly (Pham & Gautier 1991; result 'essential')"),
              max_condition: float = typer.Option(1e7, "--max-condition", help="refuse fits above this condition number"),
              irls_iterations: int = typer.Option(50, "--irls-iterations", help="irls: at most this many reweightings "
                                                  "(not converging is reported)"),
@@ -146,12 +149,21 @@ def identify(robot: str = robot_option(),
         est = fit_determined(make, acc.ne, base, found, pc=estimator == "pc")
         ne, samples, notes, counts = acc.ne, acc.samples, acc.notes, acc.sources
     extra["sources"] = [c.to_dict() for c in counts]
+    if essential:
+        from dynid.identify.essential import essential_parameters
+        extra["essential"] = essential_parameters(ne, base.names, 1.0 / np.maximum(est.sigma2_, 1e-300))
     result = build_result(robot, r, options, base, est, ne, prep, mapping, samples, cv_notes + list(notes),
                           str(paths[0]), extra)
     result["warnings"] = command_warnings() + result["warnings"]  # e.g. positions far outside the limits
     annotate(result, found, r, base, estimator)
     write_result(out, result)
     _print_result(result)
+    if essential:
+        ess = extra["essential"]
+        console.print(f"essential parameters: {ess['count']} of {ess['of']} ("
+                      + ", ".join(p["name"] for p in ess["parameters"]) + f"); relative error "
+                      f"{100 * ess['relative_error']['essential']:.3f} % (all base parameters "
+                      f"{100 * ess['relative_error']['base']:.3f} %)")
     if by:
         from dynid.cli.cycles_cmd import print_per_cycle_statistics
         print_per_cycle_statistics(result, by)
@@ -252,7 +264,11 @@ def predict(robot: str = robot_option(),
             rename: str = O.RENAME, columns: str = O.COLUMNS, time_unit: str = O.TIME_UNIT,
             degrees: bool = O.DEGREES, motor_side: bool = O.MOTOR_SIDE, current_gain: str = O.CURRENT_GAIN,
             negate: str = O.NEGATE, ignore: str = O.IGNORE, topic: str = O.TOPIC, stamp: str = STAMP_OVERRIDE,
-            force: bool = O.FORCE_ROBOT) -> None:
+            force: bool = O.FORCE_ROBOT,
+            std: str = typer.Option(None, "--std", help="also write std1..stdn, the standard deviation of each "
+                                    "predicted torque: 'model' (from the parameter covariance: the band of the "
+                                    "noise-free torque) or 'measurement' (plus the residual variance: the band of "
+                                    "a measured torque); docs/identification.md")) -> None:
     """Torques of an identified model on other logs, preprocessed as in training.
 
     The data layout and segment options default to those used by 'identify' (stored in result.json)."""
@@ -274,9 +290,13 @@ def predict(robot: str = robot_option(),
         return
     mapping = _mapping_override(result, rename, columns, time_unit, degrees, motor_side, current_gain, negate, ignore,
                                 topic, stamp)
+    if std is not None:
+        from dynid.identify.bands import KINDS
+        if std not in KINDS:
+            raise DataError(f"--std {std}: expected one of {list(KINDS)}")
     override = _segment_override(segments, max_gap)
     split = segment_column_needed(r, result, paths, mapping, override)
-    rows = write_stream(out, prediction_columns(r, result, paths, mapping, override, split))
+    rows = write_stream(out, prediction_columns(r, result, paths, mapping, override, split, std=std))
     console.print(f"wrote [bold]{out}[/] ({rows} samples from {len(paths)} file(s))")
 
 

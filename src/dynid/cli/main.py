@@ -21,6 +21,7 @@ from dynid.cli.export_cmd import export
 from dynid.cli.fleet_cmd import fleet_app
 from dynid.cli.identify_cmd import identify, predict, validate
 from dynid.cli.multibody import multibody_app
+from dynid.cli.payload_cmd import payload_app
 from dynid.cli.report import report
 from dynid.cli.robots import robot_app, robots
 from dynid.cli.simulate_cmd import simulate
@@ -52,6 +53,7 @@ app.command("diagnose")(diagnose)
 app.command("convert")(convert)
 app.command("base-params")(base_params)
 app.add_typer(multibody_app, name="multibody")
+app.add_typer(payload_app, name="payload")
 app.add_typer(excite_app, name="excite")
 friction_app.command("drift")(friction_drift)
 app.add_typer(friction_app, name="friction")

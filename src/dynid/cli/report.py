@@ -29,6 +29,7 @@ def report(source: Path = _FROM,
            friction: Path = typer.Option(None, "--friction", help="friction drift analysis JSON"),
            multibody: Path = typer.Option(None, "--multibody", help="'dynid multibody identify' JSON"),
            diagnosis: Path = typer.Option(None, "--diagnosis", help="'dynid diagnose --json' findings"),
+           payload: Path = typer.Option(None, "--payload", help="'dynid payload identify' JSON"),
            title: str = typer.Option(None, "--title", help="page title"),
            force: bool = typer.Option(False, "--force", help="report even if a result was identified on another "
                                       "robot than --robot (said in the report)")) -> None:
@@ -39,7 +40,8 @@ def report(source: Path = _FROM,
     from dynid.report import ReportInputs, build_report, write_report
 
     explicit = {"result": result, "pc_result": pc_result, "trajectory": trajectory, "data": data,
-                "validation": validation, "friction": friction, "multibody": multibody, "diagnosis": diagnosis}
+                "validation": validation, "friction": friction, "multibody": multibody, "diagnosis": diagnosis,
+                "payload": payload}
     if source is None and all(v is None for v in explicit.values()):
         raise DataError("no input: give --from DIR (a 'dynid demo' output) or files such as --result result.json")
     inputs = ReportInputs.gather(source, robot, **explicit)

@@ -16,6 +16,7 @@ STEPS = (
     ("simulate", "simulate measurements", generate.simulate),
     ("diagnose", "diagnose the training log", accuracy.diagnose),
     ("identify", "identify: OLS, per cycle, PC", study.identify),
+    ("payload", "identify a payload on the flange", accuracy.payload),
     ("validate", "validate on a separate trajectory", study.validate),
     ("verification", "verify per cycle, groups of cycles", verify.verification),
     ("friction", "analyze friction drift", study.friction),

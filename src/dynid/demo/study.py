@@ -46,8 +46,11 @@ def identify(ws: Workspace, progress) -> None:
            "std": stats["std"].tolist(), "values": stats["values"].tolist(),
            "relative_spread": [None if not np.isfinite(v) else float(v) for v in stats["relative_spread"]],
            "statistics": statistics_to_json(thesis_statistics(stats["values"], stats["labels"], skip_first(ws)))}
+    from dynid.identify.essential import essential_parameters
+
     ols_result = _result(ws, ols, acc, base, options, prep,
-                         {"per_cycle": per, "lowpass_selection": selection.to_dict()})
+                         {"per_cycle": per, "lowpass_selection": selection.to_dict(),
+                          "essential": essential_parameters(acc.ne, base.names)})
     progress(0.7)
     pc = make_estimator("pc", ws.robot, options, base).fit_normal_equations(acc.ne)
     pc_result = _result(ws, pc, acc, base, options, prep, {"lowpass_selection": selection.to_dict()})

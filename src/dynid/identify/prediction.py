@@ -47,17 +47,25 @@ def segment_column_needed(robot, result: dict, paths: list, mapping=None, prep_o
 
 
 def prediction_columns(robot, result: dict, paths: list, mapping=None, prep_override: dict | None = None,
-                       segment_column: bool = False, chunk_rows: int = 50_000) -> Iterator[dict]:
-    """Column chunks {"t", "tau1".., ["segment"], ["source"]} of the model's torques on every file in
-    turn (module docstring); warns after the last chunk when the model explains none of the
-    measured torque of a file (``data.plausibility.fit_warnings``)."""
+                       segment_column: bool = False, chunk_rows: int = 50_000,
+                       std: str | None = None) -> Iterator[dict]:
+    """Column chunks {"t", "tau1"..,  ["std1"..], ["segment"], ["source"]} of the model's torques on
+    every file in turn (module docstring); ``std`` "model" | "measurement": the standard deviation
+    of each predicted torque (``bands.band_std``). Warns after the last chunk when the model
+    explains none of the measured torque of a file (``data.plausibility.fit_warnings``)."""
+    from dynid.identify.bands import band_std
+
     for path in paths:
         sums = ValidationSums(robot.n)
-        for chunk in predict_chunks(robot, result, path, mapping, chunk_rows, prep_override=prep_override):
+        for chunk in predict_chunks(robot, result, path, mapping, chunk_rows, prep_override=prep_override,
+                                    with_std=std is not None):
             if len(chunk["t"]) == 0:
                 continue
             cols = {"t": chunk["t"]}
             cols.update({f"tau{j + 1}": chunk["tau_hat"][:, j] for j in range(robot.n)})
+            if std is not None:
+                band = band_std(chunk["tau_std"], result, std)
+                cols.update({f"std{j + 1}": band[:, j] for j in range(robot.n)})
             if segment_column:
                 cols["segment"] = chunk["segment"]
             if len(paths) > 1:

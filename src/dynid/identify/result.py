@@ -26,6 +26,7 @@ from dynid.data.preprocess import Preprocessing
 from dynid.data.stream import prepared_chunks, with_edges
 from dynid.errors import DataError, DynidWarning
 from dynid.identify.threads import single_blas_thread
+from dynid.identify.bands import parameter_covariance, torque_std
 from dynid.identify.base import BaseParameters
 from dynid.identify.estimators import Estimator
 from dynid.identify.model import ModelOptions, identification_regressor
@@ -70,6 +71,9 @@ def build_result(robot_spec: str, robot, options: ModelOptions, base: BaseParame
         "diagnostics": est.diagnostics(),
         "dynid_version": __version__,
     }
+    cov = np.asarray(getattr(est, "cov_", np.full((0, 0), np.nan)), dtype=float)
+    if cov.size and np.all(np.isfinite(cov)):  # prediction bands (identify/bands.py, docs/formats.md)
+        result["covariance"] = [[float(x) for x in row] for row in cov]
     if robot.n_bodies != robot.n:  # mimic joints: 10 standard parameters per moving body (docs/formats.md)
         result["n_bodies"] = robot.n_bodies
     if hasattr(est, "theta_"):
@@ -172,41 +176,53 @@ PREDICT_BLOCK = 8192  # samples per regressor evaluation in ``predict_chunks``
 
 
 def predict_chunks(robot, result: dict, path, mapping: ColumnMapping | None = None, chunk_rows: int = 50_000,
-                   filter_torque: bool = False, prep_override: dict | None = None) -> Iterator[dict]:
+                   filter_torque: bool = False, prep_override: dict | None = None,
+                   with_std: bool = False) -> Iterator[dict]:
     """Model torques on a data file, chunk by chunk (bounded memory: ``data.stream``), preprocessed
     as in training (without decimation). Each chunk: {"t" (N,), "tau_hat" (N, n), "tau" (N, n) or
     None (measured, unfiltered unless ``filter_torque``), "dq" (N, n), "interior" (N,) False for the
     ``edge_samples`` at both ends of every segment, "segment" (N,) segment index (``data.segments``),
     "notes"}; chunks of length 0 carry only notes. A torque that is not finite (parameters of
-    absurd size) is an error. prep_override: preprocessing fields to change ({"segments": "auto"})."""
+    absurd size) is an error. prep_override: preprocessing fields to change ({"segments": "auto"}).
+    with_std: each chunk also holds "tau_std" (N, n), the standard deviation of each predicted
+    torque from the parameter covariance (``bands.torque_std``; needs the result's "covariance")."""
     if result["n"] != robot.n:
         raise DataError(f"result has n = {result['n']} joints but robot '{robot.name}' has {robot.n}")
     options, base, beta, prep = result_model(result)
     prep = replace(prep, decimate=1, min_velocity=0.0, filter_torque=filter_torque, **(prep_override or {}))
     mapping = mapping or ColumnMapping.from_dict(result.get("column_mapping"))
+    cov = parameter_covariance(result) if with_std else None
     with single_blas_thread():  # see pipeline.accumulate_sources
         for chunk, keep, _ in with_edges(prepared_chunks(path, robot, mapping, prep, chunk_rows), prep):
             tau_hat = np.empty((len(chunk), robot.n))
+            tau_std = None if cov is None else np.empty((len(chunk), robot.n))
             for s in range(0, len(chunk), PREDICT_BLOCK):
                 sl = slice(s, s + PREDICT_BLOCK)
                 y = identification_regressor(robot, chunk.q[sl], chunk.dq[sl], chunk.ddq[sl], options)
                 tau_hat[sl] = y[..., base.independent] @ beta
+                if cov is not None:
+                    tau_std[sl] = torque_std(y[..., base.independent], cov)
             if not np.all(np.isfinite(tau_hat)):
                 k = int(np.flatnonzero(~np.all(np.isfinite(tau_hat), axis=1))[0])
                 raise DataError(f"{path}: the model's torque is not finite at t = {chunk.t[k]:.6g} s; the result's "
                                 f"parameters (largest |value| {np.max(np.abs(beta)):.3g}) cannot be right")
             segment = np.zeros(len(chunk), dtype=np.int64) if chunk.segment is None else chunk.segment
-            yield {"t": chunk.t, "tau_hat": tau_hat, "tau": chunk.tau, "dq": chunk.dq, "interior": keep,
+            out = {"t": chunk.t, "tau_hat": tau_hat, "tau": chunk.tau, "dq": chunk.dq, "interior": keep,
                    "segment": segment, "notes": list(chunk.notes)}
+            if cov is not None:
+                out["tau_std"] = tau_std
+            yield out
 
 
 def predict_file(robot, result: dict, path, mapping: ColumnMapping | None = None, chunk_rows: int = 50_000,
-                 filter_torque: bool = False, prep_override: dict | None = None) -> dict:
+                 filter_torque: bool = False, prep_override: dict | None = None, with_std: bool = False) -> dict:
     """``predict_chunks`` of a whole file in memory: the same keys, arrays over all samples
-    ("tau" None when the file has no torques); for long logs prefer the chunks."""
-    parts = {key: [] for key in ("t", "tau_hat", "tau", "dq", "interior", "segment")}
+    ("tau" None when the file has no torques; "tau_std" with ``with_std``); for long logs prefer
+    the chunks."""
+    parts = {key: [] for key in ("t", "tau_hat", "tau", "dq", "interior", "segment")
+             + (("tau_std",) if with_std else ())}
     notes = []
-    for chunk in predict_chunks(robot, result, path, mapping, chunk_rows, filter_torque, prep_override):
+    for chunk in predict_chunks(robot, result, path, mapping, chunk_rows, filter_torque, prep_override, with_std):
         notes.extend(chunk["notes"])
         if len(chunk["t"]) == 0:
             continue

@@ -12,15 +12,16 @@ from dynid.errors import DataError, DynidError
 from dynid.report import html, sections
 from dynid.report.friction_section import friction
 from dynid.report.inputs import ReportInputs, load_json
-from dynid.report.accuracy_sections import diagnosis
+from dynid.report.accuracy_sections import band, diagnosis, essential, payload
 from dynid.report.preprocessing_section import preprocessing
 from dynid.report.thesis_section import postures, verification
 
-SECTION_BUILDERS = (sections.overview, diagnosis, sections.torques, sections.parameters, preprocessing,
-                    sections.identifiability, sections.excitation, sections.evolution, verification, friction,
-                    sections.multibody, postures)
-SECTION_IDS = ("overview", "diagnosis", "torques", "parameters", "preprocessing", "identifiability", "excitation",
-               "evolution", "verification", "friction", "multibody", "postures")
+SECTION_BUILDERS = (sections.overview, diagnosis, sections.torques, band, sections.parameters, essential,
+                    preprocessing, sections.identifiability, sections.excitation, sections.evolution, verification, friction,
+                    payload, sections.multibody, postures)
+SECTION_IDS = ("overview", "diagnosis", "torques", "band", "parameters", "essential", "preprocessing",
+               "identifiability", "excitation", "evolution", "verification", "friction", "payload", "multibody",
+               "postures")
 
 
 def load_context(inputs: ReportInputs, force: bool = False) -> sections.Context:

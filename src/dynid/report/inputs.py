@@ -25,6 +25,7 @@ DEMO_FILES = {
     "drift_table": "friction_drift.json",  # dynid friction drift --json
     "protocol": "protocol.json",        # dynid excite protocol (summary: levels, poses)
     "diagnosis": "diagnosis.json",      # dynid diagnose --json
+    "payload": "payload.json",          # dynid payload identify --out
 }
 
 ROLE_HELP = {
@@ -41,6 +42,7 @@ ROLE_HELP = {
     "drift_table": "per-sample friction drift JSON (friction drift --json)",
     "protocol": "protocol summary JSON (excite protocol)",
     "diagnosis": "diagnosis JSON (dynid diagnose --json)",
+    "payload": "payload JSON (dynid payload identify --out)",
 }
 
 
@@ -61,6 +63,7 @@ class ReportInputs:
     drift_table: Path | None = None
     protocol: Path | None = None
     diagnosis: Path | None = None
+    payload: Path | None = None
     robot: str | None = None
     missing: dict = field(default_factory=dict)
 

@@ -1,0 +1,62 @@
+"""Prediction bands: the standard deviation of each predicted torque.
+
+The model torque of a sample is tau_hat = Y_b beta (Y_b (n, b) the base regressor rows of the
+sample). With the covariance C_beta of the estimate (Khalil-Gautier: C = sigma^2 (W^T W)^-1,
+sigma^2 the residual variance of the fit, stored in result.json as "covariance"), first-order
+propagation gives, joint by joint,
+
+    var(tau_hat_j) = y_j^T C_beta y_j          (y_j: row j of Y_b)                     (B1)
+
+the uncertainty of the model's torque, so tau_true lies in tau_hat +- 2 sqrt(B1) about 95 % of
+the time when the model structure is right and the noise white (the confidence band). A new
+*measurement* adds the residual variance sigma_j^2 of joint j (``fit.sigma`` in result.json):
+
+    var(tau_meas_j - tau_hat_j) = y_j^T C_beta y_j + sigma_j^2                           (B2)
+
+(the prediction band). Neither accounts for effects the model lacks (an unmodeled friction
+regime, a wrong low-pass that distorts the motion): a band that misses measured torques far
+more than 5 % of the time says so.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dynid.errors import DataError
+
+KINDS = ("model", "measurement")
+
+
+def parameter_covariance(result: dict) -> np.ndarray:
+    """(b, b) covariance of the base parameters stored in a result (DataError when absent)."""
+    b = len(result["base_parameters"])
+    cov = result.get("covariance")
+    if cov is None:
+        raise DataError("the result holds no parameter covariance ('covariance'): identify again with this dynid "
+                        "(a physically consistent fit whose unconstrained problem was ill-conditioned has none)")
+    cov = np.asarray(cov, dtype=float)
+    if cov.shape != (b, b) or not np.all(np.isfinite(cov)):
+        raise DataError(f"result field 'covariance' has shape {cov.shape}, expected ({b}, {b}) finite numbers")
+    return cov
+
+
+def torque_std(y_base: np.ndarray, cov: np.ndarray) -> np.ndarray:
+    """(N, n) sqrt(B1) for base regressor rows y_base (N, n, b) and covariance cov (b, b)."""
+    return np.sqrt(np.maximum(np.einsum("inb,bc,inc->in", y_base, cov, y_base), 0.0))
+
+
+def band_std(model_std: np.ndarray, result: dict, kind: str = "model") -> np.ndarray:
+    """(N, n) standard deviation of the ``kind`` band: "model" (B1) or "measurement" (B2)."""
+    if kind not in KINDS:
+        raise DataError(f"--std {kind}: expected one of {list(KINDS)}")
+    if kind == "model":
+        return model_std
+    sigma = np.array([np.nan if s is None else s for s in result.get("fit", {}).get("sigma", [])], dtype=float)
+    if sigma.shape != (model_std.shape[1],) or not np.all(np.isfinite(sigma)):
+        raise DataError("the result holds no residual standard deviation per joint ('fit.sigma')")
+    return np.sqrt(model_std**2 + sigma**2)
+
+
+def coverage(tau: np.ndarray, tau_hat: np.ndarray, std: np.ndarray, k: float = 2.0) -> np.ndarray:
+    """(n,) share of samples with |tau - tau_hat| <= k std, per joint."""
+    return np.mean(np.abs(tau - tau_hat) <= k * std, axis=0)

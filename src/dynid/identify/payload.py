@@ -1,0 +1,253 @@
+"""Payload identification: the ten inertial parameters of a body fixed to the flange.
+
+A load rigidly fixed to the last link adds its standard parameters phi (10,) (thesis eq.
+3.14 order, expressed in the link frame of the last actuated joint, like the link's own) to
+that link's. The joint torques are linear in them (the last link's columns Y_L of the rigid-body
+regressor, ``dynid.regressor``):
+
+    tau_loaded = Y_b beta + Y_L phi + e                                               (P1)
+
+- one log (the robot's model trusted): beta from a result.json, so r = tau - Y_b beta = Y_L phi
+  + e is a ten-parameter regression on the loaded log;
+- two logs (the robot's model not trusted): beta and phi together from the log without the
+  load (rows [Y_b 0]) and the log with it (rows [Y_b Y_L]), so errors of the robot's model do
+  not leak into the payload.
+
+Least squares is weighted per joint (Gautier's two-step WLS, as ``estimators.WLS``); the
+standard deviations are Khalil-Gautier's, s^2 (W^T S W)^-1 on the determined directions;
+in one-log mode the robot model's own uncertainty (its covariance C_beta from result.json) adds
+
+    C_phi += A^+ M C_beta M^T A^+,   M = sum_j w_j sum_i Y_L,ij^T Y_b,ij               (P3)
+
+since r = tau - Y_b beta_hat moves with beta_hat (A = W^T S W of the payload columns).
+What the motion cannot determine is found from the normal matrix: a payload parameter k is
+*determined* when the unit vector e_k lies in the row space of the (column-normalized)
+regressor, i.e. every null-space direction has a negligible k-th component; an undetermined
+one is reported as null with the reason, never guessed.
+
+Physical consistency (Wensing, Kim & Slotine 2017, as ``physical.py``): the estimate solves
+
+    min (x - x_ls)^T A (x - x_ls) / RSS_ls   s.t.   J(phi) >= 0,  m >= 0                (P2)
+
+(J the 4x4 pseudo-inertia, x = phi or [beta; phi]); a tiny regularization toward zero picks
+the undetermined directions. Mass, centre of mass c = h / m and the inertia about it,
+I_c = I_O - m (c.c 1 - c c^T), follow; their standard deviations by first-order propagation
+(numerical Jacobian of the map phi -> (m, c, I_c) times the covariance of phi).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dynid.data.preprocess import edge_samples, sample_rate
+from dynid.data.segments import segment_edge_mask
+from dynid.errors import DataError, IllConditionedError
+from dynid.identify.estimators import joint_noise_variances
+from dynid.identify.model import identification_regressor
+from dynid.identify.normal_equations import NormalEquations
+from dynid.identify.physical import least_squares_form, pseudo_inertia_basis, pseudo_solve
+from dynid.identify.pipeline import prepared_sources, row_mask
+from dynid.robot.inertia import PARAMETER_NAMES, inertia_six, pseudo_inertia, to_mass_com_inertia
+
+ROWS = 8192  # samples per regressor evaluation
+MIN_WRIST_RANGE = 0.1  # rad: a wrist joint moving less than this is "not moving"
+DETERMINED_TOL = 1e-6  # null-space component below which a parameter counts as determined
+
+
+@dataclass
+class PayloadEstimate:
+    """phi (10,) physically consistent estimate; phi_ls (10,) least squares; std (10,) (NaN where
+    undetermined); determined (10,) bool; cov (10, 10); rmsd per joint of the loaded log; notes."""
+
+    phi: np.ndarray
+    phi_ls: np.ndarray
+    std: np.ndarray
+    determined: np.ndarray
+    cov: np.ndarray
+    rmsd: np.ndarray
+    lmi_min_eigenvalue: float
+    mode: str
+    samples: int
+    notes: list[str] = field(default_factory=list)
+
+    def summary(self) -> dict:
+        """Mass, CoM, inertia about the CoM with standard deviations (None where not determined)."""
+        mass, com, ic = to_mass_com_inertia(self.phi)
+        jac = _derived_jacobian(self.phi)
+        var = np.einsum("ij,jk,ik->i", jac, np.nan_to_num(self.cov), jac)
+        needs = np.abs(jac) > 1e-12  # which phi each derived figure depends on
+        ok = np.array([bool(np.all(self.determined[needs[i]])) for i in range(jac.shape[0])])
+        std = np.where(ok, np.sqrt(np.maximum(var, 0.0)), np.nan)
+        values = np.concatenate([[mass], com, inertia_six(ic)])
+        figure = lambda k: {"value": float(values[k]) if ok[k] else None,  # noqa: E731
+                            "std": float(std[k]) if ok[k] else None}
+        return {"mass": figure(0), "com": [figure(k) for k in (1, 2, 3)],
+                "inertia_about_com": {nm: figure(4 + i) for i, nm in enumerate(("Ixx", "Ixy", "Ixz", "Iyy", "Iyz", "Izz"))}}
+
+    def to_dict(self) -> dict:
+        params = [{"name": nm, "value": float(v) if d else None, "std": float(s) if d else None,
+                   "determined": bool(d), "consistent_value": float(p)}
+                  for nm, v, s, d, p in zip(PARAMETER_NAMES, self.phi_ls, self.std, self.determined, self.phi)]
+        undetermined = [nm for nm, d in zip(PARAMETER_NAMES, self.determined) if not d]
+        return {"format": "dynid-payload", "mode": self.mode, "samples": self.samples, **self.summary(),
+                "parameters": params, "undetermined": undetermined,
+                "lmi_min_eigenvalue": self.lmi_min_eigenvalue,
+                "fit": {"rmsd": [float(v) for v in self.rmsd]}, "notes": list(self.notes)}
+
+
+def _derived(phi: np.ndarray) -> np.ndarray:
+    mass, com, ic = to_mass_com_inertia(phi)
+    return np.concatenate([[mass], com, inertia_six(ic)])
+
+
+def _derived_jacobian(phi: np.ndarray) -> np.ndarray:
+    """(10, 10) d(m, c, I_c six) / d phi by central differences."""
+    scale = np.maximum(np.abs(phi), 1e-6 * max(abs(phi[0]), 1e-3))
+    jac = np.empty((10, 10))
+    for k in range(10):
+        step = np.zeros(10)
+        step[k] = 1e-6 * scale[k]
+        jac[:, k] = (_derived(phi + step) - _derived(phi - step)) / (2 * step[k])
+    return jac
+
+
+def flange_body(robot) -> int:
+    """Tree index of the body the flange belongs to: the last actuated joint's."""
+    actuated = getattr(robot, "actuated", None)
+    return int(actuated[-1]) if actuated is not None else robot.n - 1
+
+
+def check_wrist_motion(robot, ready, source: str) -> None:
+    """A payload log needs motion of the wrist (the last three actuated joints, or the last
+    one of a shorter arm): without it the load's inertia and centre of mass stay hidden."""
+    wrist = list(range(max(robot.n - 3, 0), robot.n)) if robot.n >= 4 else [robot.n - 1]
+    span = np.ptp(ready.q[:, wrist], axis=0)
+    if np.all(span < MIN_WRIST_RANGE):
+        raise DataError(f"{source}: the wrist joint(s) {', '.join(str(j + 1) for j in wrist)} barely move "
+                        f"(ranges {', '.join(f'{s:.3g}' for s in span)} rad, at least {MIN_WRIST_RANGE} rad "
+                        "needed on one of them): a payload log needs wrist motion to show the load's centre "
+                        "of mass and inertia")
+
+
+def _accumulate(robot, readies, options, base, prep, beta, loaded: bool, ne: NormalEquations, two_logs: bool,
+                cross: np.ndarray | None = None):
+    """Add the rows of prepared logs to ``ne`` (module docstring, P1); returns the sample count.
+    cross (n, 10, b): one-log mode, sum_i Y_L,ij^T Y_b,ij per joint j (for the robot model's share
+    of the payload's covariance, P3)."""
+    body = flange_body(robot)
+    b = base.rank
+    count = 0
+    for ready in readies:
+        if ready.tau is None:
+            raise DataError(f"{ready.source}: no torques (tau1..taun) or currents (i1..in) to identify from")
+        mask = row_mask(ready.dq, segment_edge_mask(ready, edge_samples(prep, sample_rate(ready.t))), prep)
+        for s in range(0, len(ready), ROWS):
+            sl = slice(s, s + ROWS)
+            y = identification_regressor(robot, ready.q[sl], ready.dq[sl], ready.ddq[sl], options)
+            yb = y[..., base.independent]
+            yl = y[..., 10 * body:10 * body + 10] if loaded else np.zeros(yb.shape[:2] + (10,))
+            m = None if mask is None else mask[sl]
+            if two_logs:
+                ne.add(np.concatenate([yb, yl], axis=2), ready.tau[sl], m)
+            else:
+                ne.add(yl, ready.tau[sl] - yb @ beta, m)
+                if cross is not None:
+                    keep = np.ones(yl.shape[:2], dtype=bool) if m is None else m
+                    cross += np.einsum("ijk,ijl->jkl", yl * keep[..., None], yb)
+            count += len(ready.t[sl])
+    return count
+
+
+def determined_parameters(a: np.ndarray, tail: int = 10) -> np.ndarray:
+    """(tail,) True for the last ``tail`` unknowns that the normal matrix a determines."""
+    diag = np.diag(a)
+    d = np.where(diag > 0, 1.0 / np.sqrt(np.where(diag > 0, diag, 1.0)), 0.0)
+    lam, vec = np.linalg.eigh(a * d[:, None] * d[None, :])
+    null = vec[:, lam <= 1e-10 * max(lam[-1], 1e-300)]
+    zero = diag <= 1e-20 * max(diag.max(), 1e-300)
+    comp = np.sqrt(np.sum(null[-tail:] ** 2, axis=1)) if null.size else np.zeros(tail)
+    return (comp < DETERMINED_TOL ** 0.5) & ~zero[-tail:]
+
+
+def identify_payload(robot, loaded_paths, options, base, prep, beta: np.ndarray | None = None,
+                     unloaded_paths=None, mapping=None, nan: str = "drop",
+                     beta_cov: np.ndarray | None = None) -> PayloadEstimate:
+    """The payload's parameters (module docstring) from the loaded log(s), with the robot's
+    base parameters ``beta`` (one-log mode) or with the unloaded log(s) (two-log mode)."""
+    import cvxpy as cp
+
+    from dynid.data.columns import ColumnMapping
+
+    mapping = mapping or ColumnMapping()
+    two_logs = unloaded_paths is not None
+    if not two_logs and beta is None:
+        raise DataError("payload: give the robot's result.json (its base parameters) or a log without the load")
+    loaded = prepared_sources(robot, loaded_paths, options, mapping, prep, nan)
+    for ready in loaded:
+        check_wrist_motion(robot, ready, ready.source)
+    size = base.rank + 10 if two_logs else 10
+    ne = NormalEquations(robot.n, size)
+    cross = None if two_logs or beta_cov is None else np.zeros((robot.n, 10, base.rank))
+    samples = _accumulate(robot, loaded, options, base, prep, beta, True, ne, two_logs, cross)
+    if two_logs:
+        _accumulate(robot, prepared_sources(robot, unloaded_paths, options, mapping, prep, nan), options, base,
+                    prep, None, False, ne, True)
+    a, rhs = ne.totals()
+    determined = determined_parameters(a)
+    if not determined[0]:
+        raise IllConditionedError(f"{loaded_paths[0]}: the motion does not determine the payload's mass; "
+                                  "the load must be lifted against gravity (shoulder or elbow motion)")
+    x_ols = pseudo_solve(a, rhs)
+    var = joint_noise_variances(ne, x_ols)  # Gautier's per-joint error variance, then weighted
+    aw, rw = ne.totals(1.0 / var)
+    x_ls = pseudo_solve(aw, rw)
+    dof = max(int(ne.rows.sum()) - int(np.linalg.matrix_rank(aw)), 1)
+    s2 = float(np.sum(ne.residual_ss(x_ls) / var)) / dof
+    inv = np.linalg.pinv(aw, rcond=1e-12, hermitian=True)
+    cov = s2 * inv
+    if cross is not None:  # P3: the robot model's error moves the payload too
+        m = np.tensordot(1.0 / var, cross, axes=1)  # (10, b) = sum_j w_j sum_i Y_L^T Y_b
+        cov = cov + inv @ m @ beta_cov @ m.T @ inv
+    # physically consistent estimate (P2)
+    g, c = least_squares_form(aw, rw)
+    rss_ls = max(float(np.sum(ne.residual_ss(x_ls) / var)), 1e-300)
+    x = cp.Variable(size)
+    phi = x[size - 10:]
+    scale = np.maximum(np.abs(x_ls), 1e-3 * max(abs(x_ls[size - 10]), 1e-3))
+    objective = cp.sum_squares(g @ x - c) / rss_ls + 1e-8 * cp.sum_squares(cp.multiply(1.0 / scale, x))
+    basis = pseudo_inertia_basis()
+    mass_scale = max(abs(float(x_ls[size - 10])), 1e-3)
+    constraints = [sum(phi[k] * basis[k] for k in range(10)) / mass_scale >> 0, phi[0] >= 0]
+    status = _solve(cp.Problem(cp.Minimize(objective), constraints), cp)
+    if x.value is None:
+        raise IllConditionedError(f"payload: the physically consistent fit failed (solver status '{status}')")
+    phi_pc = np.asarray(x.value[size - 10:], dtype=float)
+    std = np.sqrt(np.maximum(np.diag(cov)[size - 10:], 0.0))
+    rmsd = np.sqrt(ne.residual_ss(np.asarray(x.value, dtype=float)) / np.maximum(ne.rows, 1))
+    notes = []
+    if not determined.all():
+        names = [nm for nm, d in zip(PARAMETER_NAMES, determined) if not d]
+        notes.append(f"not determined by the motion: {', '.join(names)} (the log's motion leaves them free; the "
+                     "URDF carries a physically consistent value for them, not an identified one)")
+    if not two_logs and beta_cov is None:
+        notes.append("standard deviations cover the loaded log's noise only, not the errors of the robot's model "
+                     "(its result holds no covariance); --unloaded covers both")
+    if status != "optimal":
+        notes.append(f"solver status {status}")
+    return PayloadEstimate(phi_pc, x_ls[size - 10:], np.where(determined, std, np.nan), determined,
+                           cov[size - 10:, size - 10:], rmsd, float(np.linalg.eigvalsh(pseudo_inertia(phi_pc))[0]),
+                           "two logs (with and without the load)" if two_logs else "one log, robot model of the result",
+                           samples, notes)
+
+
+def _solve(problem, cp) -> str:
+    """Clarabel, then SCS; the problem's status ("solver_error" when neither runs)."""
+    for solver in ("CLARABEL", "SCS"):
+        try:
+            problem.solve(solver=solver)
+            return problem.status
+        except (cp.error.SolverError, ValueError):
+            continue
+    return "solver_error"

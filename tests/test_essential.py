@@ -1,0 +1,64 @@
+"""Essential parameters (identify/essential.py, Pham & Gautier 1991): backward elimination of
+the least identifiable base parameter while the residual does not grow significantly."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+import dynid
+from dynid.data.io import write_joint_data
+from dynid.data.preprocess import Preprocessing, prepare
+from dynid.identify.base import base_parameters
+from dynid.identify.essential import essential_parameters
+from dynid.identify.estimators import WeightedLeastSquares
+from dynid.identify.model import ModelOptions, full_parameters
+from dynid.identify.normal_equations import NormalEquations
+from dynid.identify.pipeline import regressor_arrays
+from dynid.simulate import default_friction
+
+from cli_helpers import run_ok
+from realistic_logs import realistic_log
+
+
+def test_only_parameters_indistinguishable_from_zero_are_eliminated_and_the_fit_is_kept():
+    robot = dynid.load_robot("er3a")
+    options = ModelOptions()
+    base = base_parameters(robot, options)
+    beta_true = base.K @ full_parameters(robot, options, default_friction(robot, options))
+    prep = Preprocessing(lowpass_hz=0.0)  # exact derivatives: torque noise only
+    train, _, _ = realistic_log(robot, 200.0, 60.0, seed=51, noise=0.02, ripple=0.0, encoder_counts=0.0, drop=0.0)
+    y, tau, mask = regressor_arrays(robot, prepare(train, prep), options, base, prep)
+    ne = NormalEquations(robot.n, base.rank)
+    ne.add(y, tau, mask)
+    full = WeightedLeastSquares(names=base.names).fit_normal_equations(ne)
+    ess = essential_parameters(ne, base.names, full.weights_)
+    kept = {p["name"] for p in ess["parameters"]}
+    removed = {s["removed"] for s in ess["eliminated"]}
+    assert kept | removed == set(base.names) and not kept & removed and 0 < len(removed) < base.rank
+    t = np.abs(beta_true) / full.std_  # how many standard deviations the true value is from zero
+    for k, name in enumerate(base.names):
+        if name in removed:
+            assert t[k] < 4.0, (name, t[k])  # nothing the data see clearly is dropped
+        if t[k] > 20.0:
+            assert name in kept, (name, t[k])
+    # the essential model predicts another trajectory as well as the full base set
+    val, _, true = realistic_log(robot, 200.0, 20.0, seed=52, noise=0.02, ripple=0.0, encoder_counts=0.0, drop=0.0)
+    yv, _, _ = regressor_arrays(robot, prepare(val, prep), options, base, prep)
+    index = [base.names.index(p["name"]) for p in ess["parameters"]]
+    values = np.array([p["value"] for p in ess["parameters"]])
+    error = lambda pred: np.linalg.norm(true - pred) / np.linalg.norm(true)  # noqa: E731
+    assert error(yv[..., index] @ values) <= 1.5 * error(yv @ full.coef_) + 1e-4
+
+
+def test_identify_essential_lists_them_in_result_json(tmp_path):
+    robot = dynid.load_robot("planar2")
+    data, _, _ = realistic_log(robot, 200.0, 30.0, seed=53, noise=0.02, ripple=0.0, encoder_counts=0.0, drop=0.0)
+    write_joint_data(tmp_path / "log.csv", data)
+    out = run_ok("identify", "-r", "planar2", "--data", tmp_path / "log.csv", "--out", tmp_path / "r.json",
+                 "--lowpass", "0", "--essential")
+    ess = json.loads((tmp_path / "r.json").read_text())["essential"]
+    assert "essential parameters" in out and ess["count"] == len(ess["parameters"]) <= ess["of"]
+    assert "Pham & Gautier 1991" in ess["method"]
+    assert ess["relative_error"]["essential"] >= ess["relative_error"]["base"] - 1e-12  # nested models
