@@ -124,6 +124,45 @@ def test_poor_excitation_names_the_joint_that_barely_moves(clean, tmp_path):
     assert still.severity == "warning" and still.joints == [2]
 
 
+def test_a_single_sine_per_joint_is_poorly_conditioned_and_the_joints_to_move_are_named(clean, tmp_path):
+    """One sine of the same frequency on every joint: ddq = -w^2 (q - c), so the inertia and the
+    stiffness-like gravity columns are nearly collinear (a real operator's slow back-and-forth)."""
+    robot, data = clean
+    options = ModelOptions()
+    t, w, centre = data.t, 2 * np.pi * 0.5, np.array([0.3, -0.5])
+    arg = np.column_stack([w * t, w * t + 1.0])
+    q, dq, ddq = centre + 0.2 * np.sin(arg), 0.2 * w * np.cos(arg), -0.2 * w**2 * np.sin(arg)
+    tau = model_torques(robot, q, dq, ddq, full_parameters(robot, options, default_friction(robot, options)), options)
+    tau += np.random.default_rng(1).normal(0.0, 0.01, tau.shape)
+    result = _run(robot, JointData(t, q, None, None, tau), tmp_path)
+    found = {f.check: f for f in result.findings}
+    assert found["condition number"].values["condition_number"] > 1e4
+    poor = found["poorly identified parameters"]
+    assert "Izz2" in poor.values["relative_std"] and poor.joints == [1, 2] and "joint 2" in poor.fix
+
+
+def test_a_negative_rotor_inertia_is_named_with_its_joint(clean, tmp_path):
+    """A drive that subtracts more than its own rotor's inertia torque (a compensation of the
+    wrong size): the identified Ia2 comes out negative, which no physical drive has."""
+    from dynid.data.preprocess import Preprocessing, prepare
+
+    robot, data = clean
+    ddq = prepare(data, Preprocessing(lowpass_hz=10.0)).ddq
+    tau = data.tau.copy()
+    tau[:, 1] -= 0.3 * np.sqrt(np.mean(tau[:, 1] ** 2) / np.mean(ddq[:, 1] ** 2)) * ddq[:, 1]
+    found = _alarms(_run(robot, JointData(data.t, data.q, None, None, tau), tmp_path))
+    negative = found["negative physical parameter"]
+    assert negative.joints == [2] and list(negative.values) == ["Ia2"] and negative.values["Ia2"]["value"] < 0
+    assert "torque sign" not in found  # the joint's torque still follows the model
+
+
+def test_all_torques_negated_give_a_sign_alarm_and_negative_friction(clean, tmp_path):
+    robot, data = clean
+    found = _alarms(_run(robot, JointData(data.t, data.q, None, None, -data.tau), tmp_path))
+    assert found["torque sign"].joints == [1, 2] and "--negate tau" in found["torque sign"].fix
+    assert {"Fv1", "Fv2"} <= set(found["negative physical parameter"].values)
+
+
 def test_diagnose_command_prints_findings_and_writes_json_and_refuses_a_log_without_torques(clean, tmp_path):
     robot, data = clean
     write_joint_data(tmp_path / "bad.csv", _scaled(data, 1, -1.0))

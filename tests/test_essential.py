@@ -62,3 +62,20 @@ def test_identify_essential_lists_them_in_result_json(tmp_path):
     assert "essential parameters" in out and ess["count"] == len(ess["parameters"]) <= ess["of"]
     assert "Pham & Gautier 1991" in ess["method"]
     assert ess["relative_error"]["essential"] >= ess["relative_error"]["base"] - 1e-12  # nested models
+
+
+def test_parameters_a_still_joint_leaves_undetermined_are_held_not_ranked(tmp_path):
+    """Joint 1 held within 0.02 rad: what only its motion excites is kept at the description's
+    value in the fit and is no candidate for the essential set (a pseudo-inverse would call
+    those null directions well determined)."""
+    robot = dynid.load_robot("planar2")
+    data, _, _ = realistic_log(robot, 200.0, 30.0, seed=54, noise=0.02, still=(0,), still_amplitude=0.01)
+    write_joint_data(tmp_path / "log.csv", data)
+    run_ok("identify", "-r", "planar2", "--data", tmp_path / "log.csv", "--out", tmp_path / "r.json",
+           "--lowpass", "5", "--essential")
+    result = json.loads((tmp_path / "r.json").read_text())
+    held = result["undetermined"]["parameters"]
+    ess = result["essential"]
+    assert held and ess["held"] == held and ess["of"] == len(result["base_parameters"]) - len(held)
+    assert not {p["name"] for p in ess["parameters"]} & set(held)
+    assert not {s["removed"] for s in ess["eliminated"]} & set(held)

@@ -84,3 +84,42 @@ def test_the_logged_velocity_lags_and_the_torque_sign_is_reversed(iiwa):
     flipped, _ = fit(ColumnMapping(ignore=("dq",)))
     my4 = base.names.index("my4R")  # first moment of links 4-7 along link 4's axis: the arm's weight on joint 4
     assert est.coef_[my4] > 0 > flipped.coef_[my4]
+
+
+def test_automatic_cutoff_is_within_ten_percent_of_the_best_fixed_one_on_the_held_out_recording(iiwa):
+    """identify's default --lowpass auto on the real log, whose joints 1-2 stand still: its
+    refits hold the same undetermined parameters as the fit, and the held-out error on the
+    other recording is within 10 % of the best of a grid of fixed cutoffs over the range the
+    cross-validation may choose from (1.6 Hz: 30 / the median segment's 18 s; 50 Hz)."""
+    from dataclasses import replace
+
+    from dynid.data.columns import ColumnMapping
+    from dynid.identify.pipeline import accumulate_sources, make_estimator
+    from dynid.identify.prediction import validate_sources
+    from dynid.identify.result import build_result, result_model
+    from dynid.identify.undetermined import find_undetermined, fit_determined
+
+    d, urdf = iiwa
+    run_ok("identify", "-r", urdf, "--data", d / "train.parquet", "--out", d / "auto.json", *OPTIONS)
+    result = json.loads((d / "auto.json").read_text())
+    selection = result["lowpass_selection"]
+    assert selection["undetermined"] == result["undetermined"]["parameters"]
+    robot = dynid.load_robot(urdf)
+    options, base, _, prep = result_model(result)
+    mapping = ColumnMapping(negate=("tau",), ignore=("dq",))
+    check = d / "check.parquet"
+
+    def held_out(res: dict) -> float:
+        return validate_sources(robot, res, [check], mapping)[str(check)]["relative_error"]
+
+    fixed = {}
+    for cutoff in np.geomspace(1.6, 50.0, 9):
+        p = replace(prep, lowpass_hz=float(cutoff))
+        acc = accumulate_sources(robot, [d / "train.parquet"], options, base, mapping, p)
+        found = find_undetermined(robot, options, base, acc.q_min, acc.q_max)
+        est = fit_determined(lambda: make_estimator("wls", robot, options, base), acc.ne, base, found)
+        fixed[cutoff] = held_out(build_result(urdf, robot, options, base, est, acc.ne, p, mapping, acc.samples, [],
+                                              str(d / "train.parquet"), {}))
+    auto = held_out(result)
+    assert auto <= 1.10 * min(fixed.values()), (selection["chosen_hz"], auto, fixed)
+    assert auto < fixed[50.0]  # and better than the least filtering

@@ -18,6 +18,7 @@ from dynid.identify.crossval import (
 from dynid.identify.estimators import OrdinaryLeastSquares
 from dynid.identify.model import ModelOptions, motor_columns
 from dynid.identify.pipeline import fit_data, regressor_arrays
+from dynid.identify.undetermined import find_undetermined, fit_determined_arrays
 
 from cli_helpers import runner
 from realistic_logs import realistic_log
@@ -79,6 +80,37 @@ def test_leave_one_fold_out_by_subtraction_equals_refitting_on_the_other_folds()
     np.testing.assert_allclose(rss, np.array(direct), rtol=1e-6)
     held = keep & (fold >= 0)
     assert score == pytest.approx(np.sqrt(np.sum(direct) / np.sum(tau[held] ** 2)), rel=1e-6)
+
+
+def test_each_refit_holds_what_the_log_cannot_determine_as_identify_does():
+    """Joint 1 held within 0.02 rad: the parameters only its motion excites keep the
+    description's values in every leave-one-fold-out refit (identify/undetermined.py), and the
+    others are refitted; the held-out residuals equal identify's fit on the other folds."""
+    robot = dynid.load_robot("planar2")
+    options = ModelOptions()
+    base = base_parameters(robot, options)
+    data, _, _ = realistic_log(robot, 200.0, 20.0, seed=4, still=(0,), still_amplitude=0.01)
+    prep = Preprocessing(lowpass_hz=5.0)
+    labels = fold_labels([len(data)], 4, gap=20)
+    parts = fold_equations(robot, [data], labels, options, base, prep, prep, 4, identifiability_table(robot, options))
+    ready = prepare(data, prep, joint_columns=lambda dq, ddq: motor_columns(robot, dq, ddq, options))
+    keep = edge_mask(len(ready), edge_samples(prep, sample_rate(ready.t)))
+    found = find_undetermined(robot, options, base, ready.q[keep].min(axis=0), ready.q[keep].max(axis=0))
+    assert found.still == [0] and "Fv1" in [base.names[k] for k in found.index]
+    _, rss = held_out_score(parts, base.names, 1e7, found)
+    y, tau, _ = regressor_arrays(robot, ready, options, base, prep)
+    fold = labels[0][np.clip(np.searchsorted(data.t, ready.t), 0, len(data) - 1)]
+    direct = []
+    for k in range(4):
+        train, test = keep & (fold >= 0) & (fold != k), keep & (fold == k)
+        est = fit_determined_arrays(lambda: OrdinaryLeastSquares(names=base.names), y[train], tau[train], None,
+                                    base, found)
+        assert np.all(est.coef_[found.index] == found.prior[found.index])
+        direct.append(np.sum((tau[test] - y[test] @ est.coef_) ** 2, axis=0))
+    np.testing.assert_allclose(rss, np.array(direct), rtol=1e-6)
+    selection = select_lowpass(robot, [data], options, base)
+    assert selection.undetermined == [base.names[k] for k in found.index]
+    assert select_lowpass(robot, [data], options, base, still_range=0.0).undetermined == []
 
 
 def _held_out(robot, options, base, train, val, val_true, cutoff):

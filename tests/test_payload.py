@@ -100,3 +100,21 @@ def test_a_payload_log_without_wrist_motion_is_one_clear_error(er3a_logs, tmp_pa
                                  "--data", str(tmp_path / "still.csv"), "--out", str(tmp_path / "p.json")])
     assert result.exit_code == 2 and "wrist joint(s) 4, 5, 6 barely move" in result.output
     assert "still.csv" in result.output and not (tmp_path / "p.json").exists()
+
+
+def test_the_logs_are_read_with_the_conventions_of_the_robots_identification(er3a_logs, tmp_path):
+    """A logger with the other torque sign: identify --negate tau stores it in result.json, and
+    payload identify reads the loaded log the same way without being told again."""
+    from dynid.data.io import load_joint_data
+
+    robot = dynid.load_robot("er3a")
+    for name in ("unloaded", "loaded"):
+        data = load_joint_data(er3a_logs / f"{name}.csv", robot)
+        data.tau = -data.tau
+        write_joint_data(tmp_path / f"{name}.csv", data)
+    run_ok("identify", "-r", "er3a", "--data", tmp_path / "unloaded.csv", "--out", tmp_path / "robot.json",
+           "--lowpass", "4", "--negate", "tau")
+    run_ok("payload", "identify", "-r", "er3a", "--params", tmp_path / "robot.json", "--data",
+           tmp_path / "loaded.csv", "--out", tmp_path / "p.json")
+    out = json.loads((tmp_path / "p.json").read_text())
+    assert abs(out["mass"]["value"] - MASS) <= 0.01 * MASS, out["mass"]

@@ -106,7 +106,7 @@ def identify(robot: str = robot_option(),
     if not isinstance(cutoff, float):
         prep, extra["lowpass_selection"], cv_notes = _auto_lowpass(r, paths, options, base, prep, mapping, nan,
                                                                    cutoff == "auto", cv_folds, excitation,
-                                                                   max_condition, chunk_rows)
+                                                                   max_condition, chunk_rows, still_range)
     kw = {"max_condition": max_condition}
     if estimator == "irls":
         if irls_iterations < 1:
@@ -151,7 +151,9 @@ def identify(robot: str = robot_option(),
     extra["sources"] = [c.to_dict() for c in counts]
     if essential:
         from dynid.identify.essential import essential_parameters
-        extra["essential"] = essential_parameters(ne, base.names, 1.0 / np.maximum(est.sigma2_, 1e-300))
+        sigma2 = getattr(est, "sigma2_", None)
+        extra["essential"] = essential_parameters(ne, base.names, None if sigma2 is None else
+                                                  1.0 / np.maximum(sigma2, 1e-300), found=found)
     result = build_result(robot, r, options, base, est, ne, prep, mapping, samples, cv_notes + list(notes),
                           str(paths[0]), extra)
     result["warnings"] = command_warnings() + result["warnings"]  # e.g. positions far outside the limits
@@ -174,7 +176,8 @@ def identify(robot: str = robot_option(),
     console.print(f"wrote [bold]{out}[/]")
 
 
-def _auto_lowpass(r, paths, options, base, prep, mapping, nan, strict, folds, excitation, max_condition, chunk_rows):
+def _auto_lowpass(r, paths, options, base, prep, mapping, nan, strict, folds, excitation, max_condition, chunk_rows,
+                  still_range):
     """--lowpass auto (identify.crossval): the cutoff chosen by blocked cross-validation, printed."""
     from dynid.identify.crossval import auto_lowpass
 
@@ -185,7 +188,7 @@ def _auto_lowpass(r, paths, options, base, prep, mapping, nan, strict, folds, ex
         traj = load_trajectory(excitation, r.n, r.name)
         bandwidth = max(traj.harmonics) * traj.w_f / (2.0 * math.pi)  # highest harmonic [Hz]
     prep, selection, notes = auto_lowpass(r, paths, options, base, prep, mapping, nan, strict, folds, bandwidth,
-                                          max_condition, chunk_rows)
+                                          max_condition, chunk_rows, still_range)
     if "chosen_hz" in selection:
         curve = ", ".join(f"{c:.3g} Hz {_fmt(s and 100 * s, '.3f')}" for c, s in
                           zip(selection["candidates_hz"], selection["scores"]))

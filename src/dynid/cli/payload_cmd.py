@@ -11,6 +11,7 @@ from rich.table import Table
 import dynid
 from dynid.cli import data_options as O
 from dynid.cli.common import console, friendly_errors, robot_option
+from dynid.cli.identify_cmd import STAMP_OVERRIDE, _mapping_override
 
 payload_app = typer.Typer(help="Payload identification: a load fixed to the flange, from a log with it.",
                           no_args_is_help=True)
@@ -36,21 +37,27 @@ def identify(robot: str = robot_option(),
              force: bool = typer.Option(False, "--force", help="use a result identified on another robot"),
              rename: str = O.RENAME, columns: str = O.COLUMNS, time_unit: str = O.TIME_UNIT,
              degrees: bool = O.DEGREES, motor_side: bool = O.MOTOR_SIDE, current_gain: str = O.CURRENT_GAIN,
+             negate: str = O.NEGATE, ignore: str = O.IGNORE, topic: str = O.TOPIC, stamp: str = STAMP_OVERRIDE,
              nan: str = O.NAN) -> None:
     """Identify the mass, centre of mass and inertia of a load fixed to the flange from a log
-    with it (physically consistent, with standard deviations); optionally a URDF with it."""
-    import numpy as np
+    with it (physically consistent, with standard deviations); optionally a URDF with it.
 
+    The logs are read and preprocessed as the robot's identification read its own (column
+    layout and conventions, cutoff, torque delay: stored in result.json) unless layout options
+    are given here."""
+    from dynid.data.columns import ColumnMapping
     from dynid.data.io import atomic_write_text
     from dynid.data.sources import expand_sources
+    from dynid.identify.bands import parameter_covariance
     from dynid.identify.payload import flange_body, identify_payload
     from dynid.identify.result import load_result, result_model
 
     r = dynid.load_robot(robot)
     result = load_result(params, r, force)
     options, base, beta, prep = result_model(result)
-    mapping = O.mapping_from(rename, columns, time_unit, degrees, motor_side, current_gain)
-    beta_cov = np.asarray(result["covariance"], dtype=float) if "covariance" in result else None
+    mapping = _mapping_override(result, rename, columns, time_unit, degrees, motor_side, current_gain, negate, ignore,
+                                topic, stamp) or ColumnMapping.from_dict(result.get("column_mapping"))
+    beta_cov = parameter_covariance(result) if "covariance" in result else None
     estimate = identify_payload(r, expand_sources(data), options, base, prep, beta,
                                 expand_sources(unloaded) if unloaded else None, mapping, nan, beta_cov)
     content = estimate.to_dict()

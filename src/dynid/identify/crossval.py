@@ -20,10 +20,17 @@ motion, so it is measured on the log rather than guessed:
    per-joint normal equations per fold, (A_k, B_k, C_k) (``RegressorGram``, the accumulator
    of the streaming path), over the samples every candidate keeps (the filter edges of the
    lowest cutoff are left out for all, so all candidates are scored on the same samples);
-3. leave one fold out by subtraction: beta_-k = least squares of (A - A_k, B - B_k) (minimum
-   norm on what the other folds determine: a joint held still does not stop it), and the held-out
-   residual of fold k from its sums alone,
+3. leave one fold out by subtraction: beta_-k = least squares of (A - A_k, B - B_k), and the
+   held-out residual of fold k from its sums alone,
        RSS_k = C_k - 2 B_k^T beta_-k + beta_-k^T A_k beta_-k                        (CV1)
+   The refit is the one ``identify`` makes. The base parameters that the log cannot determine
+   because joints are held still (``identify.undetermined``: the same ``find_undetermined`` on
+   the position ranges of the blocks, the same ``--still-range``) keep the description's values
+   and only the others are fitted (``undetermined.reduce``): on the real iiwa, whose joints 1-2
+   stand within 0.02-0.04 rad, least squares would otherwise fit the directions their tiny motion
+   barely excites to noise in every refit. What the other folds still leave free (a joint that
+   moves in one fold only) is solved with minimum norm (``physical.pseudo_solve``), so it does
+   not stop the choice;
 4. score(f_c) = sqrt(sum_k RSS_k / sum_k C_k), the held-out relative torque error of all
    joints (what ``validate`` prints as the relative error), against the measured torque: its
    noise adds the same expected amount to every candidate's score, so the order of the
@@ -64,6 +71,7 @@ from dynid.identify.model import ModelOptions, motor_columns
 from dynid.identify.normal_equations import NormalEquations
 from dynid.identify.physical import pseudo_solve
 from dynid.identify.pipeline import BLOCK, add_samples, stream_workers
+from dynid.identify.undetermined import STILL_RANGE, Undetermined, find_undetermined, reduce
 
 FOLDS = 5
 BUDGET = 240_000  # rows of a long log the choice is made on
@@ -87,6 +95,7 @@ class LowpassSelection:
     grid: dict
     failures: dict = field(default_factory=dict)
     cpu_seconds: float = 0.0
+    undetermined: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         order = np.argsort(self.candidates_hz)
@@ -95,7 +104,7 @@ class LowpassSelection:
                 "candidates_hz": [self.candidates_hz[k] for k in order],
                 "scores": [self.scores[k] for k in order], "folds": self.folds, "blocks": self.blocks,
                 "samples": self.samples, "grid": self.grid, "failures": self.failures,
-                "cpu_seconds": self.cpu_seconds}
+                "cpu_seconds": self.cpu_seconds, "undetermined": list(self.undetermined)}
 
 
 def cutoff_grid(fs: float, block_seconds: float, bandwidth: float | None = None) -> tuple[np.ndarray, dict]:
@@ -164,21 +173,31 @@ def fold_equations(robot, blocks: list[JointData], labels: list[np.ndarray], opt
     return [g.to_normal_equations(base) for g in grams]
 
 
-def held_out_score(parts: list[NormalEquations], names, max_condition: float) -> tuple[float, np.ndarray]:
+def held_out_score(parts: list[NormalEquations], names, max_condition: float,
+                   found: Undetermined | None = None) -> tuple[float, np.ndarray]:
     """(score (CV2), (folds, n) held-out RSS (CV1)) of leave-one-fold-out least-squares refits.
 
-    The refit is the minimum-norm least-squares solution on the directions the other folds
-    determine (``physical.pseudo_solve``), so parameters that no fold excites (a joint held
-    still) do not stop the choice; a refit that determines nothing useful scores badly."""
+    ``found`` (``undetermined.find_undetermined``): those base parameters keep their prior values
+    and the others are refitted, as ``identify`` does (module docstring, step 3). The refit is
+    the minimum-norm least-squares solution on the directions the other folds determine
+    (``physical.pseudo_solve``); a refit that determines nothing useful scores badly."""
     total = parts[0]
     for p in parts[1:]:
         total = _combine(total, p)
+    fixed = found.index if found else np.zeros(0, dtype=np.int64)
+    free = np.setdiff1d(np.arange(total.b), fixed)
     rss = []
     for part in parts:
         train = _subtract(total, part)
-        if int(train.rows.sum()) <= train.b:
-            raise IllConditionedError(f"{int(train.rows.sum())} equations for {train.b} base parameters")
-        rss.append(part.residual_ss(pseudo_solve(*train.totals())))
+        if int(train.rows.sum()) <= free.size:
+            raise IllConditionedError(f"{int(train.rows.sum())} equations for {free.size} base parameters")
+        beta = np.empty(total.b)
+        if fixed.size:
+            beta[fixed] = found.prior[fixed]
+            beta[free] = pseudo_solve(*reduce(train, fixed, beta[fixed]).totals())
+        else:
+            beta = pseudo_solve(*train.totals())
+        rss.append(part.residual_ss(beta))
     rss = np.array(rss)
     return float(np.sqrt(rss.sum() / max(float(total.C.sum()), 1e-300))), rss
 
@@ -207,8 +226,10 @@ def _check_blocks(blocks: list[JointData], labels: list[np.ndarray], folds: int,
 
 def select_lowpass(robot, blocks: list[JointData], options: ModelOptions, base: BaseParameters,
                    prep: Preprocessing = Preprocessing(), folds: int = FOLDS, bandwidth: float | None = None,
-                   max_condition: float = 1e7, workers: int | None = None, source: str = "log") -> LowpassSelection:
-    """Blocked cross-validation of the cutoff over in-memory blocks of a log (module docstring)."""
+                   max_condition: float = 1e7, workers: int | None = None, source: str = "log",
+                   still_range: float = STILL_RANGE) -> LowpassSelection:
+    """Blocked cross-validation of the cutoff over in-memory blocks of a log (module docstring).
+    ``still_range``: as ``identify --still-range`` (0: no joint counts as held still)."""
     if folds < 2:
         raise CrossValidationError(f"cross-validation needs at least 2 folds, got {folds}")
     if any(b.tau is None for b in blocks):
@@ -229,6 +250,7 @@ def select_lowpass(robot, blocks: list[JointData], options: ModelOptions, base: 
     gap = min(math.ceil(fs / grid[0]), max(sum(len(b) for b in blocks) // (20 * folds), 1))
     labels = fold_labels([len(b) for b in blocks], folds, gap)
     _check_blocks(blocks, labels, folds, trim, source)
+    found = _undetermined(robot, options, base, blocks, trim, still_range)
     table = identifiability_table(robot, options)
     scores, failures = {}, {}
 
@@ -236,7 +258,7 @@ def select_lowpass(robot, blocks: list[JointData], options: ModelOptions, base: 
         parts = fold_equations(robot, blocks, labels, options, base, replace(prep, lowpass_hz=fc), trim_prep,
                                folds, table)
         try:
-            scores[fc] = held_out_score(parts, base.names, max_condition)[0]
+            scores[fc] = held_out_score(parts, base.names, max_condition, found)[0]
         except IllConditionedError as exc:  # a fold's complement does not determine the parameters
             scores[fc], failures[f"{fc:.4g}"] = None, str(exc)
 
@@ -265,7 +287,19 @@ def select_lowpass(robot, blocks: list[JointData], options: ModelOptions, base: 
                                    f"({next(iter(failures.values()))}); give --lowpass HZ or a richer log")
     cands = list(scores)
     return LowpassSelection(best, cands, [scores[c] for c in cands], folds, len(blocks),
-                            int(sum(len(b) for b in blocks)), info, failures, time.process_time() - cpu)
+                            int(sum(len(b) for b in blocks)), info, failures, time.process_time() - cpu,
+                            [base.names[k] for k in found.index])
+
+
+def _undetermined(robot, options: ModelOptions, base: BaseParameters, blocks: list[JointData], trim: int,
+                  still_range: float) -> Undetermined:
+    """``find_undetermined`` on the position ranges of the blocks without their filter edges
+    (``identify`` takes the ranges of its fitted samples: the same rows of a log that fits the
+    budget, up to the filter's smoothing of q)."""
+    inner = [b.q[trim:len(b) - trim] for b in blocks if len(b) > 2 * trim]
+    q_min = np.min([q.min(axis=0) for q in inner], axis=0)
+    q_max = np.max([q.max(axis=0) for q in inner], axis=0)
+    return find_undetermined(robot, options, base, q_min, q_max, still_range)
 
 
 def _best(scores: dict) -> float | None:
@@ -276,7 +310,7 @@ def _best(scores: dict) -> float | None:
 def choose_lowpass(robot, paths, options: ModelOptions, base: BaseParameters, prep: Preprocessing = Preprocessing(),
                    mapping: ColumnMapping = ColumnMapping(), nan: str = "drop", folds: int = FOLDS,
                    bandwidth: float | None = None, max_condition: float = 1e7, budget: int = BUDGET,
-                   chunk_rows: int = 50_000) -> tuple[Preprocessing, LowpassSelection]:
+                   chunk_rows: int = 50_000, still_range: float = STILL_RANGE) -> tuple[Preprocessing, LowpassSelection]:
     """(``prep`` with the chosen cutoff, the selection) for the log file(s) ``paths``: each file
     whole, or ``folds`` spread blocks of it past its share of ``budget`` rows
     (``data.blocks.read_blocks``), cut at segment boundaries."""
@@ -284,21 +318,22 @@ def choose_lowpass(robot, paths, options: ModelOptions, base: BaseParameters, pr
     share = max(budget // len(paths), 1)
     blocks = pieces([b for p in paths for b in read_blocks(p, robot, mapping, nan, share, folds, chunk_rows, prep)])
     source = str(paths[0]) if len(paths) == 1 else f"{paths[0]} and {len(paths) - 1} more file(s)"
-    selection = select_lowpass(robot, blocks, options, base, prep, folds, bandwidth, max_condition, source=source)
+    selection = select_lowpass(robot, blocks, options, base, prep, folds, bandwidth, max_condition, source=source,
+                               still_range=still_range)
     return replace(prep, lowpass_hz=selection.chosen_hz), selection
 
 
 def auto_lowpass(robot, paths, options: ModelOptions, base: BaseParameters, prep: Preprocessing,
                  mapping: ColumnMapping = ColumnMapping(), nan: str = "drop", strict: bool = True,
                  folds: int = FOLDS, bandwidth: float | None = None, max_condition: float = 1e7,
-                 chunk_rows: int = 50_000) -> tuple[Preprocessing, dict, list[str]]:
+                 chunk_rows: int = 50_000, still_range: float = STILL_RANGE) -> tuple[Preprocessing, dict, list[str]]:
     """The policy of ``identify``: (preprocessing, result.json "lowpass_selection", notes).
 
     ``strict`` (``--lowpass auto`` asked for): a log too short for the folds is an error.
     Otherwise (the default) such a log keeps the fixed default min(20 Hz, fs / 10), with a note."""
     try:
         chosen, selection = choose_lowpass(robot, paths, options, base, prep, mapping, nan, folds, bandwidth,
-                                           max_condition, chunk_rows=chunk_rows)
+                                           max_condition, chunk_rows=chunk_rows, still_range=still_range)
     except CrossValidationError as exc:
         if strict:
             raise

@@ -18,6 +18,12 @@ stops before the first removal whose F exceeds the 95 % quantile (``alpha`` = 0.
 the full model (not the previous step) so small increases cannot add up unnoticed. Everything
 is computed from the normal equations (A, B, C of ``normal_equations.py``): a reduced fit is
 A_SS beta_S = B_S and RSS_S = C - B_S^T beta_S, so a streamed log needs no second pass.
+
+Base parameters the log cannot determine (joints held still, ``identify.undetermined``) are
+not candidates: they keep the description's values, as in the fit, and the elimination runs
+on the normal equations of the others (``undetermined.reduce``); the block names them under
+``held``. (On the full normal equations their near-null directions would look well determined
+to a pseudo-inverse, whose inverse is zero there, and could be kept as "essential".)
 """
 
 from __future__ import annotations
@@ -37,11 +43,20 @@ def _fit(a: np.ndarray, rhs: np.ndarray, c: float, keep: np.ndarray) -> tuple[np
 
 
 def essential_parameters(ne: NormalEquations, names: list[str], weights: np.ndarray | None = None,
-                         alpha: float = 0.05) -> dict:
+                         alpha: float = 0.05, found=None) -> dict:
     """Backward elimination of Pham & Gautier with the F-test (E1). Returns the result.json
-    block: essential names, values and std, and the elimination steps with their F and p."""
+    block: essential names, values and std, and the elimination steps with their F and p.
+    ``found`` (``undetermined.find_undetermined``): parameters held at their prior (docstring)."""
     import scipy.stats
 
+    held = []
+    if found:
+        from dynid.identify.undetermined import reduce
+
+        keep_index = np.setdiff1d(np.arange(len(names)), found.index)
+        held = [names[k] for k in found.index]
+        ne = reduce(ne, found.index, found.prior[found.index])
+        names = [names[k] for k in keep_index]
     w = np.ones(ne.n) if weights is None else np.asarray(weights, dtype=float)
     a, rhs = ne.totals(w)
     c = float(w @ ne.C)
@@ -74,7 +89,7 @@ def essential_parameters(ne: NormalEquations, names: list[str], weights: np.ndar
     std = np.sqrt(np.maximum(np.diag(inv) * s2, 0.0))
     return {"method": "Pham & Gautier 1991: backward elimination of the base parameter with the largest %sigma; "
                       f"stop at the first F-test (nested models, weighted residual) with p < {alpha:g}",
-            "count": int(keep.size), "of": b,
+            "count": int(keep.size), "of": b, "held": held,
             "parameters": [{"name": names[k], "value": float(v), "std": float(s),
                             "relative_std": float(100 * s / abs(v)) if v != 0 else None}
                            for k, v, s in zip(keep, beta, std)],
