@@ -229,3 +229,25 @@ def test_tasks_cover_every_readable_file_once_within_the_row_limit():
     assert [len(b) for b in units[1].batches] == [1, 2, 1]
     # without a limit: enough tasks for every worker (4 each) when the groups allow it
     assert len(task_units(plan, infos, workers=2)) >= 5
+
+
+def test_a_groups_plausibility_warnings_go_into_its_row_not_to_stderr(fleet, tmp_path):
+    """A robot-day logged with the other torque sign on joint 2: the warning that names it is in
+    that group's row (a worker's stderr is nobody's terminal) and only there."""
+    import warnings
+
+    from dynid.errors import DynidWarning
+    from dynid.fleet.mapreduce import identify_in_process
+
+    root = copy_fleet(fleet, tmp_path / "data")
+    for part in ("part-0", "part-1"):
+        path = root / "robot=r001" / "date=2026-01-05" / f"{part}.parquet"
+        table = pq.read_table(path)
+        pq.write_table(table.set_column(table.schema.get_field_index("tau2"), "tau2",
+                                        pa.array(-table.column("tau2").to_numpy())), path)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rows = identify_in_process(_plan(root), threads=1)
+    assert not [w for w in caught if issubclass(w.category, DynidWarning)]
+    flagged = {(r["robot"], r["date"]) for r in rows if any("opposite sign" in w and "[2]" in w for w in r["warnings"])}
+    assert flagged == {("r001", "2026-01-05")}

@@ -108,10 +108,11 @@ def _readable(files, infos) -> list[tuple[str, str]]:
     return [(f.url, f.relpath) for f in files if infos[f.relpath].error is None]
 
 
-def _submit(client, plan: Plan, infos: dict, retries: int, workers: int, task_rows: int | None) -> tuple[dict, list, int, int]:
+def _submit(client, plan: Plan, infos: dict, retries: int, workers: int,
+            task_rows: int | None) -> tuple[dict, list, int, int]:
     """Submit every unit's tasks (module docstring); returns (key -> what it brings, futures to
-    follow, rows to read, other tasks: models sent, merges). A followed task is ("map", rows, files) or ("rows", rows,
-    files, [(group, meta)]): the latter's result is the groups' result rows."""
+    follow, rows to read, other tasks: models sent, merges). A followed task is ("map", rows,
+    files) or ("rows", rows, files, [(group, meta)]): the latter's result is the groups' rows."""
     model_futures = {mid: client.submit(_same, m, pure=False) for mid, m in plan.models.items()}
     kinds, pending, total_rows, merges = {}, [], 0, len(model_futures)
     units = task_units(plan, infos, workers, task_rows)

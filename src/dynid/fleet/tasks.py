@@ -25,11 +25,12 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from dynid.errors import DynidError
+from dynid.errors import DynidError, DynidWarning
 
 FILE_ERRORS = (DynidError, OSError, EOFError)  # plus pyarrow.ArrowException (added at run time)
 TRANSIENT = (ConnectionError, TimeoutError)
@@ -241,10 +242,18 @@ def solve_group(model: GroupModel, keys: dict, meta: dict, *parts: Partial) -> d
     except np.linalg.LinAlgError as exc:
         return failed_row(keys, meta, part, f"the normal equations could not be solved ({exc})")
     where = meta.get("where", "")
-    result = build_result(model.spec, model.robot, st.options, model.base, est, part.ne, st.prep,
-                          model.mapping, part.samples, part.notes, where,
-                          extra={"fleet": {"group": keys, "files": part.files,
-                                           "file_errors": [{"path": p, "error": e} for p, e in part.errors]}})
+    with warnings.catch_warnings(record=True) as caught:  # a worker's stderr is nobody's terminal: into the row
+        warnings.simplefilter("always", DynidWarning)
+        result = build_result(model.spec, model.robot, st.options, model.base, est, part.ne, st.prep,
+                              model.mapping, part.samples, part.notes, where,
+                              extra={"fleet": {"group": keys, "files": part.files,
+                                               "file_errors": [{"path": p, "error": e} for p, e in part.errors]}})
+    for w in caught:
+        if issubclass(w.category, DynidWarning):
+            result["warnings"].append(str(w.message))
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    result["warnings"] = list(dict.fromkeys(result["warnings"]))
     return row_from(keys, meta, part, result)
 
 
