@@ -231,23 +231,38 @@ def test_tasks_cover_every_readable_file_once_within_the_row_limit():
     assert len(task_units(plan, infos, workers=2)) >= 5
 
 
+def _set_column(path, name, values):
+    table = pq.read_table(path)
+    pq.write_table(table.set_column(table.schema.get_field_index(name), name, pa.array(values)), path)
+
+
 def test_a_groups_plausibility_warnings_go_into_its_row_not_to_stderr(fleet, tmp_path):
-    """A robot-day logged with the other torque sign on joint 2: the warning that names it is in
-    that group's row (a worker's stderr is nobody's terminal) and only there."""
+    """A robot-day logged with the other torque sign on joint 2, and a file with a spike in q3:
+    the warnings that name them are in those groups' rows (a worker's stderr is nobody's
+    terminal) and only there, from the in-process path and from the workers' task alike."""
     import warnings
 
     from dynid.errors import DynidWarning
     from dynid.fleet.mapreduce import identify_in_process
+    from dynid.fleet.tasks import map_files
 
     root = copy_fleet(fleet, tmp_path / "data")
     for part in ("part-0", "part-1"):
         path = root / "robot=r001" / "date=2026-01-05" / f"{part}.parquet"
-        table = pq.read_table(path)
-        pq.write_table(table.set_column(table.schema.get_field_index("tau2"), "tau2",
-                                        pa.array(-table.column("tau2").to_numpy())), path)
+        _set_column(path, "tau2", -pq.read_table(path).column("tau2").to_numpy())
+    spiked = root / "robot=r002" / "date=2026-01-06" / "part-0.parquet"
+    q3 = pq.read_table(spiked).column("q3").to_numpy().copy()
+    q3[1000] += 1.0
+    _set_column(spiked, "q3", q3)
+    plan = _plan(root)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        rows = identify_in_process(_plan(root), threads=1)
+        rows = identify_in_process(plan, threads=1)
+        group = next(g for g in plan.todo if g.keys == {"robot": "r002", "date": "2026-01-06"})
+        task = map_files([(f.url, f.relpath) for f in group.files], plan.models[group.model_id])
     assert not [w for w in caught if issubclass(w.category, DynidWarning)]
     flagged = {(r["robot"], r["date"]) for r in rows if any("opposite sign" in w and "[2]" in w for w in r["warnings"])}
     assert flagged == {("r001", "2026-01-05")}
+    jumps = {(r["robot"], r["date"]) for r in rows if any("q3 jumps" in w for w in r["warnings"])}
+    assert jumps == {("r002", "2026-01-06")}
+    assert len(task.warnings) == 1 and "q3 jumps" in task.warnings[0] and "part-0.parquet" in task.warnings[0]

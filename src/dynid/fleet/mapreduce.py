@@ -40,7 +40,9 @@ from dataclasses import dataclass, field
 
 from dynid.fleet.plan import Pack, Plan, check_joint_counts, task_units
 from dynid.fleet.results import failed_row, write_results
-from dynid.fleet.tasks import Partial, identify_groups, inspect_files, map_files, merge_partials, solve_group
+from dynid.fleet.tasks import (
+    Partial, identify_groups, inspect_files, map_files, merge_partials, recorded_warnings, solve_group,
+)
 
 FAN_IN = 8
 INSPECT_BATCH = 256
@@ -228,8 +230,9 @@ def identify_in_process(plan: Plan, threads: int | None = None) -> list[dict]:
         good = [f for f in group.files if infos[f.relpath].error is None]
         part = Partial(errors=[(f.relpath, infos[f.relpath].error) for f in group.files if infos[f.relpath].error])
         try:
-            acc = accumulate_sources(model.robot, [f.url for f in good], st.options, model.base, model.mapping,
-                                     st.prep, st.chunk_rows, st.nan, threads)
+            with recorded_warnings(part.warnings):
+                acc = accumulate_sources(model.robot, [f.url for f in good], st.options, model.base, model.mapping,
+                                         st.prep, st.chunk_rows, st.nan, threads)
             part = merge_partials(part, Partial(acc.ne, acc.samples, [f.relpath for f in good], [], acc.notes, acc.fs))
         except DynidError as exc:
             part.errors.append(("(group)", str(exc)))

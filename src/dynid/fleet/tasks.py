@@ -87,6 +87,7 @@ class Partial:
     errors: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     fs: float = float("nan")
+    warnings: list[str] = field(default_factory=list)  # DynidWarnings of reading the files (``recorded_warnings``)
 
 
 def _file_errors() -> tuple:
@@ -178,21 +179,39 @@ def inspect_files(files: list[tuple[str, str]], mapping) -> list[FileInfo]:
     return [inspect_file(url, relpath, mapping) for url, relpath in files]
 
 
+@contextlib.contextmanager
+def recorded_warnings(into: list[str], source: str = "", name: str = ""):
+    """Collect the block's DynidWarnings into ``into`` (texts, ``source`` replaced by ``name``)
+    instead of printing them: a worker's stderr is nobody's terminal, the group's row is where
+    they are read. Other warnings pass on."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DynidWarning)
+        try:
+            yield
+        finally:
+            mine = [w for w in caught if issubclass(w.category, DynidWarning)]
+            others = [w for w in caught if not issubclass(w.category, DynidWarning)]
+    into += [str(w.message).replace(source, name) if source and name else str(w.message) for w in mine]
+    for w in others:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
 def map_file(url: str, relpath: str, model: GroupModel) -> Partial:
     """Normal equations of one file (module docstring); a bad file gives an error entry."""
     from dynid.identify.pipeline import accumulate_file
 
+    found: list[str] = []
     try:
-        with local_copy(url) as path:
+        with local_copy(url) as path, recorded_warnings(found, path, relpath if path != url else ""):
             st = model.settings
             acc = accumulate_file(model.robot, path, st.options, model.base, model.mapping, st.prep,
                                   st.chunk_rows, st.nan, workers=model.threads)
     except TRANSIENT:
         raise
     except _file_errors() as exc:
-        return Partial(errors=[(relpath, _reason(exc))])
+        return Partial(errors=[(relpath, _reason(exc))], warnings=found)
     notes = [f"{relpath}: {note}" for note in dict.fromkeys(acc.notes)]
-    return Partial(acc.ne, acc.samples, [relpath], [], notes, acc.fs)
+    return Partial(acc.ne, acc.samples, [relpath], [], notes, acc.fs, found)
 
 
 def map_files(files: list[tuple[str, str]], model: GroupModel) -> Partial:
@@ -215,6 +234,7 @@ def merge_partials(*parts: Partial) -> Partial:
         out.files += p.files
         out.errors += p.errors
         out.notes += p.notes
+        out.warnings += p.warnings
         if not np.isfinite(out.fs):
             out.fs = p.fs
     return out
@@ -242,18 +262,13 @@ def solve_group(model: GroupModel, keys: dict, meta: dict, *parts: Partial) -> d
     except np.linalg.LinAlgError as exc:
         return failed_row(keys, meta, part, f"the normal equations could not be solved ({exc})")
     where = meta.get("where", "")
-    with warnings.catch_warnings(record=True) as caught:  # a worker's stderr is nobody's terminal: into the row
-        warnings.simplefilter("always", DynidWarning)
+    found = list(part.warnings)
+    with recorded_warnings(found):
         result = build_result(model.spec, model.robot, st.options, model.base, est, part.ne, st.prep,
                               model.mapping, part.samples, part.notes, where,
                               extra={"fleet": {"group": keys, "files": part.files,
                                                "file_errors": [{"path": p, "error": e} for p, e in part.errors]}})
-    for w in caught:
-        if issubclass(w.category, DynidWarning):
-            result["warnings"].append(str(w.message))
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    result["warnings"] = list(dict.fromkeys(result["warnings"]))
+    result["warnings"] = list(dict.fromkeys(result["warnings"] + found))
     return row_from(keys, meta, part, result)
 
 
