@@ -1,7 +1,9 @@
 """What every check of ``dynid diagnose`` looks at, computed once: a bounded piece of the log,
 its motion differentiated from q alone (a logged dq or ddq column is one of the suspects, so
 it is not trusted), the base regressor on at most ``MAX_ROWS`` interior samples and the
-least-squares fit of the identification model to them."""
+least-squares fit of the identification model to them. As in ``identify``, the base parameters
+that joints held still leave undetermined (``identify.undetermined``, ``still_range``) keep
+the description's values in that fit (std NaN), so no check judges a number fitted to noise."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from dynid.errors import DataError, IllConditionedError
 from dynid.identify.base import BaseParameters, base_parameters, base_regressor
 from dynid.identify.estimators import OrdinaryLeastSquares
 from dynid.identify.model import ModelOptions
+from dynid.identify.undetermined import STILL_RANGE, Undetermined, find_undetermined, fit_determined_arrays
 
 BUDGET = 100_000  # raw rows read (the middle of a longer log)
 MAX_ROWS = 12_000  # rows of the regressor the fits use (evenly spaced interior samples)
@@ -26,7 +29,8 @@ MAX_ROWS = 12_000  # rows of the regressor the fits use (evenly spaced interior 
 class LogFit:
     """raw: the cleaned log piece (logged columns as they are); ready: q filtered, dq and ddq
     from it, tau as logged; rows: (m,) indices into ready of the fitted samples; y (m, n, b)
-    base regressor there; est: OLS fit (None, with ``problem``, when it cannot be fitted)."""
+    base regressor there; est: OLS fit (None, with ``problem``, when it cannot be fitted) with the
+    ``found`` undetermined parameters held (``identify.undetermined``; None: not determined)."""
 
     robot: object
     options: ModelOptions
@@ -40,6 +44,7 @@ class LogFit:
     y: np.ndarray
     est: OrdinaryLeastSquares | None
     problem: str = ""
+    found: Undetermined | None = None
 
     @property
     def tau(self) -> np.ndarray:
@@ -51,15 +56,21 @@ class LogFit:
         return lowpass(x, self.fs, self.cutoff, self.prep.filter_order)
 
 
-def fit_ols(y: np.ndarray, tau: np.ndarray, names) -> tuple[OrdinaryLeastSquares | None, str]:
+def fit_ols(y: np.ndarray, tau: np.ndarray, names, base: BaseParameters | None = None,
+            found: Undetermined | None = None) -> tuple[OrdinaryLeastSquares | None, str]:
+    """OLS of all base parameters, or with ``found`` (and ``base``) those held at their prior."""
     try:
+        if found:
+            return fit_determined_arrays(lambda: OrdinaryLeastSquares(names=names, max_condition=1e10), y, tau,
+                                         None, base, found), ""
         return OrdinaryLeastSquares(names=names, max_condition=1e10).fit(y, tau), ""
     except (IllConditionedError, np.linalg.LinAlgError) as exc:
         return None, str(exc)
 
 
 def log_fit(robot, path, mapping: ColumnMapping = ColumnMapping(), nan: str = "drop",
-            options: ModelOptions | None = None, prep: Preprocessing | None = None) -> LogFit:
+            options: ModelOptions | None = None, prep: Preprocessing | None = None,
+            still_range: float = STILL_RANGE) -> LogFit:
     """The shared context of the checks (module docstring). options default: Coulomb-viscous
     friction, rotor inertia and a torque offset per joint; prep default: low-pass
     min(10 Hz, fs / 10), central differences."""
@@ -86,5 +97,10 @@ def log_fit(robot, path, mapping: ColumnMapping = ColumnMapping(), nan: str = "d
     rows = interior[::max(1, -(-interior.size // MAX_ROWS))]
     base = base_parameters(robot, options)
     y = base_regressor(robot, ready.q[rows], ready.dq[rows], ready.ddq[rows], options, base)
-    est, problem = fit_ols(y, ready.tau[rows], base.names)
-    return LogFit(robot, options, base, prep, raw, ready, fs, prep.cutoff(fs), rows, y, est, problem)
+    try:
+        found = find_undetermined(robot, options, base, ready.q[rows].min(axis=0), ready.q[rows].max(axis=0),
+                                  still_range)
+    except IllConditionedError as exc:  # every joint still: nothing to fit
+        return LogFit(robot, options, base, prep, raw, ready, fs, prep.cutoff(fs), rows, y, None, str(exc))
+    est, problem = fit_ols(y, ready.tau[rows], base.names, base, found)
+    return LogFit(robot, options, base, prep, raw, ready, fs, prep.cutoff(fs), rows, y, est, problem, found)

@@ -44,15 +44,18 @@ def excitation(fit: LogFit) -> list[Finding]:
     span, rms, share = motion_share(fit)
     still = [j for j in range(fit.robot.n) if span[j] < (0.05 if fit.robot.is_revolute[j] else 0.01)
              or share[j] < 0.02]
+    held = [fit.base.names[k] for k in fit.found.index] if fit.found else []
     if still:
         out.append(Finding("joints barely moving", "warning",
                            "joint(s) " + ", ".join(f"{j + 1} (range {span[j]:.3g}, RMS velocity {rms[j]:.3g})"
                                                    for j in still)
                            + ": the parameters only they excite (their friction, rotor inertia, the inertia about "
-                           "their axis) cannot be identified from this log",
+                           "their axis) cannot be identified from this log"
+                           + (f"; identify keeps these {len(held)} at the description's values: " + ", ".join(held)
+                              if held else ""),
                            "add motion of these joints to the excitation (dynid excite optimize), or identify "
                            "without their parameters", [int(j) + 1 for j in still],
-                           {"range": {str(j + 1): float(span[j]) for j in still}}))
+                           {"range": {str(j + 1): float(span[j]) for j in still}, "undetermined": held}))
     if fit.est is None:
         out.append(Finding("excitation", "warning", f"the model cannot be fitted to this log: {fit.problem}",
                            "a richer excitation (all joints, both directions, enough speed) or a smaller model",
@@ -66,7 +69,8 @@ def excitation(fit: LogFit) -> list[Finding]:
                            "an optimized excitation (dynid excite optimize) or more varied motion", [],
                            {"condition_number": cond}))
     poor = [(nm, float(v)) for nm, v in zip(fit.base.names, fit.est.rel_std_)
-            if not v <= REL_STD_LIMIT and not nm.startswith("off")]  # an offset is no matter of motion
+            if not v <= REL_STD_LIMIT and not nm.startswith("off")  # an offset is no matter of motion
+            and nm not in held]  # named above
     if poor:
         helpers: dict[int, list[str]] = {}
         for nm, _ in poor:
@@ -95,7 +99,10 @@ def gravity_direction(fit: LogFit) -> list[Finding]:
     g = np.asarray(robot.gravity, dtype=float)
     if not np.any(g):
         return []
-    own = float(fit.est.rss_.sum())
+    own_fit = fit_ols(fit.y, fit.tau, fit.base.names)[0] if fit.found else fit.est  # all free, as below
+    if own_fit is None:
+        return []
+    own = float(own_fit.rss_.sum())
     tried = {}
     for axis in range(3):
         for sign in (1.0, -1.0):
