@@ -10,7 +10,7 @@ from rich.table import Table
 
 import dynid
 from dynid.cli import data_options as O
-from dynid.cli.common import console, friendly_errors, robot_option
+from dynid.cli.common import command_warnings, console, friendly_errors, robot_option
 from dynid.cli.identify_cmd import STAMP_OVERRIDE, _mapping_override
 
 payload_app = typer.Typer(help="Payload identification: a load fixed to the flange, from a log with it.",
@@ -58,8 +58,10 @@ def identify(robot: str = robot_option(),
     mapping = _mapping_override(result, rename, columns, time_unit, degrees, motor_side, current_gain, negate, ignore,
                                 topic, stamp) or ColumnMapping.from_dict(result.get("column_mapping"))
     beta_cov = parameter_covariance(result) if "covariance" in result else None
+    relative = result.get("fit", {}).get("relative_rmsd")
     estimate = identify_payload(r, expand_sources(data), options, base, prep, beta,
-                                expand_sources(unloaded) if unloaded else None, mapping, nan, beta_cov)
+                                expand_sources(unloaded) if unloaded else None, mapping, nan, beta_cov,
+                                None if relative is None or None in relative else relative)
     content = estimate.to_dict()
     content.update({"robot": robot, "robot_name": r.name, "params": str(params),
                     "frame": f"link frame of the flange body ({r.joints[flange_body(r)].name})"})
@@ -72,7 +74,8 @@ def identify(robot: str = robot_option(),
         table.add_row(f"{name} about CoM [kg m^2]", *_fmt(figure))
     console.print(table)
     for note in estimate.notes:
-        console.print(f"[yellow]note:[/] {note}")
+        if note not in command_warnings():  # printed already as a 'warning:' line
+            console.print(f"[yellow]note:[/] {note}")
     console.print(f"wrote [bold]{out}[/]")
     if urdf is not None:
         from dynid.export.payload_urdf import payload_urdf_text
