@@ -87,7 +87,9 @@ def test_bag_round_trip_by_joint_name(tmp_path, log, kind):
         run_ok("identify", "-r", "planar2", "--data", bag, "--out", tmp_path / "a.json")
         run_ok("identify", "-r", "planar2", "--data", tmp_path / "log.parquet", "--out", tmp_path / "b.json")
         a, b = (json.loads((tmp_path / f).read_text()) for f in ("a.json", "b.json"))
-        assert [p["value"] for p in a["base_parameters"]] == [p["value"] for p in b["base_parameters"]]
+        # the same numbers up to rounding (a bag's streaming windows start after its first steps: data.timing)
+        pa_, pb = (np.array([p["value"] for p in r["base_parameters"]]) for r in (a, b))
+        np.testing.assert_allclose(pa_, pb, rtol=0, atol=1e-12 * np.abs(pb).max())
         assert any("message" in n and "dropped" in n for n in a["data_notes"])
         run_ok("validate", "-r", "planar2", "--params", tmp_path / "a.json", "--data", bag)
 

@@ -26,6 +26,8 @@ IGNORE = typer.Option(None, "--ignore", help="logged signals not to use: 'dq' (a
 TOPIC = typer.Option(None, "--topic", help="ROS bags: the sensor_msgs/JointState topic (default /joint_states)")
 STAMP = typer.Option("header", "--stamp", help="ROS bags: time from the messages' 'header' stamps or the recorder's "
                      "'receive' times")
+CHUNK_ROWS = typer.Option(50_000, "--chunk-rows", help="rows read at a time (bounded memory; the figures do not "
+                          "depend on it)")
 NAN = typer.Option("drop", "--nan", help="rows with NaN/empty fields: drop (noted) or reject")
 
 LOWPASS = typer.Option(None, "--lowpass", help="zero-phase Butterworth cutoff [Hz] before differentiation, or "

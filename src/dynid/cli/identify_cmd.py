@@ -271,7 +271,8 @@ def predict(robot: str = robot_option(),
             std: str = typer.Option(None, "--std", help="also write std1..stdn, the standard deviation of each "
                                     "predicted torque: 'model' (from the parameter covariance: the band of the "
                                     "noise-free torque) or 'measurement' (plus the residual variance: the band of "
-                                    "a measured torque); docs/identification.md")) -> None:
+                                    "a measured torque); docs/identification.md"),
+            chunk_rows: int = O.CHUNK_ROWS) -> None:
     """Torques of an identified model on other logs, preprocessed as in training.
 
     The data layout and segment options default to those used by 'identify' (stored in result.json)."""
@@ -299,7 +300,7 @@ def predict(robot: str = robot_option(),
             raise DataError(f"--std {std}: expected one of {list(KINDS)}")
     override = _segment_override(segments, max_gap)
     split = segment_column_needed(r, result, paths, mapping, override)
-    rows = write_stream(out, prediction_columns(r, result, paths, mapping, override, split, std=std))
+    rows = write_stream(out, prediction_columns(r, result, paths, mapping, override, split, chunk_rows, std=std))
     console.print(f"wrote [bold]{out}[/] ({rows} samples from {len(paths)} file(s))")
 
 
@@ -333,7 +334,7 @@ def validate(robot: str = robot_option(),
              rename: str = O.RENAME, columns: str = O.COLUMNS, time_unit: str = O.TIME_UNIT,
              degrees: bool = O.DEGREES, motor_side: bool = O.MOTOR_SIDE, current_gain: str = O.CURRENT_GAIN,
              negate: str = O.NEGATE, ignore: str = O.IGNORE, topic: str = O.TOPIC, stamp: str = STAMP_OVERRIDE,
-             force: bool = O.FORCE_ROBOT) -> None:
+             force: bool = O.FORCE_ROBOT, chunk_rows: int = O.CHUNK_ROWS) -> None:
     """RMSD and relative RMSD per joint (thesis eq. 5.1) of a model on one or more logs
     (self-validation on the training logs, cross-validation on others); with several files,
     also over all of them ('overall')."""
@@ -352,7 +353,8 @@ def validate(robot: str = robot_option(),
         from dynid.cli.cycles_cmd import validate_per
         validate_per(r, result, paths, mapping, per, min_velocity, skip_first, json_out, figure)
         return
-    reports = validate_sources(r, result, paths, mapping, _segment_override(segments, max_gap), min_velocity)
+    reports = validate_sources(r, result, paths, mapping, _segment_override(segments, max_gap), min_velocity,
+                               chunk_rows)
     for path, report in reports.items():
         title = f"all {len(paths)} files" if path == "overall" else f"{report['kind']}-validation on {path}"
         _print_validation(report, title, min_velocity, r.n)

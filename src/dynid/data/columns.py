@@ -29,7 +29,8 @@ class JointData:
     own: (N, n, e) regressor columns of each joint's own terms (friction...) when
     preprocessing computed them before decimation, else None; segment (N,): segment index of
     each row (``data.segments``; the raw labels of a ``segment`` column until cleaning), None
-    for one segment.
+    for one segment; rate [Hz]: the uniform rate preprocessing put the samples on (after
+    resampling and decimation; ``data.timing``), None before preprocessing.
     """
 
     t: np.ndarray
@@ -43,6 +44,7 @@ class JointData:
     notes: list[str] = field(default_factory=list)
     own: np.ndarray | None = None
     segment: np.ndarray | None = None
+    rate: float | None = None
 
     @property
     def n(self) -> int:
@@ -56,7 +58,7 @@ class JointData:
         pick = lambda a: None if a is None else a[index]  # noqa: E731
         return JointData(self.t[index], self.q[index], pick(self.dq), pick(self.ddq), pick(self.tau),
                          pick(self.cycle), pick(self.stage), self.source, list(self.notes), pick(self.own),
-                         pick(self.segment))
+                         pick(self.segment), self.rate)
 
 
 def _parse_list(text: str | None, n: int, what: str) -> np.ndarray | None:

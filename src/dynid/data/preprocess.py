@@ -2,9 +2,11 @@
 
 The chain ``prepare`` applies, in order (each step documented below):
 
-1. resample to a uniform grid when time stamps are irregular (spacing deviating more than
-   0.1 % from the median) or a rate is asked for: cubic spline of q (and dq, ddq), linear
-   interpolation of tau; cycle/stage take the previous sample's label;
+1. resample to a uniform grid when time stamps are irregular (a step of the segment deviating
+   more than 0.1 % from its median step) or a rate is asked for: cubic spline of q (and dq,
+   ddq), linear interpolation of tau; cycle/stage take the previous sample's label. A
+   segment's rate and whether it is irregular follow ``data.timing`` (the median of its first
+   steps; every step), never the way a streamed log is cut into chunks;
 2. zero-phase Butterworth low-pass (``scipy.signal.sosfiltfilt``, order 4) of q, dq, ddq
    (and tau when ``filter_torque``); the default cutoff is min(20 Hz, fs / 10);
 3. differentiation where dq or ddq are absent: time-aware central differences (second
@@ -34,9 +36,8 @@ import scipy.signal
 
 from dynid.data.columns import JointData
 from dynid.data.segments import DEFAULT_MAX_GAP, check_segmentation, concat, describe, segment_ranges
+from dynid.data.timing import IRREGULAR_TOLERANCE, SegmentTiming, segment_timing
 from dynid.errors import DataError
-
-IRREGULAR_TOLERANCE = 1e-3
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,12 @@ def sample_rate(t: np.ndarray) -> float:
     return 1.0 / float(np.median(np.diff(t)))
 
 
+def prepared_rate(data: JointData) -> float:
+    """The uniform rate [Hz] of prepared data (``JointData.rate``; the median rate of its time
+    stamps when preprocessing did not record one)."""
+    return float(data.rate) if data.rate else sample_rate(data.t)
+
+
 def is_irregular(t: np.ndarray) -> bool:
     dt = np.diff(t)
     med = np.median(dt)
@@ -148,14 +155,17 @@ def lowpass(x: np.ndarray, fs: float, cutoff: float, order: int = 4) -> np.ndarr
     return scipy.signal.sosfiltfilt(sos, x, axis=0, padlen=padlen)
 
 
-def central_derivative(t: np.ndarray, x: np.ndarray) -> np.ndarray:
+def central_derivative(t: np.ndarray, x: np.ndarray, step: float | None = None) -> np.ndarray:
     """dx/dt (N, ...) by second-order central differences on the (possibly irregular) grid t.
 
-    A grid uniform to 1e-9 relative uses the scalar step (the same numbers to 1e-9, faster)."""
+    A grid uniform to 1e-9 relative uses one scalar step (the same numbers to 1e-9, faster):
+    ``step`` [s] when given (the segment's, so a piece of it gives the same numbers), else the
+    mean step of t."""
     dt = np.diff(t)
-    step = float(dt.mean())
-    if np.max(np.abs(dt - step)) <= 1e-9 * step:
-        return np.gradient(x, step, axis=0, edge_order=2)
+    mean = float(dt.mean())
+    if np.max(np.abs(dt - mean)) <= 1e-9 * mean:
+        return np.gradient(x, mean if step is None or abs(step - mean) > 1e-9 * mean else step, axis=0,
+                           edge_order=2)
     return np.gradient(x, t, axis=0, edge_order=2)
 
 
@@ -177,7 +187,7 @@ def irregular_note(fs: float, prep: Preprocessing) -> str:
 def too_short(data: JointData, prep: Preprocessing) -> str | None:
     """Why a segment of raw samples leaves nothing after its ``edge_samples`` (None when it does not)."""
     if len(data) >= 3:
-        fs = sample_rate(data.t)
+        fs = segment_timing(data.t).rate
         trim = edge_samples(prep, fs / prep.decimate)
         if len(data) > 2 * trim * prep.decimate:
             return None
@@ -219,19 +229,24 @@ def prepare(data: JointData, prep: Preprocessing = Preprocessing(), grid_t0: flo
 
 
 def prepare_segment(data: JointData, prep: Preprocessing = Preprocessing(), grid_t0: float | None = None,
-                    joint_columns=None) -> JointData:
-    """``prepare`` of one segment (continuous motion; grid_t0: where the uniform grid starts)."""
+                    joint_columns=None, timing: SegmentTiming | None = None) -> JointData:
+    """``prepare`` of one segment (continuous motion; grid_t0: where the uniform grid starts).
+
+    timing: the whole segment's time base (``data.timing``) when ``data`` is a window of it
+    (streaming); None: taken from ``data``. A window of a regular segment that holds an irregular
+    step (rows dropped for NaN) is resampled on the segment's grid as well."""
     if len(data) < 3:
         raise DataError(f"{data.source}: {len(data)} samples; at least 3 are needed")
-    if prep.resample_hz and prep.resample_hz > MAX_UPSAMPLING * sample_rate(data.t):
+    timing = timing or segment_timing(data.t)
+    if prep.resample_hz and prep.resample_hz > MAX_UPSAMPLING * timing.rate:
         raise DataError(f"{data.source}: --resample {prep.resample_hz:g} Hz is more than {MAX_UPSAMPLING} times the "
-                        f"log's rate ({sample_rate(data.t):.6g} Hz); interpolation adds no information")
-    if prep.resample_hz or is_irregular(data.t):
-        fs = float(prep.resample_hz or sample_rate(data.t))
-        if is_irregular(data.t):
+                        f"log's rate ({timing.rate:.6g} Hz); interpolation adds no information")
+    irregular = timing.irregular or is_irregular(data.t)
+    fs = float(prep.resample_hz or timing.rate)
+    if prep.resample_hz or irregular:
+        if irregular:
             data.notes.append(irregular_note(fs, prep))
         data = resample(data, fs, grid_t0)
-    fs = sample_rate(data.t)
     fc = prep.cutoff(fs)
     filt = lambda a: None if a is None else lowpass(a, fs, fc, prep.filter_order)  # noqa: E731
     q, dq, ddq = filt(data.q), filt(data.dq), filt(data.ddq)
@@ -240,7 +255,7 @@ def prepare_segment(data: JointData, prep: Preprocessing = Preprocessing(), grid
     def derive(x):
         if prep.derivative == "savgol":
             return savgol_derivative(x, 1.0 / fs, prep.savgol_window, prep.savgol_order)
-        return central_derivative(data.t, x)
+        return central_derivative(data.t, x, 1.0 / fs)
 
     if dq is None:
         dq = derive(q)
@@ -249,7 +264,7 @@ def prepare_segment(data: JointData, prep: Preprocessing = Preprocessing(), grid
     if prep.tau_delay and tau is not None:
         tau = advance(tau, int(round(prep.tau_delay * fs)))
     if prep.decimate <= 1:
-        return replace(data, q=q, dq=dq, ddq=ddq, tau=tau, notes=list(data.notes))
+        return replace(data, q=q, dq=dq, ddq=ddq, tau=tau, notes=list(data.notes), rate=fs)
     # step 4: one more low-pass for every signal, then every k-th sample of the global grid
     own = None if joint_columns is None else joint_columns(dq, ddq)
     dec = lambda a: None if a is None else lowpass(a, fs, 0.8 * fs / (2.0 * prep.decimate), prep.filter_order)  # noqa: E731
@@ -259,7 +274,8 @@ def prepare_segment(data: JointData, prep: Preprocessing = Preprocessing(), grid
     dq = derive(q) if data.dq is None else dec(dq)
     ddq = derive(dq) if data.ddq is None else dec(ddq)
     index = np.rint((data.t - (data.t[0] if grid_t0 is None else grid_t0)) * fs).astype(np.int64)
-    out = replace(data, q=q, dq=dq, ddq=ddq, tau=dec(tau), notes=list(data.notes), own=dec(own))
+    out = replace(data, q=q, dq=dq, ddq=ddq, tau=dec(tau), notes=list(data.notes), own=dec(own),
+                  rate=fs / prep.decimate)
     return out.select(index % prep.decimate == 0)
 
 
@@ -281,7 +297,9 @@ def edge_samples(prep: Preprocessing, fs: float) -> int:
     fs_in = fs * prep.decimate
     fc = prep.cutoff(fs_in)
     delay = abs(prep.tau_delay) * fs_in
-    return int(np.ceil((max(3.0 * fs_in / fc if fc > 0 else 2.0, 2.0) + delay) / prep.decimate)) + 1
+    samples = (max(3.0 * fs_in / fc if fc > 0 else 2.0, 2.0) + delay) / prep.decimate
+    # rounded first: 3 x 1000 Hz / 20 Hz is 150 samples, not 151 when fs carries a rounding error
+    return int(np.ceil(round(samples, 6))) + 1
 
 
 def edge_mask(count: int, trim: int, head: bool = True, tail: bool = True) -> np.ndarray:

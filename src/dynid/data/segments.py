@@ -25,6 +25,7 @@ from dataclasses import replace
 import numpy as np
 
 from dynid.data.columns import JointData
+from dynid.data.timing import STEP_SAMPLES
 from dynid.errors import DataError
 
 DEFAULT_MAX_GAP = 5.0
@@ -44,12 +45,16 @@ class Segmenter:
 
     source: file name for messages; resets: a time reset starts a segment (else an error);
     max_gap: steps longer than max_gap x the median step start a segment. The median step is
-    taken from the first chunk (steps inside segments only) and kept: ``step``.
+    that of the file's first ``STEP_SAMPLES`` steps (inside segments; ``data.timing``), kept in
+    ``step`` (or given: a first pass's, ``data.stream.log_timing``); without it the first chunk
+    must hold rows 1 .. STEP_SAMPLES + 1 (``data.stream.raw_chunks`` then makes its first chunk
+    that long) for the threshold not to depend on the chunking.
     """
 
-    def __init__(self, source: str, resets: bool = False, max_gap: float = DEFAULT_MAX_GAP):
+    def __init__(self, source: str, resets: bool = False, max_gap: float = DEFAULT_MAX_GAP,
+                 step: float | None = None):
         self.source, self.resets, self.max_gap = source, resets, max_gap
-        self.step: float | None = None
+        self.step: float | None = step
         self.last_t: float | None = None
         self.last_label = None
         self.last_id = -1
@@ -58,11 +63,12 @@ class Segmenter:
         self.labels_seen = 0
 
     @classmethod
-    def for_preprocessing(cls, source: str, prep=None) -> "Segmenter":
-        """The segmenter a ``Preprocessing``'s ``segments`` and ``max_gap`` ask for (defaults when None)."""
+    def for_preprocessing(cls, source: str, prep=None, step: float | None = None) -> "Segmenter":
+        """The segmenter a ``Preprocessing``'s ``segments`` and ``max_gap`` ask for (defaults when
+        None); ``step``: the file's median step when a first pass found it (``data.timing``)."""
         if prep is None:
-            return cls(source)
-        return cls(source, resets=prep.segments == "auto", max_gap=prep.max_gap)
+            return cls(source, step=step)
+        return cls(source, resets=prep.segments == "auto", max_gap=prep.max_gap, step=step)
 
     def __call__(self, t: np.ndarray, labels: np.ndarray | None, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(ids (N,) int64, duplicate (N,) bool: same time stamp as the previous row of its segment).
@@ -92,8 +98,9 @@ class Segmenter:
                             "holds several segments: use --segments auto (or a 'segment' column)")
         if self.step is None:
             inside = (dt > 0) & ~new_label
+            early = inside & (rows <= STEP_SAMPLES + 1)  # the file's first steps (data.timing)
             if np.any(inside):
-                self.step = float(np.median(dt[inside]))
+                self.step = float(np.median(dt[early if np.any(early) else inside]))
         gap = (dt > self.max_gap * self.step) & ~new_label & ~reset if self.step else np.zeros(count, dtype=bool)
         start = new_label | reset | gap
         if self.last_t is None:
@@ -151,9 +158,10 @@ def concat(parts: list[JointData]) -> JointData:
         return None if any(a is None for a in arrays) else np.concatenate(arrays)
 
     first = parts[0]
+    rate = first.rate if all(p.rate == first.rate for p in parts) else None  # segments at different rates
     return replace(first, t=cat("t"), q=cat("q"), dq=cat("dq"), ddq=cat("ddq"), tau=cat("tau"),
                    cycle=cat("cycle"), stage=cat("stage"), own=cat("own"), segment=cat("segment"),
-                   notes=list(dict.fromkeys(notes)))
+                   notes=list(dict.fromkeys(notes)), rate=rate)
 
 
 def segment_edge_mask(data: JointData, trim: int) -> np.ndarray:

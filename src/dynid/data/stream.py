@@ -11,12 +11,16 @@ emitted, so the zero-phase filter and the differences see the signal as if it we
 A log of several segments (``data.segments``: gaps, time resets, a ``segment`` column) gets
 one such window per segment, so nothing is filtered or differentiated across a boundary;
 ``with_edges`` marks the edge samples at both ends of every segment for fits and scores.
+
+Nothing depends on ``chunk_rows`` beyond rounding: every segment's rate, resampling and edge
+trim come from its time base (``data.timing``), which ``log_timing`` finds in a first pass over
+the time column (cached per file) before the windows start; the segmenter's gap threshold
+comes from the file's first ``STEP_SAMPLES`` steps, which ``raw_chunks`` puts in its first chunk.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -31,10 +35,9 @@ from dynid.data.io import (
     map_columns,
 )
 from dynid.data.plausibility import LogChecks
-from dynid.data.preprocess import (
-    Preprocessing, edge_mask, edge_samples, irregular_note, is_irregular, prepare_segment, sample_rate, too_short,
-)
+from dynid.data.preprocess import Preprocessing, edge_samples, prepare_segment, prepared_rate, too_short
 from dynid.data.segments import Segmenter, concat, describe, segment_ranges
+from dynid.data.timing import STEP_SAMPLES, LogTiming, SegmentTiming, TimingPass, segment_timing
 from dynid.errors import DataError
 
 
@@ -61,6 +64,20 @@ def _batches(path: Path, mapping: ColumnMapping, chunk_rows: int, bad: BadRows) 
         yield pa.Table.from_batches(pending)
 
 
+def _first_rows(tables: Iterator[pa.Table], rows: int) -> Iterator[pa.Table]:
+    """The tables, the first ones joined until it holds at least ``rows`` rows (or the file ends)."""
+    head = []
+    for table in tables:
+        if head is not None:
+            head.append(table)
+            if sum(t.num_rows for t in head) < rows:
+                continue
+            table, head = pa.concat_tables(head), None
+        yield table
+    if head:
+        yield pa.concat_tables(head)
+
+
 def _guarded(batches: Iterator[pa.Table], path: Path) -> Iterator[pa.Table]:
     """The batches, with pyarrow's errors raised while reading turned into DataError (``arrow_errors``)."""
     while True:
@@ -75,6 +92,9 @@ def raw_chunks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapping()
                nan: str = "drop", prep: Preprocessing | None = None) -> Iterator[JointData]:
     """Mapped, cleaned chunks of a joint data file (rows named by their place in the file), each
     row labelled with its segment (``data.segments``: ``prep.segments`` and ``prep.max_gap``).
+    The segmenter's median step comes from ``log_timing``'s first pass; when there is none (a ROS
+    bag, a FIFO) the first chunk holds at least the file's first ``STEP_SAMPLES`` + 1 rows (the
+    step's rows: ``data.timing``), the others ``chunk_rows``.
 
     A malformed line other than the last one is reported when the stream reaches its end.
     """
@@ -87,8 +107,11 @@ def raw_chunks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapping()
     else:
         path = data_file(path)
         tables = _guarded(_batches(path, mapping, chunk_rows, bad), path)
+    plan = log_timing(path, mapping, prep)
+    if plan is None or plan.step is None:
+        tables = _first_rows(tables, STEP_SAMPLES + 1)
     offset = 0
-    segmenter = Segmenter.for_preprocessing(str(path), prep)
+    segmenter = Segmenter.for_preprocessing(str(path), prep, None if plan is None else plan.step)
     checks = LogChecks(robot, str(path))
     columns_notes: list[str] = []
     for table in tables:
@@ -110,27 +133,37 @@ def raw_chunks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapping()
         yield JointData(np.empty(0), np.empty((0, robot.n)), source=str(path), notes=notes)
 
 
-def count_segments(path: str | Path, mapping: ColumnMapping = ColumnMapping(), prep: Preprocessing | None = None,
-                   robot=None, chunk_rows: int = 200_000) -> int | None:
-    """Segments of a file (``data.segments``) from its time and ``segment`` columns alone: a cheap
-    first pass (a CSV is tokenized but only these columns are converted; a Parquet file reads them
-    alone; a bag's messages are read again, which needs ``robot``) for writers that must know
-    before streaming whether a file has several segments. Rows that cleaning drops for NaN in
-    other columns are not seen (their gap is not counted). None when the file cannot be read
-    twice (a FIFO), has no time column, or the full pass will report an error."""
-    segmenter = Segmenter.for_preprocessing(str(path), prep)
-    scale = TIME_UNITS[mapping.time_unit]
-    if is_bag(path):
-        if robot is None:
-            return None
-        wanted, scale = {"t": "t"}, 1.0
+_TIMINGS: dict[tuple, LogTiming | None] = {}  # first passes of this process, by file state and options
 
-        def batches():
-            return robot_tables(Path(path), robot, mapping, chunk_rows, "drop", [])
-    else:
-        path = data_file(path)
-        if not path.is_file():
-            return None
+
+def log_timing(path: str | Path, mapping: ColumnMapping = ColumnMapping(), prep: Preprocessing | None = None,
+               chunk_rows: int = 200_000) -> LogTiming | None:
+    """The time base of every segment of a file (``data.timing``) from its time and ``segment``
+    columns alone: a cheap first pass (a CSV is tokenized but only these columns are converted;
+    a Parquet file reads them alone), cached per file (path, size, modification time) and
+    segmentation options. Rows with a time stamp are seen whether or not cleaning later drops
+    them for NaN in other columns (``LogTiming.find`` copes). None for a ROS bag (its messages
+    would be decoded twice), a file that cannot be read twice (a FIFO), a file without a time
+    column, or one the full pass will report as broken."""
+    if is_bag(path):
+        return None
+    path = data_file(path)
+    if not path.is_file():
+        return None
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns, mapping, None if prep is None else
+           (prep.segments, prep.max_gap))
+    if key not in _TIMINGS:
+        if len(_TIMINGS) >= 64:
+            _TIMINGS.clear()
+        _TIMINGS[key] = _first_pass(path, mapping, prep, chunk_rows)
+    return _TIMINGS[key]
+
+
+def _first_pass(path: Path, mapping: ColumnMapping, prep: Preprocessing | None, chunk_rows: int) -> LogTiming | None:
+    segmenter = Segmenter.for_preprocessing(str(path), prep)
+    timing, offset, scale = TimingPass(), 0, TIME_UNITS[mapping.time_unit]
+    try:
         if mapping.names:
             raw = list(mapping.names)
         else:
@@ -139,30 +172,53 @@ def count_segments(path: str | Path, mapping: ColumnMapping = ColumnMapping(), p
         wanted = {mapping.contract_name(c): c for c in raw if mapping.contract_name(c) in ("t", "segment")}
         if "t" not in wanted:
             return None
-
-        def batches():
+        with arrow_errors(path):
             if is_parquet(path):
-                return pq.ParquetFile(path, pre_buffer=False).iter_batches(batch_size=chunk_rows,
-                                                                           columns=list(wanted.values()))
-            # 1 MB blocks: pyarrow's streaming reader holds ~30 blocks (16 MB blocks peaked at 0.5 GB)
-            return pacsv.open_csv(path, read_options=csv_read_options(mapping, block_size=1 << 20),
-                                  parse_options=pacsv.ParseOptions(invalid_row_handler=lambda row: "skip"),
-                                  convert_options=pacsv.ConvertOptions(include_columns=list(wanted.values()),
-                                                                       strings_can_be_null=True))
-    offset = 0
-    try:
-        with arrow_errors(Path(path)):
-            for batch in batches():
+                batches = pq.ParquetFile(path, pre_buffer=False).iter_batches(batch_size=chunk_rows,
+                                                                              columns=list(wanted.values()))
+            else:  # 1 MB blocks: pyarrow's streaming reader holds ~30 blocks (16 MB blocks peaked at 0.5 GB)
+                batches = pacsv.open_csv(path, read_options=csv_read_options(mapping, block_size=1 << 20),
+                                         parse_options=pacsv.ParseOptions(invalid_row_handler=lambda row: "skip"),
+                                         convert_options=pacsv.ConvertOptions(include_columns=list(wanted.values()),
+                                                                              strings_can_be_null=True))
+            for batch in _first_rows(iter(pa.Table.from_batches([b]) for b in batches), STEP_SAMPLES + 1):
                 t = batch.column(wanted["t"]).to_numpy(zero_copy_only=False).astype(float) * scale
                 labels = (np.asarray(batch.column(wanted["segment"]).to_pylist(), dtype=object)
                           if "segment" in wanted else None)
+                rows = offset + 1 + np.arange(t.size)
                 finite = np.isfinite(t)
                 if not finite.all():
-                    t, labels = t[finite], None if labels is None else labels[finite]
-                segmenter(t, labels, offset + 1 + np.arange(t.size))
+                    t, rows, labels = t[finite], rows[finite], None if labels is None else labels[finite]
+                ids, duplicate = segmenter(t, labels, rows)
+                timing.add(t[~duplicate], ids[~duplicate])
                 offset += batch.num_rows
+    except (DataError, ValueError, TypeError):
+        return None  # time going backwards, a malformed file, text in the time column...: the full pass reports it
+    return LogTiming(tuple(timing.timings()), segmenter.step)
+
+
+def count_segments(path: str | Path, mapping: ColumnMapping = ColumnMapping(), prep: Preprocessing | None = None,
+                   robot=None, chunk_rows: int = 200_000) -> int | None:
+    """Segments of a file (``data.segments``) from its time and ``segment`` columns alone
+    (``log_timing``'s first pass), for writers that must know before streaming whether a file
+    has several segments; a ROS bag's messages are read again (this needs ``robot``). Rows that
+    cleaning drops for NaN in other columns are not seen (their gap is not counted). None when
+    the file cannot be read twice (a FIFO), has no time column, or the full pass will report an
+    error."""
+    if not is_bag(path):
+        timing = log_timing(path, mapping, prep, chunk_rows)
+        return None if timing is None else len(timing.segments)
+    if robot is None:
+        return None
+    segmenter = Segmenter.for_preprocessing(str(path), prep)
+    offset = 0
+    try:
+        for batch in robot_tables(Path(path), robot, mapping, chunk_rows, "drop", []):
+            t = batch.column("t").to_numpy(zero_copy_only=False).astype(float)
+            segmenter(t, None, offset + 1 + np.arange(t.size))
+            offset += batch.num_rows
     except DataError:
-        return None  # time going backwards, a malformed file...: the full pass reports it
+        return None
     return segmenter.last_id + 1
 
 
@@ -175,30 +231,39 @@ def default_margin(fs: float, prep: Preprocessing) -> int:
 
 
 class _SegmentWindow:
-    """The overlapping-window preparation of one segment (module docstring)."""
+    """The overlapping-window preparation of one segment (module docstring) on the segment's time
+    base ``timing`` (``data.timing``); without one (a bag, a FIFO) the window waits for the
+    segment's first ``STEP_SAMPLES`` steps and decides on them."""
 
-    def __init__(self, segment: int, prep: Preprocessing, margin: int | None, joint_columns):
+    def __init__(self, segment: int, prep: Preprocessing, margin: int | None, joint_columns,
+                 timing: SegmentTiming | None):
         self.segment, self.prep, self.margin, self.joint_columns = segment, prep, margin, joint_columns
+        self.timing = timing
         self.window: JointData | None = None
         self.t0: float | None = None
         self.emitted_to = -np.inf
         self.emitted = False
 
     def _prepare(self) -> JointData:
-        return prepare_segment(self.window, self.prep, grid_t0=self.t0, joint_columns=self.joint_columns)
+        return prepare_segment(self.window, self.prep, grid_t0=self.t0, joint_columns=self.joint_columns,
+                               timing=self.timing)
+
+    def _start(self) -> None:
+        """Fix the grid origin, the time base and the margin (once, before the first window)."""
+        window = self.window
+        self.t0 = float(window.t[0])
+        if self.timing is None:
+            self.timing = segment_timing(window.t[:STEP_SAMPLES + 1], self.segment)
+        self.margin = self.margin or default_margin(self.timing.rate, self.prep)
 
     def add(self, piece: JointData) -> Iterator[JointData]:
         """Take raw rows of the segment; emit what is prepared for good."""
         self.window = piece if self.window is None else concat([self.window, piece])
         window = self.window
         if self.t0 is None:
-            if len(window) < 3:
+            if len(window) < 3 or (self.timing is None and len(window) <= STEP_SAMPLES):
                 return
-            self.t0 = float(window.t[0])
-            if self.prep.resample_hz is None and is_irregular(window.t):
-                self.prep = replace(self.prep, resample_hz=sample_rate(window.t))
-                window.notes.append(irregular_note(self.prep.resample_hz, self.prep))
-            self.margin = self.margin or default_margin(sample_rate(window.t), self.prep)
+            self._start()
         if len(window) < 3 * self.margin:
             return
         done = self._prepare()
@@ -218,7 +283,7 @@ class _SegmentWindow:
             if reason:
                 return None, f"{describe(self.window, self.segment)} dropped: {reason}"
         if self.t0 is None:
-            self.t0 = float(self.window.t[0])
+            self._start()
         done = self._prepare()
         return done.select(slice(np.searchsorted(done.t, self.emitted_to, "right"), None)), None
 
@@ -227,13 +292,16 @@ def prepared_chunks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapp
                     prep: Preprocessing = Preprocessing(), chunk_rows: int = 50_000,
                     margin: int | None = None, nan: str = "drop", joint_columns=None) -> Iterator[JointData]:
     """Preprocessed chunks whose concatenation equals ``prepare`` of the whole file (up to
-    the filter transient over ``margin`` rows, which decays below rounding for the default).
+    the filter transient over ``margin`` rows, which decays below rounding for the default),
+    whatever ``chunk_rows`` (module docstring).
 
-    Every chunk lies inside one segment (``chunk.segment`` holds its index); each segment is
-    prepared on its own. A chunk of length 0 carries only notes. A file none of whose segments
-    is long enough for the filter is an error (``preprocess.too_short``)."""
+    Every chunk lies inside one segment (``chunk.segment`` holds its index; ``chunk.rate`` its
+    rate after preparation); each segment is prepared on its own. A chunk of length 0 carries
+    only notes. A file none of whose segments is long enough for the filter is an error
+    (``preprocess.too_short``)."""
     current: _SegmentWindow | None = None
     notes, dropped, kept = [], [], 0
+    plan = log_timing(path, mapping, prep)
 
     def close(window: _SegmentWindow, only: bool):
         nonlocal kept
@@ -256,7 +324,8 @@ def prepared_chunks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapp
                     yield _with_notes(last, notes)
                 current = None
             if current is None:
-                current = _SegmentWindow(segment, prep, margin, joint_columns)
+                timing = None if plan is None else plan.find(segment, float(raw.t[rows.start]))
+                current = _SegmentWindow(segment, prep, margin, joint_columns, timing)
             for done in current.add(raw.select(rows)):
                 yield _with_notes(done, notes)
     if current is not None:
@@ -278,19 +347,45 @@ def _with_notes(chunk: JointData, pending: list[str]) -> JointData:
 
 def with_edges(chunks: Iterator[JointData], prep: Preprocessing) -> Iterator[tuple[JointData, np.ndarray, bool]]:
     """(chunk, keep (N,), last) for each prepared chunk: keep is False for the ``edge_samples``
-    at the start and the end of every segment; last: the chunk ends its segment. Chunks of
+    at the start and the end of every segment (at the segment's rate, ``chunk.rate``), however
+    short its chunks; last: the chunk ends its segment. A chunk is held back until ``trim``
+    samples of its segment follow it (its tail is then known not to be an edge). Chunks of
     length 0 (notes only) pass through with an empty mask."""
-    pending, first, trim = None, True, 0
+    held: list[JointData] = []
+    head = trim = 0
+    current: object = _NO_SEGMENT
+
+    def release(count: int, ends: bool) -> Iterator[tuple[JointData, np.ndarray, bool]]:
+        """The first ``count`` held chunks; ``ends``: they are all that is left of the segment."""
+        nonlocal head
+        out = held[:count]
+        del held[:count]
+        after = sum(len(c) for c in out)
+        for k, chunk in enumerate(out):
+            after -= len(chunk)  # samples of the segment after this chunk
+            keep = np.ones(len(chunk), dtype=bool)
+            keep[:head] = False
+            head = max(head - len(chunk), 0)
+            tail = trim - after
+            if ends and tail > 0:
+                keep[max(len(chunk) - tail, 0):] = False
+            yield chunk, keep, ends and k == len(out) - 1
+
     for chunk in chunks:
         if len(chunk) == 0:
             yield chunk, np.zeros(0, dtype=bool), False
             continue
-        segment = None if chunk.segment is None else int(chunk.segment[0])
-        starts = pending is None or segment != (None if pending.segment is None else int(pending.segment[0]))
-        if pending is not None:
-            yield pending, edge_mask(len(pending), trim, head=first, tail=starts), starts
-        if starts:
-            trim = edge_samples(prep, sample_rate(chunk.t)) if len(chunk) > 2 else 2
-        pending, first = chunk, starts
-    if pending is not None:
-        yield pending, edge_mask(len(pending), trim, head=first, tail=True), True
+        index = None if chunk.segment is None else int(chunk.segment[0])
+        if index != current:
+            yield from release(len(held), ends=True)
+            trim = edge_samples(prep, prepared_rate(chunk)) if chunk.rate or len(chunk) > 2 else 2
+            head, current = trim, index
+        held.append(chunk)
+        behind = np.cumsum([len(c) for c in held][::-1])[::-1]  # samples from each held chunk to the end
+        ready = int(np.sum(behind[1:] >= trim))  # chunks followed by at least trim samples
+        if ready:
+            yield from release(ready, ends=False)
+    yield from release(len(held), ends=True)
+
+
+_NO_SEGMENT = object()

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dynid.data.columns import ColumnMapping, JointData
-from dynid.data.preprocess import Preprocessing, edge_samples, prepare, sample_rate, segments, velocity_mask
+from dynid.data.preprocess import Preprocessing, edge_samples, prepare, prepared_rate, segments, velocity_mask
 from dynid.data.segments import segment_edge_mask, segment_ranges
 from dynid.data.stream import prepared_chunks, with_edges
 from dynid.errors import DataError, DynidError
@@ -208,8 +208,8 @@ def accumulate_sources(robot, sources, options: ModelOptions, base: BaseParamete
                     count.notes.extend(chunk.notes)
                     if len(chunk) == 0:
                         continue
-                    if not np.isfinite(fs) and len(chunk) > 2:
-                        fs = sample_rate(chunk.t)
+                    if not np.isfinite(fs):
+                        fs = prepared_rate(chunk)
                     index = 0 if chunk.segment is None else int(chunk.segment[0])
                     if segment is None or segment.segment != index:
                         segment = SegmentCount(index, float(chunk.t[0]), float(chunk.t[-1]))
@@ -263,7 +263,7 @@ def regressor_arrays(robot, data: JointData, options: ModelOptions, base: BasePa
     if data.own is not None:  # exactly filtered before decimation
         place_motor_columns(robot, options, data.own, y)
     tau, dq = data.tau, data.dq
-    keep = segment_edge_mask(data, edge_samples(prep, sample_rate(data.t)))
+    keep = segment_edge_mask(data, edge_samples(prep, prepared_rate(data)))
     return np.ascontiguousarray(y[..., base.independent]), tau, row_mask(dq, keep, prep)
 
 
