@@ -158,7 +158,11 @@ class Robot:
     """Immutable robot: moving joints (parents before children), their links, gravity.
 
     ``joints`` and ``links`` are the kinematic tree (``n_bodies`` of each); the data columns are
-    the ``n`` actuated joints, those without a ``mimic`` (module docstring).
+    the ``n`` actuated joints, those without a ``mimic`` (module docstring). ``locked``: the
+    description's joints held fixed (``--lock``, ``--joints``; robot/select.py) as (name, value
+    [rad | m]) pairs, followers of a locked mimic leader included at their own value: their
+    bodies are merged into the moving ancestor at these values, and whatever else hangs below
+    them (collision geometry) is placed at them too (``lock_values``).
     """
 
     name: str
@@ -168,6 +172,7 @@ class Robot:
     description: str = ""
     source: str = "builtin"
     transmission: np.ndarray | None = None  # (n, n) coupling T, q_m = T q; None: diag(gear ratios)
+    locked: tuple[tuple[str, float], ...] = ()
 
     def __post_init__(self):
         object.__setattr__(self, "joints", tuple(self.joints))
@@ -195,6 +200,11 @@ class Robot:
             t = check_transmission(self.transmission, self.gear_ratios, self.joint_names,
                                    f"robot '{self.name}': transmission")
             object.__setattr__(self, "transmission", _frozen(t, t.shape))
+
+    @property
+    def lock_values(self) -> dict[str, float]:
+        """{name: value [rad | m]} of the description's joints held fixed (``locked``)."""
+        return dict(self.locked)
 
     # -- sizes and parameters -------------------------------------------------------------
     @property

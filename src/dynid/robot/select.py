@@ -114,8 +114,11 @@ def lock_joints(robot: Robot, values: dict[str, float]) -> Robot:
         except ModelError as exc:  # rounding of merged bodies is far below these checks
             raise ModelError(f"robot '{robot.name}': merging locked bodies: {exc}") from None
     held = ", ".join(f"{k}={v:g}" for k, v in values.items())
+    # the values the bodies were merged at (followers of a locked leader at theirs): what hangs
+    # below these joints (collision geometry: excite/geometry/urdf_shapes.py) is placed at them too
+    at = tuple((robot.joints[i].name, float(tree_value[i])) for i in range(robot.n_bodies) if locked[i])
     return replace(robot, joints=tuple(joints), links=tuple(links), transmission=transmission,
-                   description=f"{robot.description}; locked {held}".lstrip("; "))
+                   description=f"{robot.description}; locked {held}".lstrip("; "), locked=robot.locked + at)
 
 
 def default_lock_value(joint) -> float:

@@ -110,12 +110,12 @@ def robot_capsules(robot, source: str = "auto", radius=None) -> CapsuleSet:
         root = urdf_shapes.parse(path)
         frames = urdf_shapes.link_frames(robot, root)
         from_urdf, notes = urdf_shapes.collision_capsules(robot, path, root, frames)
-        moving = {j.name for j in robot.joints}
+        moving, locked = {j.name for j in robot.joints}, robot.lock_values
         held = [el.get("name") for el in root.findall("joint")
                 if el.get("type") not in (None, "fixed") and el.get("name") not in moving]
         if held:
-            notes.append(f"joints {', '.join(held)} are not moved by the robot (locked or left out): the "
-                         "collision geometry below them is placed at their zero position")
+            at = ", ".join(f"{name}={locked[name]:g}" if name in locked else f"{name} (at its origin)" for name in held)
+            notes.append(f"joints not moved by the robot: the collision geometry below them is placed at {at}")
         from_urdf = cap.drop_contained(from_urdf)
     elif source == "urdf":
         raise ModelError(f"robot '{robot.name}' is not described by a URDF file: no collision geometry to read "

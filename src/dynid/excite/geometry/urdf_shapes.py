@@ -1,10 +1,11 @@
 """Collision geometry of a URDF description as capsules in the frames of the robot's links.
 
-The robot (``dynid.robot``) keeps only actuated joints; every URDF link is carried by the
-nearest actuated joint above it (its *owner*; -1 for the base). ``link_frames`` walks the
-URDF tree and places each URDF link in its owner's frame through the joints that are not
-actuated in the robot: fixed joints by their origin, other joints (locked or mimic joints
-the robot does not move) at their zero position. ``collision_capsules`` turns each
+The robot (``dynid.robot``) keeps only its moving joints; every URDF link is carried by the
+nearest moving joint above it (its *owner*; -1 for the base). ``link_frames`` walks the
+URDF tree and places each URDF link in its owner's frame through the joints the robot does
+not move: fixed joints by their origin, locked joints at their lock value (``Robot.locked``,
+the values their bodies' inertia was merged at), any other (a held floating base) at its
+origin. ``collision_capsules`` turns each
 ``<collision>`` element (sphere, cylinder, box, capsule, mesh) into a capsule that contains
 it (``capsules``); a mesh it cannot find or read is skipped with a note, and its link then
 falls back to the kinematic chain.
@@ -21,7 +22,7 @@ import numpy as np
 from dynid.errors import ModelError
 from dynid.excite.geometry import capsules as cap
 from dynid.excite.geometry.mesh import read_vertices, resolve_package_path
-from dynid.robot.transforms import rpy_matrix
+from dynid.robot.transforms import axis_angle, rpy_matrix
 
 
 def _floats(text, count, default):
@@ -47,10 +48,25 @@ def parse(path) -> ET.Element:
         raise ModelError(f"{path}: cannot read the URDF for its collision geometry ({exc})") from None
 
 
+def held_motion(element, value: float) -> tuple[np.ndarray, np.ndarray]:
+    """(rotation, translation) of a URDF joint's child frame in its parent's at q = value:
+    origin, then a rotation about (revolute, continuous) or a translation along (prismatic) <axis>."""
+    r, t = _origin(element)
+    if value == 0.0 or element.get("type") not in ("revolute", "continuous", "prismatic"):
+        return r, t
+    axis_el = element.find("axis")
+    axis = _floats(axis_el.get("xyz") if axis_el is not None else None, 3, [1, 0, 0])
+    axis = axis / np.linalg.norm(axis)
+    if element.get("type") == "prismatic":
+        return r, t + r @ (value * axis)
+    return r @ axis_angle(axis, value), t
+
+
 def link_frames(robot, root: ET.Element) -> dict[str, tuple[int, np.ndarray, np.ndarray]]:
     """{URDF link name: (owner link index or -1, rotation (3, 3), translation (3,) in the
     owner's frame)}."""
     actuated = {j.name: i for i, j in enumerate(robot.joints)}
+    held = robot.lock_values
     children: dict[str, list] = {}
     has_parent = set()
     for el in root.findall("joint"):
@@ -70,7 +86,7 @@ def link_frames(robot, root: ET.Element) -> dict[str, tuple[int, np.ndarray, np.
             if el.get("name") in actuated:
                 stack.append((child, actuated[el.get("name")], np.eye(3), np.zeros(3)))
             else:
-                r, t = _origin(el)
+                r, t = held_motion(el, held.get(el.get("name"), 0.0))
                 stack.append((child, owner, rot @ r, trans + rot @ t))
     return frames
 
