@@ -18,6 +18,16 @@ written through the normal equations: ||W beta - tau||^2 = (beta - beta_ls)^T A 
 the noise level). The small regularization (lambda = 1e-6 by default, D = 1 / max(|prior|,
 scale of the group)) only picks the non-identifiable directions of theta (those K maps to
 zero); it is negligible for the identifiable ones. Solved with cvxpy and Clarabel (SCS as fallback).
+
+A solver meets the constraints to its own tolerance only (SCS about 1e-5, an
+``optimal_inaccurate`` status worse): a link on the boundary of the physical set (a thin rod,
+J1 + J2 = J3, which the fit often reaches) may then miss J >= 0 by a little and be refused
+by every physical check downstream (``dynid export``). The estimate is therefore projected
+onto the constraints: each link's pseudo-inertia onto the positive semidefinite matrices
+(its negative eigenvalues raised to 1e-12 of the largest: the nearest such matrix in the
+Frobenius norm, and J is a one-to-one linear image of the ten parameters), I_a, Coulomb and
+viscous coefficients onto >= 0 (``physical_projection``). The size of that step is reported
+(``diagnostics.physical_projection``; a warning when it is beyond rounding), never hidden.
 """
 
 from __future__ import annotations
@@ -30,7 +40,9 @@ from dynid.errors import IllConditionedError
 from dynid.identify.estimators import Estimator, joint_noise_variances
 from dynid.identify.model import FRICTION_MODELS, ModelOptions, full_parameters, parameter_slices
 from dynid.identify.normal_equations import NormalEquations
-from dynid.robot.inertia import pseudo_inertia
+from dynid.robot.inertia import consistency_problems, from_pseudo_inertia, pseudo_inertia
+
+EIGEN_FLOOR = 1e-12  # projected pseudo-inertias: eigenvalues >= this x the largest (a margin for rounding)
 
 
 def pseudo_inertia_basis() -> np.ndarray:
@@ -42,6 +54,19 @@ def link_lmi_margins(theta: np.ndarray, n: int) -> np.ndarray:
     """(n,) smallest eigenvalue of each link's pseudo-inertia (>= 0 when physical)."""
     theta = np.asarray(theta, dtype=float)
     return np.array([np.linalg.eigvalsh(pseudo_inertia(theta[10 * i:10 * i + 10]))[0] for i in range(n)])
+
+
+def physical_projection(theta: np.ndarray, n: int, nonnegative) -> np.ndarray:
+    """theta (p,) with each of the n links' pseudo-inertia projected onto J >= EIGEN_FLOOR x its
+    largest eigenvalue and the parameters ``nonnegative`` (indices) onto >= 0 (module docstring)."""
+    out = np.array(theta, dtype=float)
+    for i in range(n):
+        lam, vec = np.linalg.eigh(pseudo_inertia(out[10 * i:10 * i + 10]))
+        floor = EIGEN_FLOOR * max(lam[-1], 0.0)
+        if lam[0] < floor:
+            out[10 * i:10 * i + 10] = from_pseudo_inertia((vec * np.maximum(lam, floor)) @ vec.T)
+    out[list(nonnegative)] = np.maximum(out[list(nonnegative)], 0.0)
+    return out
 
 
 def least_squares_form(a: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -126,7 +151,9 @@ class PhysicallyConsistent(Estimator):
         if theta.value is None or status not in ("optimal", "optimal_inaccurate"):
             raise IllConditionedError(f"physically consistent identification: solver status '{status}'; "
                                       "the constraints may contradict the prior bounds")
-        self.theta_ = np.asarray(theta.value, dtype=float)
+        solution = np.asarray(theta.value, dtype=float)
+        self.theta_ = physical_projection(solution, n, self._nonnegative())
+        self._report_projection(solution, n, status)
         self.solver_status_ = status
         self.converged_ = status == "optimal"
         self.n_iter_ = getattr(problem.solver_stats, "num_iters", None)
@@ -141,8 +168,32 @@ class PhysicallyConsistent(Estimator):
             inv, cond = np.full((ne.b, ne.b), np.nan), float("inf")
             notes = [f"unconstrained problem ill-conditioned, no standard deviations; the estimate rests on the "
                      f"prior in the directions the data do not determine: {exc}"]
-        self.warnings_ = notes + ([f"solver status {status}"] if status != "optimal" else [])
+        self.warnings_ = notes + ([f"solver status {status}"] if status != "optimal" else []) + self._moved
         return self._finish(ne, beta, s2 * inv, cond)
+
+    def _report_projection(self, solution: np.ndarray, n: int, status: str) -> None:
+        """projection_ (diagnostics) and the warning when the step onto the constraints is beyond rounding."""
+        change = np.abs(self.theta_ - solution) / self._parameter_scale()
+        links = [self.robot.links[i].name for i in range(n) if np.any(change[10 * i:10 * i + 10] > 0)]
+        largest = float(change.max()) if change.size else 0.0
+        self.projection_ = {"links": links, "largest_change": largest}
+        self._moved = []
+        if largest > 1e-9:
+            where = f"link(s) {', '.join(links)}" if links else "friction or rotor inertia below 0"
+            self._moved = [f"the SDP solution (solver status {status}) missed the physical-consistency constraints "
+                           f"by up to {largest:.2g} of a parameter's scale ({where}): projected onto them"]
+        bad = [(self.robot.links[i].name, consistency_problems(self.theta_[10 * i:10 * i + 10])) for i in range(n)]
+        bad = [(name, why) for name, why in bad if why]
+        if bad:  # cannot happen after the projection unless the numbers are absurd: say so, do not return them
+            raise IllConditionedError(f"physically consistent identification: link '{bad[0][0]}' is not physical "
+                                      f"after the projection onto the constraints ({bad[0][1][0]})")
+
+    def diagnostics(self) -> dict:
+        """``Estimator.diagnostics`` plus "physical_projection": the links whose solver estimate was
+        moved onto the constraints and the largest change relative to a parameter's scale."""
+        out = super().diagnostics()
+        out["physical_projection"] = getattr(self, "projection_", None)
+        return out
 
     def _solve_problem(self, problem, cp) -> str:
         for solver in (self.solver, "SCS"):
@@ -169,18 +220,22 @@ class PhysicallyConsistent(Estimator):
         scale[rest] = np.maximum(prior[rest], max(float(prior[rest].mean()) if prior[rest].size else 0.0, 1e-3))
         return scale
 
-    def _sign_constraints(self, theta) -> list:
-        """I_a >= 0; Coulomb and viscous coefficients >= 0 (all four of the asymmetric model)."""
+    def _nonnegative(self) -> list[int]:
+        """Indices of I_a and the Coulomb and viscous coefficients (all four of the asymmetric model)."""
         sl = parameter_slices(self.robot, self.options)
-        out = []
+        idx = []
         k = len(FRICTION_MODELS[self.options.friction])
         if k:
             nonneg = {"coulomb-viscous": [0, 1], "polynomial": [0, 1], "asymmetric": [0, 1, 2, 3]}
-            idx = [sl["friction"].start + j * k + c for j in range(self.robot.n) for c in nonneg[self.options.friction]]
-            out.append(theta[idx] >= 0)
+            idx += [sl["friction"].start + j * k + c for j in range(self.robot.n) for c in nonneg[self.options.friction]]
         if self.options.rotor_inertia:
-            out.append(theta[sl["rotor_inertia"]] >= 0)
-        return out
+            idx += list(range(sl["rotor_inertia"].start, sl["rotor_inertia"].stop))
+        return idx
+
+    def _sign_constraints(self, theta) -> list:
+        """I_a >= 0; Coulomb and viscous coefficients >= 0 (all four of the asymmetric model)."""
+        idx = self._nonnegative()
+        return [theta[idx] >= 0] if idx else []
 
 
 def consistency_gap(robot, options: ModelOptions, base, beta: np.ndarray, solver: str = "CLARABEL") -> float:

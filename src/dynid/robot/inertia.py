@@ -86,6 +86,14 @@ def pseudo_inertia(theta: np.ndarray) -> np.ndarray:
     return j
 
 
+def from_pseudo_inertia(j: np.ndarray) -> np.ndarray:
+    """The standard parameters (10,) of a 4x4 pseudo-inertia (the inverse of ``pseudo_inertia``:
+    m = J_44, h = J_{1:3,4}, I = tr(Sigma) 1 - Sigma)."""
+    j = 0.5 * (np.asarray(j, dtype=float) + np.asarray(j, dtype=float).T)
+    sigma = j[:3, :3]
+    return np.concatenate([[j[3, 3]], j[:3, 3], inertia_six(np.trace(sigma) * np.eye(3) - sigma)])
+
+
 def consistency_problems(theta: np.ndarray, *, strict: bool = False, tol: float = 1e-9) -> list[str]:
     """Reasons why theta is not a physical rigid body; empty when it is.
 
