@@ -193,8 +193,6 @@ def identify_payload(robot, loaded_paths, options, base, prep, beta: np.ndarray 
     base parameters ``beta`` (one-log mode) or with the unloaded log(s) (two-log mode).
     robot_relative_rmsd (n,): relative residual of the robot's own fit (one-log mode: the misfit
     check of the module docstring)."""
-    import cvxpy as cp
-
     from dynid.data.columns import ColumnMapping
 
     mapping = mapping or ColumnMapping()
@@ -228,23 +226,17 @@ def identify_payload(robot, loaded_paths, options, base, prep, beta: np.ndarray 
     if cross is not None:  # P3: the robot model's error moves the payload too
         m = np.tensordot(1.0 / var, cross, axes=1)  # (10, b) = sum_j w_j sum_i Y_L^T Y_b
         cov = cov + inv @ m @ beta_cov @ m.T @ inv
-    # physically consistent estimate (P2)
-    g, c = least_squares_form(aw, rw)
-    rss_ls = max(float(np.sum(ne.residual_ss(x_ls) / var)), 1e-300)
-    x = cp.Variable(size)
-    phi = x[size - 10:]
-    scale = np.maximum(np.abs(x_ls), 1e-3 * max(abs(x_ls[size - 10]), 1e-3))
-    objective = cp.sum_squares(g @ x - c) / rss_ls + 1e-8 * cp.sum_squares(cp.multiply(1.0 / scale, x))
-    basis = pseudo_inertia_basis()
-    mass_scale = max(abs(float(x_ls[size - 10])), 1e-3)
-    constraints = [sum(phi[k] * basis[k] for k in range(10)) / mass_scale >> 0, phi[0] >= 0]
-    status = _solve(cp.Problem(cp.Minimize(objective), constraints), cp)
-    if x.value is None:
-        raise IllConditionedError(f"payload: the physically consistent fit failed (solver status '{status}')")
-    phi_pc = np.asarray(x.value[size - 10:], dtype=float)
+    x_pc, status = _consistent(aw, rw, x_ls, ne, var, size, determined.all())
+    phi_pc = x_pc[size - 10:]
     std = np.sqrt(np.maximum(np.diag(cov)[size - 10:], 0.0))
-    rmsd = np.sqrt(ne.residual_ss(np.asarray(x.value, dtype=float)) / np.maximum(ne.rows, 1))
+    rmsd = np.sqrt(ne.residual_ss(x_pc) / np.maximum(ne.rows, 1))
     notes = []
+    if status not in ("optimal", "least squares"):
+        text = (f"{loaded_paths[0]}: the physically consistent payload fit stopped before its optimum (solver status "
+                f"'{status}'): its values may be off by more than the standard deviations of the least-squares ones "
+                "(parameters[].value)")
+        notes.append(text)
+        warnings.warn(DynidWarning(text), stacklevel=2)
     if not two_logs and robot_relative_rmsd is not None:
         relative = rmsd / np.sqrt(np.maximum(tau_ss / np.maximum(ne.rows, 1), 1e-300))
         ratio = relative / np.maximum(np.asarray(robot_relative_rmsd, dtype=float), 1e-12)
@@ -264,20 +256,44 @@ def identify_payload(robot, loaded_paths, options, base, prep, beta: np.ndarray 
     if not two_logs and beta_cov is None:
         notes.append("standard deviations cover the loaded log's noise only, not the errors of the robot's model "
                      "(its result holds no covariance); --unloaded covers both")
-    if status != "optimal":
-        notes.append(f"solver status {status}")
     return PayloadEstimate(phi_pc, x_ls[size - 10:], np.where(determined, std, np.nan), determined,
                            cov[size - 10:, size - 10:], rmsd, float(np.linalg.eigvalsh(pseudo_inertia(phi_pc))[0]),
                            "two logs (with and without the load)" if two_logs else "one log, robot model of the result",
                            samples, notes)
 
 
-def _solve(problem, cp) -> str:
-    """Clarabel, then SCS; the problem's status ("solver_error" when neither runs)."""
-    for solver in ("CLARABEL", "SCS"):
+def _consistent(aw: np.ndarray, rw: np.ndarray, x_ls: np.ndarray, ne: NormalEquations, var: np.ndarray, size: int,
+                all_determined: bool) -> tuple[np.ndarray, str]:
+    """(x, status) of the physically consistent estimate (P2). A least-squares estimate that is
+    consistent already (m > 0, J(phi) >= 0, every parameter determined) is the constrained
+    minimum itself: no solver runs (status "least squares"; noise-free logs made the SDP's
+    objective so steep that the solver stopped early, 1 % off in mass)."""
+    phi_ls = x_ls[size - 10:]
+    if all_determined and phi_ls[0] > 0 and np.linalg.eigvalsh(pseudo_inertia(phi_ls))[0] >= 0:
+        return x_ls, "least squares"
+    import cvxpy as cp
+
+    g, c = least_squares_form(aw, rw)
+    rss_ls = max(float(np.sum(ne.residual_ss(x_ls) / var)), 1e-300)
+    x = cp.Variable(size)
+    phi = x[size - 10:]
+    scale = np.maximum(np.abs(x_ls), 1e-3 * max(abs(x_ls[size - 10]), 1e-3))
+    objective = cp.sum_squares(g @ x - c) / rss_ls + 1e-8 * cp.sum_squares(cp.multiply(1.0 / scale, x))
+    basis = pseudo_inertia_basis()
+    mass_scale = max(abs(float(x_ls[size - 10])), 1e-3)
+    constraints = [sum(phi[k] * basis[k] for k in range(10)) / mass_scale >> 0, phi[0] >= 0]
+    problem = cp.Problem(cp.Minimize(objective), constraints)
+    status, best = "solver_error", None
+    for solver in ("CLARABEL", "SCS"):  # the second only when the first does not reach its optimum
         try:
             problem.solve(solver=solver)
-            return problem.status
         except (cp.error.SolverError, ValueError):
             continue
-    return "solver_error"
+        status = problem.status
+        if x.value is not None:
+            best = np.asarray(x.value, dtype=float)
+        if status == "optimal":
+            break
+    if best is None:
+        raise IllConditionedError(f"payload: the physically consistent fit failed (solver status '{status}')")
+    return best, status
