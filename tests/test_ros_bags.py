@@ -27,9 +27,10 @@ def log():
     return data
 
 
-def write_bag(path, kind: str, data, receive_delay: float = 0.0):
+def write_bag(path, kind: str, data, receive_delay: float = 0.0, bare: int = 0):
     """JointState messages of ``data``: joint order shuffled per message, an extra 'gripper'
-    joint, message DROPPED without effort; header stamps start at 1.7e9 s (epoch-like)."""
+    joint, message DROPPED without effort, the first ``bare`` ones with positions only; header
+    stamps start at 1.7e9 s (epoch-like)."""
     from rosbags.typesys import Stores, get_typestore
 
     rng = np.random.default_rng(0)
@@ -57,6 +58,8 @@ def write_bag(path, kind: str, data, receive_delay: float = 0.0):
             pos = np.append(data.q[k], 0.01)[order]
             vel = np.append(data.dq[k], 0.0)[order]
             eff = np.append(data.tau[k], 5.0)[order] if k != DROPPED else np.array([], dtype=float)
+            if k < bare:
+                vel = eff = np.array([], dtype=float)
             message = joint_state(header=header(**fields), name=list(names), position=pos, velocity=vel, effort=eff)
             received = ns + int(receive_delay * 1e9 * (1 + k % 3))
             writer.write(conn, received, serialize(message, joint_state.__msgtype__))
@@ -113,3 +116,18 @@ def test_receive_time_and_bag_errors(tmp_path, log):
     r = runner.invoke(app, ["identify", "-r", "planar2", "--data", str(tmp_path / "broken.bag"),
                             "--out", str(tmp_path / "x.json")])
     assert r.exit_code == 2 and "broken.bag" in r.output and "Traceback" not in r.output
+
+
+def test_first_messages_incomplete_rest_complete(tmp_path, log):
+    """A publisher whose first messages carry positions only (drives not up yet): velocity and
+    effort are still read from the rest; the incomplete messages are dropped with a note."""
+    bare = 3
+    bag = write_bag(tmp_path / "start.bag", "ros1", log.select(slice(0, 400)), bare=bare)
+    out = run_ok("convert", bag, "-r", "planar2", "--out", tmp_path / "s.csv")
+    assert f"{bare + 1} message(s)" in out and "message 1 " in out
+    cols = read_columns(tmp_path / "s.csv")
+    k = np.flatnonzero((np.arange(400) >= bare) & (np.arange(400) != DROPPED))
+    np.testing.assert_allclose(cols["t"], log.t[k] - log.t[0], atol=1e-9)  # time still from the first message
+    for j in (1, 2):
+        np.testing.assert_array_equal(cols[f"dq{j}"], log.dq[k, j - 1])
+        np.testing.assert_array_equal(cols[f"tau{j}"], log.tau[k, j - 1])

@@ -8,7 +8,9 @@ default ``/joint_states``) becomes the contract's joint data (CONTRACTS.md secti
 - joints are matched **by name** with the robot's actuated joints (``robot.joint_names``):
   the messages may list them in any order, and extra joints (a gripper, a second arm) are
   left out. A joint of the robot that the messages never name is an error naming it;
-- ``position`` -> q, ``velocity`` -> dq (when the first message has velocities),
+- ``position`` -> q, ``velocity`` -> dq (when at least half of the first ``PROBE`` messages that
+  name the robot's joints have velocities; likewise effort: a first message published before
+  the drives filled every field does not decide it),
   ``effort`` -> tau, or the currents i when the column mapping has a ``current_gain``
   (``--current-gain``: effort holds motor currents);
 - time: the header stamp (``stamp="header"``, default) or the time the recorder received
@@ -37,6 +39,7 @@ from dynid.errors import DataError, DynidError
 DEFAULT_TOPIC = "/joint_states"
 JOINT_STATE = "sensor_msgs/msg/JointState"
 STAMPS = ("header", "receive")
+PROBE = 64  # messages that decide which fields (velocity, effort) the topic carries
 
 
 def is_bag(path) -> bool:
@@ -149,6 +152,31 @@ class _Rows:
                                     if all(j in where for j in self.joints) else None)
         return self.index_of[names]
 
+    def decide(self, messages: list) -> None:
+        """Fields = velocity / effort when at least half of these messages naming the robot's joints
+        carry them in full (a first message with empty arrays does not decide alone)."""
+        full = [m for m in messages if self.columns(tuple(m.name)) is not None]
+        if full:
+            self.fields = tuple(2 * sum(len(getattr(m, f)) == len(m.name) for m in full) >= len(full)
+                                for f in ("velocity", "effort"))
+
+    def decided(self, stream: Iterator) -> Iterator:
+        """The (number, t, message) stream, ``fields`` decided on its first ``PROBE`` messages."""
+        pending = []
+        for item in stream:
+            if self.fields is None and len(pending) < PROBE:
+                pending.append(item)
+                if len(pending) < PROBE:
+                    continue
+                self.decide([m for _, _, m in pending])
+                yield from pending
+                pending = []
+                continue
+            yield item
+        if pending:
+            self.decide([m for _, _, m in pending])
+            yield from pending
+
     def drop(self, number: int, t: float, why: str) -> None:
         if self.nan == "reject":
             raise DataError(f"{self.source}: message {number} on '{self.topic}' (t = {t:.6g} s) {why}; "
@@ -202,17 +230,22 @@ def bag_tables(path, joints: list[str], topic: str = DEFAULT_TOPIC, stamp: str =
     _register_inputs(path)
     reader = _Reader(path)
     rows = _Rows(list(joints), str(path), topic, effort_as, nan)
-    t0, block, times, count = None, [], [], 0
-    try:
+    origin = {"t0": None, "count": 0}
+
+    def timed():
         for number, (received, message) in enumerate(reader.messages(topic), start=1):
-            count = number
+            origin["count"] = number
             ns = received if stamp == "receive" else message.header.stamp.sec * 1_000_000_000 + message.header.stamp.nanosec
-            if t0 is None:
+            if origin["t0"] is None:
                 if stamp == "header" and ns == 0:
                     raise DataError(f"{path}: the header stamps on '{topic}' are zero (the publisher does not set "
                                     "them); use --stamp receive to take the recorder's receive times")
-                t0 = ns
-            t = (ns - t0) * 1e-9
+                origin["t0"] = ns
+            yield number, (ns - origin["t0"]) * 1e-9, message
+
+    block, times = [], []
+    try:
+        for number, t, message in rows.decided(timed()):
             values = rows.row(number, t, message)
             if values is None:
                 continue
@@ -225,6 +258,7 @@ def bag_tables(path, joints: list[str], topic: str = DEFAULT_TOPIC, stamp: str =
             yield _table(pa, times, block, rows.names())
     finally:
         reader.close()
+    t0, count = origin["t0"], origin["count"]
     if count == 0:
         raise DataError(f"{path}: no message on '{topic}'")
     if rows.fields is None:
