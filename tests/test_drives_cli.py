@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import json
 
 import numpy as np
@@ -64,3 +65,14 @@ def test_unresolved_scale_is_said(tmp_path):
     bad = runner.invoke(app, ["identify", "-r", "scara5", "--data", str(data), "--out", str(result_path),
                               "--drive", "dc-motor", "--known", "m4=2.0"])
     assert bad.exit_code != 0 and "m4" in bad.output
+
+
+def test_known_values_are_name_value_pairs():
+    """--known takes NAME=VALUE pairs (the one A=B parser of data.columns): sums, spaces, errors named."""
+    from dynid.drives.fileio import parse_known
+    from dynid.errors import DataError
+
+    assert parse_known(" m5 = 1.5 ,gain2=0.8,") == {"m5": 1.5, "gain2": 0.8}
+    for text, words in (("m5", "--known: expected NAME=VALUE"), ("m5=heavy", "--known m5: 'heavy' is not a number")):
+        with pytest.raises(DataError, match=words):
+            parse_known(text)

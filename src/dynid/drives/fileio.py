@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dynid.data.columns import ColumnMapping
+from dynid.data.columns import ColumnMapping, parse_pairs
 from dynid.data.io import read_table, table_to_columns
 from dynid.errors import DataError
 
@@ -38,16 +38,11 @@ def read_drive_log(path: str | Path, robot) -> dict:
 
 
 def parse_known(text: str | None) -> dict[str, float]:
-    """'m5=1.0,gain2=0.8' -> {'m5': 1.0, 'gain2': 0.8}."""
+    """'m5=1.0,gain2=0.8' -> {'m5': 1.0, 'gain2': 0.8} (``data.columns.parse_pairs``)."""
     known = {}
-    for item in (text or "").split(","):
-        if not item.strip():
-            continue
-        if "=" not in item:
-            raise DataError(f"--known: expected NAME=VALUE pairs, got '{item}'")
-        name, value = item.split("=", 1)
+    for name, value in parse_pairs(text, "--known", "NAME=VALUE pairs"):
         try:
-            known[name.strip()] = float(value)
+            known[name] = float(value)
         except ValueError as exc:
             raise DataError(f"--known {name}: '{value}' is not a number") from exc
     return known
