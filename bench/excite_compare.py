@@ -63,7 +63,7 @@ def arm7(name: str, random_count: int, seed: int) -> None:
     from dynid.excite.geometry.shrink import shrink_guaranteed
     from dynid.excite.limit_sources import LimitOptions, resolve_limits, robot_with_limits
     from dynid.excite.optimize import GEOMETRY_SAMPLES, OptimizeSettings, Problem, optimize_excitation
-    from dynid.excite.threads import single_blas_thread
+    from dynid.identify.threads import single_blas_thread
 
     if name == "panda":
         robot = dynid.load_robot("example:panda", lock={"panda_finger_joint1": 0.02})
