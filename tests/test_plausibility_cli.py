@@ -229,3 +229,25 @@ def test_robot_lengths_in_millimetres_warn(tmp_path):
                                       "  - {type: revolute, a: 0.0, alpha: 0.0, d: 300.0}\n")
     out = warned("robot", "show", tmp_path / "mm.yaml")
     assert "millimetres?" in out and "mm/s^2" in out
+
+
+def test_a_fast_joint_within_its_speed_limit_does_not_jump():
+    """tx40's wrist moves 0.1-0.27 rad per 10 ms step within its speed limit (27.5 rad/s): motion,
+    not a jump, even when the joint stands still most of the log (a tiny median step); a step
+    beyond 1.5 x dq_max x dt (a corrupt sample) still warns."""
+    import dynid
+    from dynid.data.columns import JointData
+    from dynid.data.plausibility import LogChecks
+
+    robot = dynid.load_robot("tx40")
+    t = np.arange(0.0, 20.0, 0.01)
+    speed = 0.9 * robot.limit_array("dq_max")[5]
+    moving = (t % 4.0) > 3.5  # still 7/8 of the time, then at 90 % of its speed limit
+    q = np.zeros((t.size, robot.n))
+    q[:, 5] = np.cumsum(np.where(moving, speed, 0.0) * 0.01)
+    for spike, expected in ((0.0, False), (2.0, True)):
+        data = q.copy()
+        data[1000, 5] += spike
+        checks = LogChecks(robot, "log.csv")
+        checks.update(JointData(t=t, q=data))
+        assert any("q6 jumps" in m for m in checks.messages()) == expected, checks.messages()

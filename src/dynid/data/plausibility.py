@@ -17,8 +17,8 @@ O(chunk) memory:
 - a median time step of 0.5 s or more (a robot log at 2 Hz or less): time in ms or us read as s;
   a step below 5 us: the time unit option is wrong the other way;
 - jumps: a position step far larger than the joint's usual step (50 x its median and 0.1 rad or
-  0.01 m) inside a segment: an isolated spike (a corrupt sample), a jump of one turn (an angle
-  wrapped to +-pi), or a glitch;
+  0.01 m, and beyond 1.5 x the joint's speed limit x the time step) inside a segment: an isolated
+  spike (a corrupt sample), a jump of one turn (an angle wrapped to +-pi), or a glitch;
 - a torque that is one number in every sample while its joint moves (a placeholder column:
   a moving joint feels friction at least);
 - a filled stretch: ``FILL_SAMPLES`` samples or more (and ``FILL_SECONDS``) over which every
@@ -55,6 +55,7 @@ SLOW_STEP, FAST_STEP = 0.5, 5e-6  # s: median time steps beyond these are a wron
 VELOCITY_RATIO = 3.0  # a logged |dq| this many times larger or smaller than the positions' own: units
 JUMP_FACTOR = 50.0
 JUMP_FLOOR = {True: 0.1, False: 0.01}  # rad, m
+JUMP_SPEED_MARGIN = 1.5  # x dq_max x time step: a fast joint of a slowly logged robot does not jump
 FILL_SAMPLES, FILL_SECONDS = 1000, 5.0
 FLAT_TOLERANCE = 1e-6  # |second difference| below this fraction of the column's magnitude: exactly linear
 JOINT_NONSENSE = 1.5  # relative RMSD of one joint at which its fit is nonsense (noise alone gives ~1)
@@ -184,6 +185,8 @@ class LogChecks:
             return
         threshold = np.maximum(JUMP_FACTOR * np.median(steps, axis=0), np.where(self.revolute, JUMP_FLOOR[True],
                                                                                  JUMP_FLOOR[False]))
+        reach = self.robot.limit_array("dq_max") * self.step  # a step within the speed limit is motion
+        threshold = np.maximum(threshold, JUMP_SPEED_MARGIN * np.where(np.isfinite(reach), reach, 0.0))
         big = (np.abs(dq) > threshold) & valid[:, None]
         if not big.any():
             return
