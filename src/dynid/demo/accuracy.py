@@ -67,12 +67,16 @@ def payload(ws: Workspace, progress) -> None:
     com = np.array([c["value"] for c in content["com"]], dtype=float)
     alone = one_log.summary()
     com_alone = np.array([c["value"] for c in alone["com"]], dtype=float)
+    known = np.isfinite(com) & np.isfinite(com_alone)  # a planar arm's motion leaves the normal component undetermined
+    if not known.all():
+        content["notes"].append("centre of mass errors over the determined components "
+                                f"({', '.join(a for a, k in zip('xyz', known) if k)}) only")
     content["notes"].append(
         f"simulated: {PAYLOAD['mass']} kg at {[1e3 * c for c in PAYLOAD['com']]} mm. From the loaded log with the "
         f"OLS result alone (one-log mode): mass {alone['mass']['value']:.4g} kg, centre of mass "
-        f"{1e3 * np.linalg.norm(com_alone - PAYLOAD['com']):.3g} mm off, because that model averages cold and warm "
-        "friction (dynid payload identify warns when the robot's model misses the loaded log)")
+        f"{1e3 * np.linalg.norm((com_alone - PAYLOAD['com'])[known]):.3g} mm off, because that model averages cold "
+        "and warm friction (dynid payload identify warns when the robot's model misses the loaded log)")
     atomic_write_text(ws.path("payload"), json.dumps(content, indent=2) + "\n")
     ws.figures[f"payload mass [kg] (simulated {PAYLOAD['mass']})"] = content["mass"]["value"]
-    ws.figures["payload centre of mass error [mm]"] = float(1e3 * np.linalg.norm(com - PAYLOAD["com"]))
+    ws.figures["payload centre of mass error [mm]"] = float(1e3 * np.linalg.norm((com - PAYLOAD["com"])[known]))
     progress(1.0)
