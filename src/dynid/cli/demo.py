@@ -42,6 +42,8 @@ def demo(robot: str = typer.Option("er3a", "--robot", "-r", help="builtin robot 
     ws = start(settings, out)
     ws.force = force
     console.print(f"[bold]dynid demo[/] on [cyan]{ws.robot.name}[/] (n = {ws.robot.n}): {ws.robot.description}")
+    for note in ws.state["limits"].notes:
+        console.print(f"note: {escape(note)}")
     try:
         with Progress(TextColumn("{task.description:<36}"), BarColumn(), TextColumn("{task.percentage:>3.0f} %"),
                       TimeElapsedColumn(), console=console) as bars:
@@ -56,6 +58,8 @@ def demo(robot: str = typer.Option("er3a", "--robot", "-r", help="builtin robot 
         raise
     target = finish(ws)
     _print_figures(ws.figures, time.perf_counter() - wall)
+    for note in ws.notes:
+        console.print(f"note: {escape(note)}")
     console.print(f"report: [bold]{(target / 'report.html').resolve()}[/]  (all files in {target}/)")
 
 

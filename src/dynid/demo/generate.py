@@ -22,7 +22,8 @@ def excitation(ws: Workspace, progress) -> None:
     report = evaluate_trajectory(model, result.trajectory)
     traj = result.trajectory.with_coefficients(result.trajectory.q0, result.trajectory.coefficients,
                                                cond=report["cond"], max_ratio=report["max_ratio"],
-                                               limits_ok=report["limits_ok"])
+                                               limits_ok=report["limits_ok"],
+                                               limits=ws.state["limits"].to_dict(ws.robot))
     write_trajectory(ws.path("trajectory"), traj, ws.robot.name)
     ws.state["trajectory"] = traj
     ws.figures["excitation cond (normalized base regressor)"] = report["cond"]

@@ -10,17 +10,53 @@ figures in ``ws.figures``. The workspace is a hidden temporary directory beside 
 ``finish`` moves it onto the target in one rename, so an interrupted demo never leaves a
 half-written output directory (the previous one stays until the new one is complete).
 Every random choice takes ``DemoSettings.seed``.
+
+Limits: the demo excites, simulates and validates within the robot's joint limits. Where the
+description lacks one (``kr500``, ``kr500-rail`` and ``planar6`` have none), ``demo_limits``
+states it: a position range of one turn centred on 0 for a revolute joint and
+``DEMO_TRAVEL`` for a prismatic one, a speed of ``DEMO_SPEED``, and the excite room's default
+acceleration (``excite.limit_sources.resolve_limits``: from the effort limit and the inertia,
+else full speed in 0.2 s). Every stated limit is printed and kept in summary.json ("limits")
+and the trajectory file.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from dynid.data.io import atomic_write_text
 from dynid.data.output import finish_directory, start_directory
+
+
+DEMO_SPEED = {"revolute": 2.0, "prismatic": 1.0}  # rad/s, m/s: where the description has no speed limit
+DEMO_TRAVEL = (-1.0, 1.0)  # m: the range of a prismatic joint without one
+
+
+def demo_limits(robot):
+    """(the robot carrying every limit the demo needs, ``ResolvedLimits`` with their sources):
+    the description's, else the stated ones (module docstring)."""
+    import math
+
+    from dynid.excite.limit_sources import LimitOptions, resolve_limits, robot_with_limits
+
+    q_range, dq_max = {}, {}
+    for i, joint in enumerate(robot.actuated_joints):
+        kind = "revolute" if robot.is_revolute[i] else "prismatic"
+        if kind == "prismatic" and not (math.isfinite(joint.limits.q_min) and math.isfinite(joint.limits.q_max)):
+            q_range[i + 1] = DEMO_TRAVEL
+        if not math.isfinite(joint.limits.dq_max):
+            dq_max[i + 1] = DEMO_SPEED[kind]
+    resolved = resolve_limits(robot, LimitOptions(q_range=q_range or None, dq_max=dq_max or None))
+    stated = [f"joint {j} ({robot.joint_names[j - 1]}): {lo:g} .. {hi:g} m" for j, (lo, hi) in q_range.items()]
+    stated += [f"joint {j} ({robot.joint_names[j - 1]}): {v:g} {'rad/s' if robot.is_revolute[j - 1] else 'm/s'}"
+               for j, v in dq_max.items()]
+    notes = list(resolved.notes)
+    if stated:
+        notes.insert(0, "limits the description lacks, stated by the demo: " + "; ".join(stated))
+    return robot_with_limits(robot, resolved.limits), replace(resolved, notes=tuple(notes))
 
 
 @dataclass(frozen=True)
@@ -59,6 +95,7 @@ class Workspace:
     robot: object = None
     figures: dict = field(default_factory=dict)
     state: dict = field(default_factory=dict)
+    notes: list = field(default_factory=list)  # how to read the figures: printed under them, kept in summary.json
     force: bool = False  # replace a target the demo did not write
 
     @property
@@ -84,15 +121,19 @@ def start(settings: DemoSettings, target: str | Path) -> Workspace:
     """A fresh hidden directory beside ``target`` for the run (``dynid.data.output.start_directory``)."""
     from dynid.robot import load_robot
 
+    robot, limits = demo_limits(load_robot(settings.robot))
     work = start_directory(target, "demo")
-    return Workspace(settings, Path(target), work, load_robot(settings.robot))
+    ws = Workspace(settings, Path(target), work, robot)
+    ws.state["limits"] = limits
+    return ws
 
 
 def finish(ws: Workspace) -> Path:
     """Write summary.json and move the directory onto the target, which is replaced only when it is
     missing, empty or an earlier demo output (or with --force)."""
-    atomic_write_text(ws.path("summary"), json.dumps({"settings": ws.settings.__dict__, "figures": ws.figures},
-                                                     indent=2) + "\n")
+    limits = ws.state["limits"].to_dict(ws.robot) if "limits" in ws.state else None
+    atomic_write_text(ws.path("summary"), json.dumps({"settings": ws.settings.__dict__, "figures": ws.figures,
+                                                      "notes": ws.notes, "limits": limits}, indent=2) + "\n")
     return finish_directory(ws.dir, ws.target, "demo", ws.force)
 
 

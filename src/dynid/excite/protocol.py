@@ -273,7 +273,9 @@ def cycle_timeline(robot, excitation, settings: ProtocolSettings = ProtocolSetti
     summary = {"cycle_duration": tl.duration, "stage_durations": durations,
                "vertical_axis_cos": alignment, "friction_speed_shares": speeds, "friction_levels": level_table,
                "friction_poses": poses,
-               "warming": {"range_share": settings.warming_range, "speed_shares": w.tolist()},
+               "warming": {"range_share": settings.warming_range, "speed_shares": w.tolist(),
+                           "ends": [(limits.center - s * settings.warming_range * limits.half_range).tolist()
+                                    for s in (1.0, -1.0)]},
                "excitation_ratio_bounds": worst}
     return tl, summary
 

@@ -189,10 +189,13 @@ def excitation(ctx: Context) -> Section:
     from dynid.excite.fileio import load_trajectory
 
     traj = load_trajectory(str(ctx.inputs.trajectory), ctx.robot.n)
-    report = evaluate_trajectory(ExcitationModel.of(ctx.robot), traj)
+    r = ctx.robot
+    if traj.metadata.get("limits"):  # the limits it was designed within (options, defaults the description lacks)
+        from dynid.excite.limit_sources import limits_from_dict, robot_with_limits
+        r = robot_with_limits(r, limits_from_dict(r, traj.metadata["limits"], ctx.inputs.trajectory.name))
+    report = evaluate_trajectory(ExcitationModel.of(r), traj)
     t = traj.sample_times(100.0)
     q, dq, _ = traj.evaluate(t)
-    r = ctx.robot
     img = figures.trajectory_figure(t, q, dq, (r.limit_array("q_min"), r.limit_array("q_max")),
                                     r.limit_array("dq_max"), f"{ctx.inputs.trajectory.name}: one period")
     rows = [["condition number (normalized base regressor, 100 Hz)", fmt(report["cond"])],

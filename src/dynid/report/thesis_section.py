@@ -137,10 +137,13 @@ def postures(ctx: Context) -> Section:
     protocol = load_json(ctx.inputs.protocol, "protocol summary")
     if protocol and ctx.robot is not None and protocol.get("friction_poses"):
         poses = [(f"friction test of joint {j + 1}", np.array(q)) for j, q in enumerate(protocol["friction_poses"])]
-        lo, hi = ctx.robot.limit_array("q_min"), ctx.robot.limit_array("q_max")
         share = protocol.get("warming", {}).get("range_share", 0.8)
-        mid, half = 0.5 * (lo + hi), 0.5 * (hi - lo)
-        poses += [("warming: one end", mid - share * half), ("warming: other end", mid + share * half)]
+        ends = protocol.get("warming", {}).get("ends")  # older files: from the description's limits
+        if ends is None:
+            lo, hi = ctx.robot.limit_array("q_min"), ctx.robot.limit_array("q_max")
+            mid, half = 0.5 * (lo + hi), 0.5 * (hi - lo)
+            ends = [mid - share * half, mid + share * half] if np.all(np.isfinite(lo + hi)) else []
+        poses += [(f"warming: {label}", np.array(q)) for label, q in zip(("one end", "other end"), ends)]
         body += paragraph("The rest pose of each joint's friction test (thesis Fig. 4.6): the joint under test "
                           "moves alone; axes vertical where the kinematics allow. The warming stage moves all "
                           f"joints between the ends of {100 * share:g} % of their ranges (Fig. 4.9).")
