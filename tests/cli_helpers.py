@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import warnings
+from unittest import mock
+
 import pyarrow.csv as pacsv
 from typer.testing import CliRunner
 
@@ -17,9 +20,21 @@ def run_ok(*args) -> str:
     return result.output
 
 
+def _strict(action, *args, **kwargs):
+    """``warnings.simplefilter`` with the CLI's "default" (``cli.common.friendly_errors`` collects
+    other warnings and drops them when the command fails) turned into "error"."""
+    _simplefilter("error" if action == "default" else action, *args, **kwargs)
+
+
+_simplefilter = warnings.simplefilter
+
+
 def failing(*args) -> str:
-    """Run ``dynid ARGS``; fail the test unless it ends in exactly one 'error:' line and exit code 2."""
-    result = runner.invoke(app, [str(a) for a in args])
+    """Run ``dynid ARGS``; fail the test unless it ends in exactly one 'error:' line and exit code 2.
+    Any Python warning issued before the error (NumPy's RuntimeWarning 'Mean of empty slice' on a
+    one-row log...) raises inside the command, so it ends in a traceback instead and fails too."""
+    with mock.patch.object(warnings, "simplefilter", _strict):
+        result = runner.invoke(app, [str(a) for a in args])
     assert result.exit_code == 2, result.output
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), result.output

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import random
+import time
 import warnings
 
 import numpy as np
@@ -14,6 +16,7 @@ import pytest
 
 import dynid
 from cli_helpers import failing, run_ok, runner
+from fuzz_inputs import YAML, _yaml_bomb, _yaml_duplicate_key
 from dynid.cli.main import app
 from dynid.errors import DataError, DynidWarning, ModelError
 
@@ -81,7 +84,8 @@ def d(tmp_path_factory):
 ])
 @pytest.mark.parametrize("command", ["identify", "predict"])
 def test_bad_data_files(d, name, expected, command):
-    """One line, no NumPy RuntimeWarning before it (one row, equal times), the old output intact."""
+    """One line, no NumPy RuntimeWarning before it (one row, equal times: ``failing`` turns any
+    Python warning inside the command into a failure), the old output intact."""
     data = d / name if not name.startswith("/") else name
     out = d / ("r.json" if command == "identify" else "p.csv")
     out.write_text("old") if command == "predict" else None
@@ -151,6 +155,65 @@ def test_urdf_with_lower_above_upper_is_refused_at_load(tmp_path):
 
 def test_yaml_limits_are_checked_by_the_same_function(d):
     assert "q_min 1 > q_max -1" in failing("robot", "show", d / "inverted.yaml")
+
+
+@pytest.mark.parametrize("mass", [".inf", "-.inf", ".nan", "1e999"])
+def test_non_finite_mass_in_a_robot_file(d, tmp_path, mass):
+    """An infinite or NaN mass: one line naming the file, the link and the field, and no NumPy
+    RuntimeWarning before it (``failing``)."""
+    (tmp_path / "m.yaml").write_text(two_joint_yaml().replace("mass: 2.0", f"mass: {mass}"))
+    for command in (["identify", "-r", tmp_path / "m.yaml", "--data", d / "good.csv", "--out", tmp_path / "x.json"],
+                    ["base-params", tmp_path / "m.yaml"]):
+        line = failing(*command)
+        assert str(tmp_path / "m.yaml") in line and "links[0]: field 'mass' must be a finite number" in line
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_zero_position_range(tmp_path):
+    """q_min == q_max: the excitation optimizer scales by the range; one line, no RuntimeWarning."""
+    (tmp_path / "z.yaml").write_text(two_joint_yaml(limits="{q_min: 0.5, q_max: 0.5}"))
+    line = failing("excite", "optimize", "-r", tmp_path / "z.yaml", "--out", tmp_path / "t.json",
+                   "--generations", "1", "--polish-iterations", "2", "--harmonics", "2")
+    assert "joint 1 (joint1): q_min 0.5 is not below q_max 0.5" in line and not (tmp_path / "t.json").exists()
+
+
+class _Pick:
+    """A stand-in for the fuzz builders' ``random.Random`` that picks the i-th choice."""
+
+    def __init__(self, i: int):
+        self.i = i
+
+    def choice(self, seq):
+        return seq[self.i]
+
+
+def test_yaml_alias_bomb_robot_file_is_refused_quickly(tmp_path):
+    """Nested aliases (9 x 9 ... x 9 'lol's, about 1 kB; the campaign's 838-byte file took 40 s and
+    3.5 GB): refused from the composed node graph before anything is expanded."""
+    for field in range(3):  # name, description, convention
+        bomb = _yaml_bomb(_Pick(field), YAML.encode())
+        assert len(bomb) < 1100
+        (tmp_path / "bomb.yaml").write_bytes(bomb)
+        start = time.process_time()
+        with pytest.raises(ModelError, match="expands .* beyond"):
+            dynid.load_robot(tmp_path / "bomb.yaml")
+        assert time.process_time() - start < 1.0
+    line = failing("base-params", tmp_path / "bomb.yaml")
+    assert line.startswith(f"error: {tmp_path / 'bomb.yaml'}: the document expands")
+
+
+def test_yaml_duplicate_keys_are_refused_naming_the_key(tmp_path):
+    """YAML keeps the last of two equal keys silently; a robot file with one is refused, the key
+    and both lines named (top level, and inside a link's flow mapping)."""
+    top = YAML.count("\n") + 1  # the appended duplicate's line
+    for i, (key, first) in enumerate([("name", 1), ("convention", 2), ("joints", 4)]):
+        (tmp_path / "dup.yaml").write_bytes(_yaml_duplicate_key(_Pick(i), YAML.encode()))
+        line = failing("base-params", tmp_path / "dup.yaml")
+        assert line == (f"error: {tmp_path / 'dup.yaml'}: line {top}: key '{key}' appears twice in one mapping "
+                        f"(first at line {first}); keep one (YAML would silently use the last)")
+    (tmp_path / "dup.yaml").write_text(YAML.replace("{mass: 1.0,", "{mass: 1.0, mass: 3.0,"))
+    line = failing("robot", "show", tmp_path / "dup.yaml")
+    assert "line 9: key 'mass' appears twice in one mapping (first at line 9)" in line
 
 
 @pytest.mark.parametrize("duration", ["inf", "1e12", "nan"])

@@ -149,17 +149,14 @@ def _unique_keys(node, source: str, error) -> None:
             continue
         seen.add(id(item))
         if isinstance(item, yaml.MappingNode):
-            keys, dup = set(), None
+            first: dict[str, int] = {}  # key -> line of its first occurrence
             for k, _ in item.value:
                 if isinstance(k, yaml.ScalarNode) and k.value != "<<":
-                    if k.value in keys:
-                        dup = k.value
-                        break
-                    keys.add(k.value)
-            if dup is not None:
-                line = item.start_mark.line + 1
-                raise error(f"{source}: line {line}: key '{dup}' appears twice in one mapping; "
-                            "keep one (YAML would silently use the last)")
+                    if k.value in first:
+                        raise error(f"{source}: line {k.start_mark.line + 1}: key '{k.value}' appears twice in one "
+                                    f"mapping (first at line {first[k.value]}); keep one (YAML would silently "
+                                    "use the last)")
+                    first[k.value] = k.start_mark.line + 1
             stack.extend(c for kv in item.value for c in kv)
         elif isinstance(item, yaml.SequenceNode):
             stack.extend(item.value)
