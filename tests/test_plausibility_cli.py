@@ -114,12 +114,20 @@ def test_result_parameters_are_matched_by_name(d):
 
 
 @pytest.mark.parametrize("value", ["1e308", "-1e13", "NaN", "null"])
-def test_absurd_result_parameters_are_refused(d, value):
+@pytest.mark.parametrize("command", ["predict", "report --result", "report --pc-result"])
+def test_absurd_result_parameters_are_refused(d, value, command):
+    """predict wrote thousands of NaN/inf torques; report dropped a section and embedded a raw
+    TypeError: both refuse the file, naming it and the parameter (result_schema.check_result)."""
     text = (d / "r.json").read_text()
     first = json.loads(text)["base_parameters"][0]
     (d / "bad.json").write_text(text.replace(f'"value": {first["value"]!r}', f'"value": {value}', 1))
-    line = failing("predict", "-r", "planar2", "--params", d / "bad.json", "--data", d / "val.csv", "--out", d / "p.csv")
-    assert f"'{first['name']}' has value" in line
+    out = d / ("absurd.csv" if command == "predict" else "absurd.html")
+    if command == "predict":
+        line = failing("predict", "-r", "planar2", "--params", d / "bad.json", "--data", d / "val.csv", "--out", out)
+    else:
+        line = failing("report", command.split()[1], d / "bad.json", "--data", d / "val.csv", "--out", out)
+    assert line.startswith(f"error: {d / 'bad.json'}: base parameter '{first['name']}' has value ")
+    assert "expected a finite number" in line and not out.exists()
 
 
 def test_report_refuses_an_input_of_another_layout(d):
