@@ -18,10 +18,10 @@ from dynid.data.stream import prepared_chunks
 from dynid.errors import DataError
 from dynid.identify import ModelOptions, base_parameters
 from dynid.identify.estimators import OrdinaryLeastSquares
-from dynid.identify.pipeline import accumulate_sources
+from dynid.identify.pipeline import accumulate_file, accumulate_sources
 from dynid.simulate import random_multisine, simulate_joint_data
 
-from cli_helpers import read_columns, run_ok, runner
+from cli_helpers import failing, read_columns, run_ok, runner
 
 FS = 200.0
 OPTIONS = ModelOptions()
@@ -216,3 +216,43 @@ def test_bad_sources_are_one_line_errors(tmp_path):
     empty.mkdir()
     r = runner.invoke(app, ["identify", "-r", "planar2", "--data", str(empty), "--out", str(tmp_path / "r.json")])
     assert r.exit_code == 2 and "Parquet" in r.output
+
+
+def test_files_of_two_robots_with_the_same_joint_count_are_refused(tmp_path):
+    """er3a and kr500 are both 6R: only the robot 'dynid simulate' records in the Parquet file
+    (docs/formats.md, 'dynid' metadata) tells their logs apart; one fit of both is refused."""
+    for name in ("er3a", "kr500"):
+        run_ok("simulate", "-r", name, "--out", tmp_path / f"{name}.parquet", "--duration", "1")
+    for first, second in (("er3a", "kr500"), ("kr500", "er3a")):
+        line = failing("identify", "-r", "er3a", "--data", tmp_path / f"{first}.parquet",
+                       "--data", tmp_path / f"{second}.parquet", "--out", tmp_path / "r.json")
+        assert line == (f"error: files of different robots in one fit: {tmp_path / f'{first}.parquet'} was "
+                        f"recorded on '{first}', {tmp_path / f'{second}.parquet'} on '{second}'")
+    assert not (tmp_path / "r.json").exists()
+    run_ok("simulate", "-r", "er3a", "--out", tmp_path / "again.parquet", "--duration", "1", "--seed", "3")
+    assert "wrote" in run_ok("identify", "-r", "er3a", "--data", tmp_path / "er3a.parquet", "--data",
+                             tmp_path / "again.parquet", "--out", tmp_path / "r.json", "--lowpass", "10",
+                             "--max-condition", "1e12")
+
+
+def test_several_files_through_the_python_api(tmp_path):
+    """accumulate_sources on two files = accumulate_file of each, merged (the sums of normal
+    equations), and its fit = the fit of one log holding both as segments (1e-10)."""
+    robot = dynid.load_robot("planar2")
+    a, b = _write_pair(tmp_path, robot)
+    logs = tmp_path / "logs"
+    base, prep = base_parameters(robot, OPTIONS), Preprocessing(lowpass_hz=15.0)
+    both = accumulate_sources(robot, [logs / "a.parquet", logs / "b.parquet"], OPTIONS, base, prep=prep)
+    merged = accumulate_file(robot, logs / "a.parquet", OPTIONS, base, prep=prep).merge(
+        accumulate_file(robot, logs / "b.parquet", OPTIONS, base, prep=prep))
+    for name in ("A", "B", "C", "rows"):
+        np.testing.assert_allclose(getattr(both.ne, name), getattr(merged.ne, name), rtol=1e-12, atol=0)
+    assert both.samples == merged.samples == sum(s.samples for s in both.sources)
+    assert [s.path for s in both.sources] == [str(logs / "a.parquet"), str(logs / "b.parquet")]
+    a.segment, b.segment = np.zeros(len(a), dtype=np.int64), np.ones(len(b), dtype=np.int64)
+    write_joint_data(tmp_path / "joined.parquet", concat([a, _shifted(b, 0.0)]))
+    joined = accumulate_file(robot, tmp_path / "joined.parquet", OPTIONS, base, prep=prep)
+    assert joined.samples == both.samples
+    fit = lambda acc: OrdinaryLeastSquares(names=base.names).fit_normal_equations(acc.ne).coef_  # noqa: E731
+    beta, reference = fit(both), fit(joined)
+    np.testing.assert_allclose(beta, reference, rtol=1e-10, atol=1e-10 * np.abs(reference).max())

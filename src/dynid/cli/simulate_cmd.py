@@ -173,12 +173,19 @@ def simulate(robot: str = robot_option(),
     chunks = simulated_chunks(r, timeline, sample, options, coefficients, _per_joint(offsets, r.n, "--offsets"),
                               measurement, seed, drift=thesis_drift or drift, jitter=jitter, cycles=cycles,
                               warmup=warmup, motor_side=motor_side, currents=currents)
-    rows = write_stream(out, chunks)  # one chunk in memory at a time (simulate/stream.py)
+    # one chunk in memory at a time (simulate/stream.py); a Parquet file records its robot
+    # (docs/formats.md 'dynid' metadata: data.sources.check_sources refuses files of two robots in one fit)
+    rows = write_stream(out, chunks, _file_metadata(r))
     console.print(f"wrote [bold]{out}[/] ({rows} samples, {options.friction} friction "
                   f"{FRICTION_MODELS[options.friction]}, rotor inertia {'on' if rotor_inertia else 'off'})")
     if thesis_friction:
         console.print("friction: the thesis' f1..f4 (Table H, Robot 2, Test 1, cycles 6-24)"
                       + (", drifting as Table 5.6 (cold = 1.8..9.6 x warm)" if thesis_drift is not None else ""))
+
+
+def _file_metadata(r) -> dict:
+    """The 'dynid' metadata of a simulated Parquet log (CSV has no place for it)."""
+    return {"robot": r.name, "joints": r.joint_names, "source": "dynid simulate"}
 
 
 def _simulate_drive(r, kind, sample, t, coefficients, inductance, dq_noise, u_noise, seed, out, truth_path) -> None:
@@ -193,7 +200,7 @@ def _simulate_drive(r, kind, sample, t, coefficients, inductance, dq_noise, u_no
         raise DataError(f"--drive {kind}: expected one of {DRIVE_KINDS}")
     cols, truth = drive_log(r, kind, sample, t, coefficients, inductance, _per_joint(dq_noise, r.n, "--dq-noise"),
                             _per_joint(u_noise, r.n, "--u-noise"), seed=seed)
-    write_columns(out, cols)
+    write_columns(out, cols, _file_metadata(r))
     if truth_path is not None:
         atomic_write_text(truth_path, json.dumps(truth, indent=2) + "\n")
     console.print(f"wrote [bold]{out}[/] ({t.size} samples, {kind} drives, coulomb-viscous joint friction)")
