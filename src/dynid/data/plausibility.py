@@ -159,13 +159,15 @@ class LogChecks:
             return
         valid = (dt > 0) & (dt <= 2.0 * self.step) & (segment[1:] == segment[:-1])  # steps inside segments
         dq = np.diff(q, axis=0)
-        v = dq[valid] / dt[valid, None]
-        if v.shape[0] >= 10:
-            self.speeds.append(np.percentile(np.abs(_subsample(v)), 90, axis=0))
+        steps = np.flatnonzero(valid)
+        sample = _subsample(steps)  # the valid steps the robust scales use
+        if steps.size >= 10:
+            self.speeds.append(np.percentile(np.abs(dq[sample] / dt[sample, None]), 90, axis=0))
             if logged is not None:  # a logged velocity against the positions' own (midpoints of the steps)
+                v = dq[valid] / dt[valid, None]
                 mid = 0.5 * (logged[1:] + logged[:-1])[valid]
                 self.logged.append(np.stack([np.sum(mid * v, axis=0), np.sum(v * v, axis=0)]))
-        self._jumps(t, dq, valid)
+        self._jumps(t, dq, valid, sample)
         if tau is not None:
             self._filled(t, q, tau, valid)
 
@@ -179,17 +181,21 @@ class LogChecks:
                             f"joint {unit} (expected |{name}| < {ABSURD:.0e} in SI units); a corrupt sample? "
                             "remove or repair the row")
 
-    def _jumps(self, t: np.ndarray, dq: np.ndarray, valid: np.ndarray) -> None:
-        steps = np.abs(_subsample(dq[valid]))
+    def _jumps(self, t: np.ndarray, dq: np.ndarray, valid: np.ndarray, sample: np.ndarray) -> None:
+        """Position steps dq (N - 1, n) far beyond the usual ones (the median over the valid steps
+        ``sample``, a subsample of them) on valid steps."""
+        from dynid.data.plausibility_kernel import any_jump
+
+        steps = np.abs(dq[sample])
         if steps.shape[0] < 10:
             return
         threshold = np.maximum(JUMP_FACTOR * np.median(steps, axis=0), np.where(self.revolute, JUMP_FLOOR[True],
                                                                                  JUMP_FLOOR[False]))
         reach = self.robot.limit_array("dq_max") * self.step  # a step within the speed limit is motion
         threshold = np.maximum(threshold, JUMP_SPEED_MARGIN * np.where(np.isfinite(reach), reach, 0.0))
-        big = (np.abs(dq) > threshold) & valid[:, None]
-        if not big.any():
+        if not any_jump(dq, valid, threshold):  # one compiled pass; the rows are found only when there are some
             return
+        big = (np.abs(dq) > threshold) & valid[:, None]
         rows, joints = np.nonzero(big)
         self.jump_count += rows.size
         for k, j in zip(rows[:5], joints[:5]):
@@ -203,11 +209,9 @@ class LogChecks:
 
     def _filled(self, t: np.ndarray, q: np.ndarray, tau: np.ndarray, valid: np.ndarray) -> None:
         """Steps k (between rows k and k+1) inside a stretch where q and tau change exactly linearly."""
-        signals = np.concatenate([q, tau], axis=1)
-        scale = FLAT_TOLERANCE * (np.max(np.abs(signals), axis=0) + 1e-9)
-        flat = np.all(np.abs(np.diff(signals, 2, axis=0)) <= scale, axis=1)  # (N-2,): rows k, k+1, k+2 collinear
-        moving = np.any(np.diff(q, axis=0)[1:] != 0, axis=1)
-        good = flat & moving & valid[1:] & valid[:-1]
+        from dynid.data.plausibility_kernel import filled_steps
+
+        good = filled_steps(q, tau, valid, FLAT_TOLERANCE)  # (N-2,): rows k, k+1, k+2 collinear while moving
         if self.run and not (good.size and good[0]):  # the stretch ended at the chunk boundary
             self._record()
         edges = np.diff(np.concatenate([[0], good.astype(np.int8), [0]]))
