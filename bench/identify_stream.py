@@ -70,6 +70,7 @@ def identify_child(path: str, chunk_rows: int, decimate: int = 1, auto: bool = F
     robot = dynid.load_robot("er3a")
     dynid.regressor(robot, np.zeros((2, 6)), np.zeros((2, 6)), np.zeros((2, 6)))  # load compiled kernel
     t0, cpu0 = time.perf_counter(), time.process_time()  # process CPU time: all threads
+    main0 = time.thread_time()  # the main thread: reads, checks, filters (the workers' critical path)
     options = ModelOptions()
     base = base_parameters(robot, options)
     prep, cv = Preprocessing(decimate=decimate), {}
@@ -82,13 +83,13 @@ def identify_child(path: str, chunk_rows: int, decimate: int = 1, auto: bool = F
               "cv_candidates": len(selection.candidates_hz)}
     acc = accumulate_file(robot, path, options, base, prep=prep, chunk_rows=chunk_rows)
     est = OrdinaryLeastSquares(names=base.names).fit_normal_equations(acc.ne)
-    t1, cpu1 = time.perf_counter(), time.process_time()
+    t1, cpu1, main1 = time.perf_counter(), time.process_time(), time.thread_time()
     usage = resource.getrusage(resource.RUSAGE_SELF)
     hwm = next((float(line.split()[1]) / 1024.0 for line in open("/proc/self/status") if line.startswith("VmHWM")),
                float("nan"))
     return {"samples": acc.samples, "seconds": t1 - t0, "startup_seconds": t0 - t_import,
             "peak_rss_mb": usage.ru_maxrss / 1024.0, "vm_hwm_mb": hwm,
-            "cpu_seconds": cpu1 - cpu0,
+            "cpu_seconds": cpu1 - cpu0, "main_cpu_seconds": main1 - main0,
             "base_parameters": base.rank, "condition_number": est.cond_,
             "rmsd": np.sqrt(est.rss_ / est.rows_).tolist(), "sigma": np.sqrt(est.sigma2_[0]), **cv}
 
@@ -192,6 +193,9 @@ def main() -> None:
         print(f"  samples read       {args.samples} (fitted {r['samples']}: filter edges left out)")
         print(f"  time               {r['seconds']:.1f} s  = {r['seconds'] / args.samples * 1e6:.2f} us per sample read "
               f"(CPU {r['cpu_seconds']:.1f} s; process wall {wall:.1f} s incl. {r['startup_seconds']:.1f} s start-up)")
+        print(f"  CPU by thread      main (read, check, filter, differentiate) {r['main_cpu_seconds'] / args.samples * 1e6:.2f}"
+              f" us/sample, the others (regressor + Gram workers, Parquet decoding) "
+              f"{(r['cpu_seconds'] - r['main_cpu_seconds']) / args.samples * 1e6:.2f} us/sample")
         if "cv_seconds" in r:
             print(f"  --lowpass auto     {r['cutoff_hz']:.3g} Hz chosen from {r['cv_candidates']} candidates on "
                   f"{r['cv_samples']} samples in {r['cv_seconds']:.1f} s (CPU {r['cv_cpu_seconds']:.1f} s), "
