@@ -177,3 +177,14 @@ def test_encoders_of_a_coupled_robot_quantize_the_motor_angles(tx40):
     counts = data.q @ tx40.transmission_matrix.T / step
     np.testing.assert_allclose(counts, np.round(counts), atol=1e-6)
     assert np.max(np.abs((data.q - q) @ tx40.transmission_matrix.T)) <= step / 2 + 1e-12
+
+
+def test_base_params_command_lists_the_coupled_motor_terms(tmp_path):
+    """`dynid base-params tx40`: the coupled motor 6's rotor inertia and friction (motor coordinates)
+    are base parameters of their own, named *m6, and replace joint 6's Ia6/Fc6/Fv6."""
+    out = run_ok("base-params", "tx40", "--json", tmp_path / "b.json")
+    names = json.loads((tmp_path / "b.json").read_text())["names"]
+    for name in ("Iam6", "Fcm6", "Fvm6"):
+        assert name in names and f"{name} = {name}" in out
+    assert not {"Ia6", "Fc6", "Fv6"} & set(names)
+    assert "motor 6 is coupled" in out and "joint5, joint6" in out
