@@ -12,7 +12,7 @@ import dynid
 from dynid.data.columns import JointData
 from dynid.data.io import write_joint_data
 from dynid.identify.diagnose import diagnose
-from dynid.identify.model import ModelOptions, full_parameters, model_torques
+from dynid.identify.model import ModelOptions, full_parameters, model_torques, parameter_names
 from dynid.simulate import default_friction, random_multisine
 
 from cli_helpers import run_ok, runner
@@ -178,6 +178,27 @@ def test_all_torques_negated_give_a_sign_alarm_and_negative_friction(clean, tmp_
     found = _alarms(_run(robot, JointData(data.t, data.q, None, None, -data.tau), tmp_path))
     assert found["torque sign"].joints == [1, 2] and "--negate tau" in found["torque sign"].fix
     assert {"Fv1", "Fv2"} <= set(found["negative physical parameter"].values)
+
+
+def test_a_negative_link_mass_is_named_with_its_body(tmp_path):
+    """scara5's last link (prismatic, vertical) has its mass m5 as a base parameter of its own. A log
+    whose dynamics carry m5 < 0 (simulated with the link-5 mass negated, m5 = -1 kg; the first
+    moments and inertia as described) is fitted with m5 near -1 kg: diagnose names m5 and body 5."""
+    robot = dynid.load_robot("scara5")
+    options = ModelOptions(offset=True)  # diagnose's default model
+    theta = full_parameters(robot, options)
+    k = parameter_names(robot, options).index("m5")
+    assert theta[k] > 0
+    theta[k] = -theta[k]
+    data, _, _ = realistic_log(robot, RATE, 20.0, seed=5, encoder_counts=2**16, drop=0.0, options=options,
+                               theta=theta)
+    write_joint_data(tmp_path / "log.csv", data)
+    out = run_ok("diagnose", "-r", "scara5", "--data", tmp_path / "log.csv", "--json", tmp_path / "d.json")
+    assert "ALARM negative physical parameter (joint 5)" in out and "m5 = -" in out
+    found = {f["check"]: f for f in json.loads((tmp_path / "d.json").read_text())["findings"]}
+    negative = found["negative physical parameter"]
+    assert negative["joints"] == [5] and set(negative["values"]) == {"m5"}
+    np.testing.assert_allclose(negative["values"]["m5"]["value"], theta[k], rtol=0.05)
 
 
 def test_diagnose_command_prints_findings_and_writes_json_and_refuses_a_log_without_torques(clean, tmp_path):
