@@ -60,6 +60,7 @@ def test_report_is_offline_with_each_flagged_robot(results, tmp_path):
     for rid, r in truth["robots"].items():
         assert (f'id="robot-{rid}"' in html) == (r["fault"] is not None)
     assert 'id="overview"' in html and html.count("data:image/png;base64,") >= 4
+    assert 'id="validation"' in html and "median held out %" in html
 
 
 def test_drift_needs_results_by_robot_and_date(results, tmp_path):

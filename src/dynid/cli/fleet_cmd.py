@@ -116,6 +116,13 @@ def identify(root: str = typer.Argument(..., help="ROOT of the data set (folder 
                   f"{summary.tasks} task(s), "
                   f"{summary.samples / 1e6:.2f} M samples in {summary.seconds:.1f} s ({rate / 1e6:.2f} M samples/s)",
                   highlight=False)
+    held = [r["validation_relative_error"] for r in summary.rows
+            if r["status"] == "ok" and r.get("validation_relative_error") is not None]
+    if held:
+        held.sort()
+        console.print(f"held-out validation (relative torque error, all joints): median "
+                      f"{100 * held[len(held) // 2]:.3g} %, largest {100 * held[-1]:.3g} % over {len(held)} group(s)",
+                      highlight=False)
     if summary.worker_memory_mb:
         peak = max(summary.worker_memory_mb.values())
         console.print(f"peak memory per worker process: {peak:.0f} MB (highest of {len(summary.worker_memory_mb)})",

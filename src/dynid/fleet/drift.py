@@ -74,6 +74,7 @@ class FleetDrift:
     failed: list[dict] = field(default_factory=list)
     file_errors: list[dict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    validation: list[dict] = field(default_factory=list)  # per identified group (``validation_rows``)
 
 
 FRICTION_NAME = re.compile(r"^(Fv2|Fv3|Fcp|Fcn|Fvp|Fvn|Fc|Fv)(\d+)$")  # identify.model.FRICTION_MODELS + joint
@@ -166,6 +167,23 @@ def _robust_z(x: np.ndarray, floor: float = 0.0) -> np.ndarray:
         return (x - med) / np.where(scale > 0, scale, np.nan), med, scale
 
 
+def validation_rows(rows: list[dict]) -> list[dict]:
+    """Per identified group: robot, date, model, the relative error of all joints on its own
+    data (result.json fit.relative_error) and held out (``validation_relative_error``: leave
+    one file or block of time out, fleet/validation.py), None when it has none."""
+    import json
+
+    out = []
+    for r in rows:
+        if r["status"] != "ok":
+            continue
+        fit = json.loads(r["result_json"])["fit"] if r.get("result_json") else {}
+        out.append({"robot": r["robot"], "date": r["date"], "model": r["robot_model"],
+                    "fit": fit.get("relative_error"), "held_out": r.get("validation_relative_error"),
+                    "kind": r.get("validation_kind")})
+    return out
+
+
 def analyze(rows: list[dict], by: tuple[str, ...], settings: DriftSettings = DriftSettings()) -> FleetDrift:
     """Trends, fleet statistics and flags of a fleet's results (module docstring)."""
     settings.check()
@@ -205,7 +223,8 @@ def analyze(rows: list[dict], by: tuple[str, ...], settings: DriftSettings = Dri
                     flags[rid].append(row)
     for rid in flags:
         flags[rid].sort(key=lambda f: -max(abs(f["z_own"]), abs(f["z_fleet"]), abs(f["z_level"])))
-    return FleetDrift(settings, series, trends, {r: f for r, f in flags.items() if f}, fleet, failed, errors, notes)
+    return FleetDrift(settings, series, trends, {r: f for r, f in flags.items() if f}, fleet, failed, errors, notes,
+                      validation_rows(rows))
 
 
 def to_dict(drift: FleetDrift) -> dict:

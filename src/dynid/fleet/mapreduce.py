@@ -106,8 +106,17 @@ def _left_out(group, infos) -> list[tuple[str, str]]:
     return [(f.relpath, infos[f.relpath].error) for f in group.files if infos[f.relpath].error]
 
 
-def _readable(files, infos) -> list[tuple[str, str]]:
-    return [(f.url, f.relpath) for f in files if infos[f.relpath].error is None]
+def _folds(group, infos) -> dict[str, tuple[int, tuple]]:
+    """relpath -> (fold, block cut times) of the group's readable files (``validation.fold_plan``)."""
+    from dynid.fleet.validation import fold_plan
+
+    good = [f.relpath for f in group.files if infos[f.relpath].error is None]
+    return dict(zip(good, fold_plan([(infos[p].t_min, infos[p].t_max) for p in good])))
+
+
+def _readable(files, infos, folds) -> list[tuple]:
+    """(url, relpath, fold, cuts) of the readable ones of ``files`` (``map_files``)."""
+    return [(f.url, f.relpath, *folds[f.relpath]) for f in files if infos[f.relpath].error is None]
 
 
 def _submit(client, plan: Plan, infos: dict, retries: int, workers: int,
@@ -122,8 +131,8 @@ def _submit(client, plan: Plan, infos: dict, retries: int, workers: int,
         if isinstance(unit, Pack):
             model = plan.models[unit.model_id]
             metas = [(g, _meta(g, model, infos)) for g in unit.groups]
-            items = [(_readable(g.files, infos), _left_out(g, infos), g.keys, meta) for g, meta in metas]
-            rows = sum(infos[path].rows for item in items for _, path in item[0])
+            items = [(_readable(g.files, infos, _folds(g, infos)), _left_out(g, infos), g.keys, meta) for g, meta in metas]
+            rows = sum(infos[f[1]].rows for item in items for f in item[0])
             fut = client.submit(identify_groups, items, model_futures[unit.model_id], pure=False, retries=retries,
                                 priority=0)
             kinds[fut.key] = ("rows", rows, sum(len(item[0]) for item in items), metas)
@@ -131,10 +140,10 @@ def _submit(client, plan: Plan, infos: dict, retries: int, workers: int,
             pending.append(fut)
             continue
         group, model = unit.group, plan.models[unit.group.model_id]
-        parts = []
+        parts, folds = [], _folds(group, infos)
         for batch in unit.batches:
-            files = _readable(batch, infos)
-            rows = sum(infos[path].rows for _, path in files)
+            files = _readable(batch, infos, folds)
+            rows = sum(infos[f[1]].rows for f in files)
             fut = client.submit(map_files, files, model_futures[group.model_id], pure=False, retries=retries,
                                 priority=0)
             kinds[fut.key] = ("map", rows, len(files))
@@ -219,6 +228,7 @@ def identify_in_process(plan: Plan, threads: int | None = None) -> list[dict]:
     compute threads (default one per core), one solve per group. The reference of the tests
     and of bench/fleet.py (a file that fails while streaming fails its group here)."""
     from dynid.errors import DynidError
+    from dynid.fleet.validation import add_folds
     from dynid.identify.pipeline import accumulate_sources
 
     infos = {info.relpath: info for g in plan.todo
@@ -229,11 +239,17 @@ def identify_in_process(plan: Plan, threads: int | None = None) -> list[dict]:
         model, st = plan.models[group.model_id], plan.models[group.model_id].settings
         good = [f for f in group.files if infos[f.relpath].error is None]
         part = Partial(errors=[(f.relpath, infos[f.relpath].error) for f in group.files if infos[f.relpath].error])
+        plan_folds = _folds(group, infos)
         try:
             with recorded_warnings(part.warnings):
                 acc = accumulate_sources(model.robot, [f.url for f in good], st.options, model.base, model.mapping,
-                                         st.prep, st.chunk_rows, st.nan, threads)
-            part = merge_partials(part, Partial(acc.ne, acc.samples, [f.relpath for f in good], [], acc.notes, acc.fs))
+                                         st.prep, st.chunk_rows, st.nan, threads,
+                                         cuts=[plan_folds[f.relpath][1] for f in good])
+            folds: dict = {}
+            for f, source in zip(good, acc.sources):
+                add_folds(folds, plan_folds[f.relpath][0], source.blocks)
+            part = merge_partials(part, Partial(acc.ne, acc.samples, [f.relpath for f in good], [], acc.notes, acc.fs,
+                                                folds=folds, q_min=acc.q_min, q_max=acc.q_max))
         except DynidError as exc:
             part.errors.append(("(group)", str(exc)))
         rows.append(solve_group(model, group.keys, _meta(group, model, infos), part))

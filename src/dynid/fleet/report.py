@@ -3,8 +3,10 @@
 Sections: the overview (fleet size, failed groups, files left out, the flagged robots and
 every robot's Coulomb friction over days), the fleet statistics of the friction per joint,
 one section of evidence per flagged robot (its flagged quantities against its own baseline
-band and against the fleet's median band, with the numbers of ``drift.analyze``), and the
-groups that could not be identified.
+band and against the fleet's median band, with the numbers of ``drift.analyze``), the
+held-out validation (per model the relative error on a group's own data and held out, and
+the groups that predict their held-out data worst), and the groups that could not be
+identified.
 """
 
 from __future__ import annotations
@@ -113,6 +115,30 @@ FLAG_HEADER = ["quantity", "kind", "flags", "baseline", "recent", "change", "cha
                "z own", "z fleet", "z level", "outside own band since"]
 
 
+def validation_body(drift: FleetDrift, worst: int = 5) -> str:
+    """Per model: groups, median relative error on their own data and held out; the ``worst``
+    groups by held-out relative error."""
+    rows, have = [], [v for v in drift.validation if v["held_out"] is not None]
+    for model in sorted({v["model"] for v in drift.validation}):
+        mine = [v for v in have if v["model"] == model]
+        fit = [v["fit"] for v in mine if v["fit"] is not None]
+        rows.append([model, len([v for v in drift.validation if v["model"] == model]), len(mine),
+                     fmt(100 * np.median(fit) if fit else None, ".3g"),
+                     fmt(100 * np.median([v["held_out"] for v in mine]) if mine else None, ".3g")])
+    body = paragraph("Relative torque error of all joints, sqrt(sum RSS / sum tau^2): on the data each group was "
+                     "fitted to, and held out (each file left out of the fit and predicted, or, for a group of "
+                     "one file, each of 5 blocks of time; computed from the normal equations, no second pass). "
+                     "A held-out error well above the fit's is a model that does not carry over between the "
+                     "group's recordings.", "small")
+    body += table(["model", "groups", "with validation", "median on own data %", "median held out %"], rows, left=1)
+    top = sorted(have, key=lambda v: -v["held_out"])[:worst]
+    if top:
+        body += table(["robot", "date", "on own data %", "held out %", "folds"],
+                      [[v["robot"], v["date"], fmt(100 * v["fit"] if v["fit"] is not None else None, ".3g"),
+                        fmt(100 * v["held_out"], ".3g"), v["kind"]] for v in top], left=2)
+    return body
+
+
 def build_report(drift: FleetDrift, title: str = "Fleet drift report", source: str = "") -> str:
     """The whole HTML document (module docstring)."""
     sections = []
@@ -156,6 +182,9 @@ def build_report(drift: FleetDrift, title: str = "Fleet drift report", source: s
         body += f'<img class="fig" src="{robot_figure(drift, rid, flags)}" alt="{esc(rid)} evidence">'
         body += f'<div class="scroll">{table(FLAG_HEADER, _flag_rows(drift, rid, flags), left=3)}</div>'
         sections.append(SimpleNamespace(id=f"robot-{rid}", title=f"Robot {rid}", body=body))
+
+    if drift.validation:
+        sections.append(SimpleNamespace(id="validation", title="Held-out validation", body=validation_body(drift)))
 
     if drift.failed or drift.file_errors:
         body = ""

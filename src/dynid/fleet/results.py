@@ -6,7 +6,10 @@ ROOT, ``file_errors``: list of {path, error} of the files left out, ``samples``,
 ``t_start``/``t_end``: time span of the data [s], ``fingerprint``: sha256 of the files'
 size + modification time and the run's settings, which reruns compare); the identification
 (``parameter_names``, ``parameter_values``, ``parameter_std``, ``rmsd`` and
-``relative_rmsd`` per joint (thesis eq. 5.1, on the group's own data), ``condition_number``,
+``relative_rmsd`` per joint (thesis eq. 5.1, on the group's own data), held out
+(``validation.py``: ``validation_rmsd`` and ``validation_relative_rmsd`` per joint,
+``validation_relative_error`` of all joints, ``validation_folds``, ``validation_kind``),
+``condition_number``,
 ``warnings``) and ``result_json``: the group's complete result.json, as ``dynid identify``
 writes it (``dynid predict`` can use it). The schema metadata holds the grouping keys.
 Written atomically (``data.io.atomic_write_bytes``).
@@ -37,16 +40,22 @@ def _base_row(keys: dict, meta: dict, part) -> dict:
     return row
 
 
+NO_VALIDATION = {"validation_rmsd": None, "validation_relative_rmsd": None, "validation_relative_error": None,
+                 "validation_folds": 0, "validation_kind": None}
+
+
 def failed_row(keys: dict, meta: dict, part, error: str) -> dict:
     row = _base_row(keys, meta, part)
     row.update({"status": "failed", "error": error, "n": meta.get("n"), "estimator": meta.get("estimator"),
                 "parameter_names": [], "parameter_values": [], "parameter_std": [], "rmsd": [],
                 "relative_rmsd": [], "condition_number": None, "warnings": [], "result_json": None})
+    row.update(NO_VALIDATION)
     return row
 
 
-def row_from(keys: dict, meta: dict, part, result: dict) -> dict:
-    """A row from a group's result.json dictionary (``identify.result.build_result``)."""
+def row_from(keys: dict, meta: dict, part, result: dict, validation: dict | None = None) -> dict:
+    """A row from a group's result.json dictionary (``identify.result.build_result``) and its
+    held-out validation (``validation.held_out``)."""
     row = _base_row(keys, meta, part)
     params = result["base_parameters"]
     row.update({"status": "ok", "error": None, "n": int(result["n"]), "estimator": result["estimator"],
@@ -56,6 +65,8 @@ def row_from(keys: dict, meta: dict, part, result: dict) -> dict:
                 "rmsd": _floats(result["fit"]["rmsd"]), "relative_rmsd": _floats(result["fit"]["relative_rmsd"]),
                 "condition_number": result["fit"].get("condition_number"),
                 "warnings": list(result.get("warnings", [])), "result_json": json.dumps(result)})
+    row.update(NO_VALIDATION)
+    row.update({k: v for k, v in (validation or {}).items() if k in NO_VALIDATION})
     return row
 
 
@@ -72,7 +83,11 @@ def schema(by: tuple[str, ...]):
         pa.field("fingerprint", pa.string()),
         pa.field("parameter_names", pa.list_(pa.string())), pa.field("parameter_values", pa.list_(pa.float64())),
         pa.field("parameter_std", pa.list_(pa.float64())), pa.field("rmsd", pa.list_(pa.float64())),
-        pa.field("relative_rmsd", pa.list_(pa.float64())), pa.field("condition_number", pa.float64()),
+        pa.field("relative_rmsd", pa.list_(pa.float64())),
+        pa.field("validation_rmsd", pa.list_(pa.float64())), pa.field("validation_relative_rmsd", pa.list_(pa.float64())),
+        pa.field("validation_relative_error", pa.float64()), pa.field("validation_folds", pa.int32()),
+        pa.field("validation_kind", pa.string()),
+        pa.field("condition_number", pa.float64()),
         pa.field("warnings", pa.list_(pa.string())), pa.field("result_json", pa.string()),
         pa.field("dynid_version", pa.string()),
     ]

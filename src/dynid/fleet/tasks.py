@@ -11,7 +11,10 @@ in-process, on a ``LocalCluster`` or on any Dask cluster:
 - ``merge_partials``: sums of partials (a node of the reduce tree; addition of sums is
   exact up to rounding, and the tree's shape is fixed, so the result does not depend on
   which worker ran what);
-- ``solve_group``: the estimator on the summed equations -> one result row (``results.py``);
+- ``solve_group``: the estimator on the summed equations -> one result row (``results.py``),
+  holding the base parameters the group's data leave undetermined as ``dynid identify`` does
+  (``identify.undetermined``), with a held-out validation from the equations of its folds
+  (each file, or blocks of time of a group's one file: ``validation.py``);
   ``identify_groups``: map and solve whole groups in one task (the usual case: a group is a
   robot-day of one or a few files, and one task per file would make the scheduler the limit).
 
@@ -47,10 +50,12 @@ class Settings:
     chunk_rows: int = 50_000
     nan: str = "drop"
     tol: float | None = None
+    still_range: float = 0.05  # identify.undetermined.STILL_RANGE, as 'dynid identify --still-range'
 
     def to_dict(self) -> dict:
         return {"model": self.options.to_dict(), "preprocessing": self.prep.to_dict(), "estimator": self.estimator,
-                "max_condition": self.max_condition, "nan": self.nan, "tol": self.tol}
+                "max_condition": self.max_condition, "nan": self.nan, "tol": self.tol,
+                "still_range": self.still_range}
 
 
 @dataclass
@@ -79,7 +84,9 @@ class FileInfo:
 
 @dataclass
 class Partial:
-    """Summed normal equations of some files of one group (None when no file could be used)."""
+    """Summed normal equations of some files of one group (None when no file could be used);
+    ``folds``: fold -> the equations of its files or blocks of time (``validation.fold_plan``),
+    whose sum is ``ne``; ``q_min``/``q_max``: joint position range of the fitted samples."""
 
     ne: object | None = None
     samples: int = 0
@@ -88,6 +95,9 @@ class Partial:
     notes: list[str] = field(default_factory=list)
     fs: float = float("nan")
     warnings: list[str] = field(default_factory=list)  # DynidWarnings of reading the files (``recorded_warnings``)
+    folds: dict = field(default_factory=dict)
+    q_min: np.ndarray | None = None
+    q_max: np.ndarray | None = None
 
 
 def _file_errors() -> tuple:
@@ -196,8 +206,10 @@ def recorded_warnings(into: list[str], source: str = "", name: str = ""):
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
-def map_file(url: str, relpath: str, model: GroupModel) -> Partial:
-    """Normal equations of one file (module docstring); a bad file gives an error entry."""
+def map_file(url: str, relpath: str, model: GroupModel, fold: int = 0, cuts=()) -> Partial:
+    """Normal equations of one file (module docstring), also per block of time (``cuts``: its
+    cut times, the blocks are folds ``fold``, ``fold`` + 1, ...); a bad file gives an error entry."""
+    from dynid.fleet.validation import add_folds
     from dynid.identify.pipeline import accumulate_file
 
     found: list[str] = []
@@ -205,31 +217,40 @@ def map_file(url: str, relpath: str, model: GroupModel) -> Partial:
         with local_copy(url) as path, recorded_warnings(found, path, relpath if path != url else ""):
             st = model.settings
             acc = accumulate_file(model.robot, path, st.options, model.base, model.mapping, st.prep,
-                                  st.chunk_rows, st.nan, workers=model.threads)
+                                  st.chunk_rows, st.nan, workers=model.threads, cuts=tuple(cuts))
     except TRANSIENT:
         raise
     except _file_errors() as exc:
         return Partial(errors=[(relpath, _reason(exc))], warnings=found)
     notes = [f"{relpath}: {note}" for note in dict.fromkeys(acc.notes)]
-    return Partial(acc.ne, acc.samples, [relpath], [], notes, acc.fs, found)
+    folds: dict = {}
+    add_folds(folds, fold, acc.sources[0].blocks)
+    return Partial(acc.ne, acc.samples, [relpath], [], notes, acc.fs, found, folds, acc.q_min, acc.q_max)
 
 
-def map_files(files: list[tuple[str, str]], model: GroupModel) -> Partial:
-    """The sum of ``map_file`` of each (url, relpath), in order (files of one group)."""
+def map_files(files: list[tuple], model: GroupModel) -> Partial:
+    """The sum of ``map_file`` of each (url, relpath[, fold, cuts]), in order (files of one group)."""
     from dynid.identify.threads import one_compute_thread
 
     with one_compute_thread():
-        return merge_partials(*(map_file(url, relpath, model) for url, relpath in files))
+        return merge_partials(*(map_file(*f[:2], model, *f[2:]) for f in files))
 
 
 def merge_partials(*parts: Partial) -> Partial:
     """The sum of partials, in the order given (a node of the reduce tree)."""
+    from dynid.fleet.validation import add_folds
+
     out = Partial()
     for p in parts:
         if p.ne is not None:
             if out.ne is None:
                 out.ne = type(p.ne)(p.ne.n, p.ne.b)
             out.ne.merge(p.ne)
+        for k, ne in p.folds.items():
+            add_folds(out.folds, k, [ne])
+        if p.q_min is not None:
+            out.q_min = p.q_min if out.q_min is None else np.fmin(out.q_min, p.q_min)
+            out.q_max = p.q_max if out.q_max is None else np.fmax(out.q_max, p.q_max)
         out.samples += p.samples
         out.files += p.files
         out.errors += p.errors
@@ -244,32 +265,47 @@ def solve_group(model: GroupModel, keys: dict, meta: dict, *parts: Partial) -> d
     """One result row (``results.row_from``) of a group's summed equations (the sum of
     ``parts``: the root of its reduce tree)."""
     from dynid.fleet.results import failed_row, row_from
+    from dynid.fleet.validation import fold_kind, held_out
     from dynid.identify.pipeline import make_estimator
     from dynid.identify.result import build_result
     from dynid.identify.threads import single_blas_thread
+    from dynid.identify.undetermined import annotate, find_undetermined, fit_determined
 
     part = merge_partials(*parts)
     if part.ne is None or part.samples == 0:
         why = "; ".join(f"{p}: {e}" for p, e in part.errors) or "no samples"
         return failed_row(keys, meta, part, f"no file of the group could be used ({why})")
     st = model.settings
+    pc = st.estimator == "pc"
+
+    def make():
+        return make_estimator(st.estimator, model.robot, st.options, model.base, max_condition=st.max_condition)
+
+    checks: list[str] = []
     try:
-        est = make_estimator(st.estimator, model.robot, st.options, model.base, max_condition=st.max_condition)
-        with single_blas_thread():  # a 52 x 52 eigh: BLAS threads only wait for busy cores
-            est.fit_normal_equations(part.ne)
+        with single_blas_thread(), recorded_warnings(checks):  # a 52 x 52 eigh: BLAS threads only wait for busy cores
+            found = find_undetermined(model.robot, st.options, model.base, part.q_min, part.q_max, st.still_range)
+            est = fit_determined(make, part.ne, model.base, found, pc=pc)
+            with recorded_warnings([]):  # the refits' own warnings repeat the group's fit's
+                validation = held_out(part.folds, lambda ne: fit_determined(make, ne, model.base, found, pc=pc).coef_,
+                                      fold_kind(len(part.files)))
     except DynidError as exc:
         return failed_row(keys, meta, part, _reason(exc))
     except np.linalg.LinAlgError as exc:
         return failed_row(keys, meta, part, f"the normal equations could not be solved ({exc})")
     where = meta.get("where", "")
-    found = list(part.warnings)
-    with recorded_warnings(found):
+    seen = list(part.warnings) + checks
+    with recorded_warnings(seen):
         result = build_result(model.spec, model.robot, st.options, model.base, est, part.ne, st.prep,
                               model.mapping, part.samples, part.notes, where,
                               extra={"fleet": {"group": keys, "files": part.files,
-                                               "file_errors": [{"path": p, "error": e} for p, e in part.errors]}})
-    result["warnings"] = list(dict.fromkeys(result["warnings"] + found))
-    return row_from(keys, meta, part, result)
+                                               "file_errors": [{"path": p, "error": e} for p, e in part.errors],
+                                               "validation": validation}})
+    annotate(result, found, model.robot, model.base, st.estimator)
+    if validation.get("validation_error"):
+        seen.append(f"no held-out validation: {validation['validation_error']}")
+    result["warnings"] = list(dict.fromkeys(result["warnings"] + seen))
+    return row_from(keys, meta, part, result, validation)
 
 
 def identify_groups(items: list[tuple[list[tuple[str, str]], list[tuple[str, str]], dict, dict]],

@@ -77,6 +77,7 @@ class SourceCount:
     samples: int = 0
     segments: list[SegmentCount] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    blocks: list[NormalEquations] | None = None  # per time block (``accumulate_sources(cuts=)``)
 
     def to_dict(self) -> dict:
         return {"path": self.path, "samples": self.samples, "segments": [s.to_dict() for s in self.segments]}
@@ -182,7 +183,7 @@ def stream_workers() -> int:
 def accumulate_sources(robot, sources, options: ModelOptions, base: BaseParameters,
                        mapping: ColumnMapping = ColumnMapping(), prep: Preprocessing = Preprocessing(),
                        chunk_rows: int = 50_000, nan: str = "drop", workers: int | None = None,
-                       per_segment: bool = False) -> Accumulated:
+                       per_segment: bool = False, cuts: list | None = None) -> Accumulated:
     """Stream every source (a joint data file; ``data.sources.expand_sources`` turns globs and
     directories into files) through its own preprocessing into one set of summed per-joint
     normal equations (``workers`` threads, default one per core, compute regressors and Gram
@@ -190,9 +191,14 @@ def accumulate_sources(robot, sources, options: ModelOptions, base: BaseParamete
     alone, its edge samples left out.
 
     Returns the sums with ``sources``: per file and per segment the samples used (and with
-    ``per_segment`` each segment's own normal equations, whose sum is ``ne``). A file with no
-    usable sample is an error naming it."""
+    ``per_segment`` each segment's own normal equations, whose sum is ``ne``). ``cuts``: per
+    source, ascending times [s] that cut it into len + 1 blocks of time (samples at or after
+    cut k belong to block k + 1); each source's ``blocks`` are then their normal equations,
+    whose sum is ``ne`` (held-out validation by subtraction: ``fleet.validation``); the
+    preprocessing does not see the cuts. A file with no usable sample is an error naming it."""
     sources = list(sources)
+    if cuts is not None and (per_segment or len(cuts) != len(sources)):
+        raise ValueError("cuts: one sequence of times per source, and not with per_segment")
     pool = _Workers(robot, options, base, prep, workers or stream_workers())
     total = NormalEquations(robot.n, base.rank)
     counts, notes, fs = [], [], float("nan")
@@ -201,8 +207,11 @@ def accumulate_sources(robot, sources, options: ModelOptions, base: BaseParamete
     # single BLAS thread: the workers are the parallelism (BLAS threads would contend)
     with single_blas_thread():
         try:
-            for path in sources:
+            for i, path in enumerate(sources):
                 count, segment = SourceCount(str(path)), None
+                times = None if cuts is None else np.asarray(cuts[i], dtype=float)
+                if times is not None:
+                    count.blocks = []
                 chunks = prepared_chunks(path, robot, mapping, prep, chunk_rows, nan=nan, joint_columns=columns)
                 for chunk, keep, last in with_edges(chunks, prep):
                     count.notes.extend(chunk.notes)
@@ -219,12 +228,20 @@ def accumulate_sources(robot, sources, options: ModelOptions, base: BaseParamete
                         q_min, q_max = np.fmin(q_min, chunk.q[keep].min(axis=0)), np.fmax(q_max, chunk.q[keep].max(axis=0))
                     segment.t_end, segment.samples, count.samples = float(chunk.t[-1]), segment.samples + used, \
                         count.samples + used
-                    pool.submit(chunk, keep)
+                    if times is None:
+                        pool.submit(chunk, keep)
+                    else:
+                        _submit_blocks(pool, chunk, keep, times, count.blocks, base)
                     if last and per_segment:
                         segment.ne = pool.take(base)
                         total.merge(segment.ne)
                 if count.samples == 0:
                     raise DataError(f"{path}: no samples left after preprocessing")
+                if times is not None:
+                    while len(count.blocks) <= times.size:
+                        count.blocks.append(pool.take(base))
+                    for ne in count.blocks:
+                        total.merge(ne)
                 prefix = f"{path}: " if len(sources) > 1 else ""
                 notes.extend(prefix + note for note in dict.fromkeys(count.notes))
                 counts.append(count)
@@ -236,11 +253,27 @@ def accumulate_sources(robot, sources, options: ModelOptions, base: BaseParamete
     return Accumulated(total, sum(c.samples for c in counts), fs, notes, counts, q_min, q_max)
 
 
+def _submit_blocks(pool: _Workers, chunk: JointData, keep: np.ndarray, times: np.ndarray,
+                   done: list[NormalEquations], base: BaseParameters) -> None:
+    """Submit a chunk's rows block by block (``accumulate_sources(cuts=)``); a block ends when
+    rows of a later one arrive: its equations are taken into ``done``."""
+    block = np.searchsorted(times, chunk.t, side="right")  # non-decreasing: time increases in a source
+    for b in range(int(block[0]), int(block[-1]) + 1):
+        lo, hi = np.searchsorted(block, b, side="left"), np.searchsorted(block, b, side="right")
+        if hi == lo:
+            continue
+        while len(done) < b:
+            done.append(pool.take(base))
+        pool.submit(chunk.select(slice(lo, hi)), keep[lo:hi])
+
+
 def accumulate_file(robot, path, options: ModelOptions, base: BaseParameters,
                     mapping: ColumnMapping = ColumnMapping(), prep: Preprocessing = Preprocessing(),
-                    chunk_rows: int = 50_000, nan: str = "drop", workers: int | None = None) -> Accumulated:
-    """``accumulate_sources`` of one file."""
-    return accumulate_sources(robot, [path], options, base, mapping, prep, chunk_rows, nan, workers)
+                    chunk_rows: int = 50_000, nan: str = "drop", workers: int | None = None,
+                    cuts=None) -> Accumulated:
+    """``accumulate_sources`` of one file (``cuts``: its block times, or None)."""
+    return accumulate_sources(robot, [path], options, base, mapping, prep, chunk_rows, nan, workers,
+                              cuts=None if cuts is None else [cuts])
 
 
 def source_counts(ready: JointData, mask: np.ndarray | None) -> SourceCount:
