@@ -26,8 +26,8 @@ that kills ``distributed.scheduler.allowed-failures`` + 1 = 4 workers fails its 
 the rows say so). The task layout depends only on the data and the worker count, and the
 reduce tree has a fixed shape, so results do not depend on which worker ran what. Memory per
 worker: one task at a time (one thread per worker), and a task holds one file's streaming
-window (``chunk_rows`` rows plus the filter margin), the running sum of the group it maps and
-the rows of the groups it solved (or at most ``FAN_IN`` partial sums of O(n b^2) floats, 134
+window (``chunk_rows`` rows plus the filter margin), the running sum of the group it maps (and
+those of its validation folds, at most ``validation.MAX_FOLDS``) and the rows of the groups it solved (or at most ``FAN_IN`` partial sums of O(n b^2) floats, 134
 kB pickled for the er3a, in a merge): a group never has to fit in memory (bench/fleet.py:
 peak memory per worker process in docs/fleet.md). Merge and solve tasks run before further
 map tasks (Dask priorities), so partial sums do not pile up.
