@@ -9,6 +9,7 @@ import pyarrow.csv as pacsv
 from typer.testing import CliRunner
 
 from dynid.cli.main import app
+from dynid.errors import DynidWarning
 
 runner = CliRunner()
 
@@ -26,6 +27,13 @@ def _strict(action, *args, **kwargs):
     _simplefilter("error" if action == "default" else action, *args, **kwargs)
 
 
+def _strict_but_dynid(action, *args, **kwargs):
+    """``_strict``, but DynidWarnings still print as the CLI's 'warning:' lines."""
+    _strict(action, *args, **kwargs)
+    if action == "default":
+        warnings.filterwarnings("default", category=DynidWarning)
+
+
 _simplefilter = warnings.simplefilter
 
 
@@ -39,6 +47,17 @@ def failing(*args) -> str:
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), result.output
     return lines[0]
+
+
+def failing_after_warnings(*args) -> tuple[list[str], str]:
+    """``failing``, for a command that warns (DynidWarning 'warning:' lines) before its error line:
+    (the warning lines, the error line). Other Python warnings still fail the test."""
+    with mock.patch.object(warnings, "simplefilter", _strict_but_dynid):
+        result = runner.invoke(app, [str(a) for a in args])
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert lines[-1].startswith("error: ") and all(x.startswith("warning: ") for x in lines[:-1]), result.output
+    return lines[:-1], lines[-1]
 
 
 def read_columns(path) -> dict:

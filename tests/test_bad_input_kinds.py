@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import dynid
-from cli_helpers import failing, run_ok, runner
+from cli_helpers import failing, failing_after_warnings, run_ok, runner
 from fuzz_inputs import YAML, _yaml_bomb, _yaml_duplicate_key
 from dynid.cli.main import app
 from dynid.errors import DataError, DynidWarning, ModelError
@@ -170,11 +170,13 @@ def test_non_finite_mass_in_a_robot_file(d, tmp_path, mass):
 
 
 def test_zero_position_range(tmp_path):
-    """q_min == q_max: the excitation optimizer scales by the range; one line, no RuntimeWarning."""
+    """q_min == q_max: the excitation optimizer scales by the range; one error line, no RuntimeWarning
+    (after the loader's warning about the joint that cannot move: robot.validation.check_limits)."""
     (tmp_path / "z.yaml").write_text(two_joint_yaml(limits="{q_min: 0.5, q_max: 0.5}"))
-    line = failing("excite", "optimize", "-r", tmp_path / "z.yaml", "--out", tmp_path / "t.json",
-                   "--generations", "1", "--polish-iterations", "2", "--harmonics", "2")
+    warned, line = failing_after_warnings("excite", "optimize", "-r", tmp_path / "z.yaml", "--out", tmp_path / "t.json",
+                                          "--generations", "1", "--polish-iterations", "2", "--harmonics", "2")
     assert "joint 1 (joint1): q_min 0.5 is not below q_max 0.5" in line and not (tmp_path / "t.json").exists()
+    assert len(warned) == 1 and "zero range" in warned[0]
 
 
 class _Pick:

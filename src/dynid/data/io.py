@@ -13,6 +13,8 @@ counted from 1 after the header, so CSV row k is file line k + 1):
 - columns of joints the robot does not have (q7 of a 6-joint robot): a warning; columns outside
   the format: a note (several files of different joint counts in one fit are refused by
   ``data.sources``)
+- a Parquet log whose ``dynid`` metadata names another robot or other joints: a warning
+  (``data.provenance``)
 - implausible values (``data.plausibility.LogChecks``): refused (1e300) or warned with the
   likely cause (degrees, ms, spikes, wrapped angles, interpolated gaps)
 """
@@ -35,6 +37,7 @@ from dynid.data.columns import ColumnMapping, JointData
 from dynid.data.inputs import input_file
 from dynid.data.output import write_output
 from dynid.data.plausibility import LogChecks, column_messages
+from dynid.data.provenance import recorded_robot_message
 from dynid.data.segments import Segmenter
 from dynid.errors import DataError, DynidWarning
 
@@ -123,6 +126,15 @@ def column_check(table: pa.Table, mapping: ColumnMapping, robot, source: str) ->
     for text in warns:
         warnings.warn(DynidWarning(text), stacklevel=2)
     return notes
+
+
+def recorded_robot_check(path: str | Path, robot, mapping: ColumnMapping = ColumnMapping()) -> None:
+    """Warn when a Parquet log's ``dynid`` metadata names another robot or other joints than
+    ``robot`` (``data.provenance``); joint names are not compared when ``--rename`` maps q columns."""
+    renamed = any(re.fullmatch(r"q\d+", new) for _, new in mapping.rename)
+    text = recorded_robot_message(file_metadata(path), robot, str(path), compare_joints=not renamed)
+    if text:
+        warnings.warn(DynidWarning(text), stacklevel=2)
 
 
 def _is_number(v) -> bool:
@@ -252,6 +264,7 @@ def load_joint_data(path: str | Path, robot, mapping: ColumnMapping = ColumnMapp
         table, notes = read_bag(path, robot, mapping, nan)
     else:
         table, notes = read_table(path, mapping)
+        recorded_robot_check(path, robot, mapping)
     data = map_columns(table, mapping, robot, str(path))
     data.notes[:0] = notes + column_check(table, mapping, robot, str(path))
     del table

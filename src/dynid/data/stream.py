@@ -32,7 +32,7 @@ from dynid.data.bags import is_bag, robot_tables
 from dynid.data.columns import TIME_UNITS, ColumnMapping, JointData
 from dynid.data.io import (
     BadRows, arrow_errors, check_bad_rows, clean_rows, column_check, csv_read_options, data_file, is_parquet,
-    map_columns,
+    map_columns, recorded_robot_check,
 )
 from dynid.data.plausibility import LogChecks
 from dynid.data.preprocess import Preprocessing, edge_samples, prepare_segment, prepared_rate, too_short
@@ -106,6 +106,7 @@ def raw_chunks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapping()
         tables = robot_tables(path, robot, mapping, chunk_rows, nan, bag_notes)
     else:
         path = data_file(path)
+        recorded_robot_check(path, robot, mapping)
         tables = _guarded(_batches(path, mapping, chunk_rows, bad), path)
     plan = log_timing(path, mapping, prep)
     if plan is None or plan.step is None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from dynid.data.columns import ColumnMapping, parse_pairs
-from dynid.data.io import read_table, table_to_columns
+from dynid.data.io import read_table, recorded_robot_check, table_to_columns
 from dynid.errors import DataError
 
 
@@ -17,6 +17,7 @@ def read_drive_log(path: str | Path, robot) -> dict:
     dq is required (measured speed: the method does not differentiate); rows with NaN in the
     used columns are dropped."""
     table, _ = read_table(path, ColumnMapping())
+    recorded_robot_check(path, robot)
     cols = table_to_columns(table, ColumnMapping(), str(path))
     n = robot.n
 

@@ -106,13 +106,13 @@ def robot_from_dh_document(doc: dict, where: str, source: str = "yaml") -> Robot
         lim = JointLimits(*(_number(limits_doc[i], k, lw, d) for k, d in (
             ("q_min", -math.inf), ("q_max", math.inf), ("dq_max", math.inf),
             ("ddq_max", math.inf), ("tau_max", math.inf))))
-        check_limits(lim, lw, kind)
+        name = str(entry.get("name", f"joint{i + 1}"))
+        check_limits(lim, f"{where}: joint '{name}' limits[{i}]", kind)
         dw = f"{where}: drives[{i}]"
         _check_keys(drives_doc[i], _DRIVE_KEYS, dw)
         drive = Drive(*(_number(drives_doc[i], k, dw, d) for k, d in (
             ("gear_ratio", 1.0), ("rotor_inertia", 0.0), ("torque_constant", math.nan),
             ("rated_torque", math.nan))))
-        name = str(entry.get("name", f"joint{i + 1}"))
         alpha, theta = _number(entry, "alpha", jw), _number(entry, "theta", jw, 0.0)
         angle_warning(alpha, "alpha", jw)
         angle_warning(theta, "theta", jw)

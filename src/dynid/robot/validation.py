@@ -1,9 +1,12 @@
 """Checks of a robot description shared by every loader (URDF, DH/MDH YAML, builtins to come):
 what cannot be right is refused (ModelError), what is almost surely wrong warns (DynidWarning).
 
-- ``check_limits``: q_min <= q_max, no NaN, positive speed/acceleration/torque limits; position
-  limits almost surely in degrees (a revolute range beyond two turns) or millimetres (a prismatic
-  range beyond 100 m) warn. Speed limits are not judged: URDFs write "none" as 100 or 1000 rad/s;
+- ``check_limits``: q_min <= q_max, no NaN, positive speed/acceleration/torque limits; a zero
+  position range (q_min == q_max) warns: the joint cannot move (``excite optimize`` refuses it,
+  ``simulate`` and ``base-params`` would take it as given; a fixed joint is ``type="fixed"``,
+  a URDF's lower = upper = 0 means no limit and never gets here); position limits almost
+  surely in degrees (a revolute range beyond two turns) or millimetres (a prismatic range
+  beyond 100 m) warn. Speed limits are not judged: URDFs write "none" as 100 or 1000 rad/s;
 - ``angle_warning``: a DH/MDH angle beyond 2 pi is almost surely in degrees (dynid reads radians);
 - ``check_unique``: two elements of one name (URDF ``<link>``, ``<joint>``): the later would
   silently replace the earlier one;
@@ -26,8 +29,9 @@ TURNS = 2  # revolute ranges beyond this many turns each side are almost surely 
 
 
 def check_limits(limits, where: str, kind: str | None = None) -> None:
-    """Refuse joint limits that cannot be right; warn about limits almost surely in other units
-    (``kind``: 'revolute' | 'prismatic', None skips the unit checks). ``where`` names the file and joint."""
+    """Refuse joint limits that cannot be right; warn about a zero position range and limits almost
+    surely in other units (``kind``: 'revolute' | 'prismatic', None skips the unit checks). ``where``
+    names the file and joint; call it for moving (revolute, prismatic) joints only."""
     values = {k: getattr(limits, k) for k in ("q_min", "q_max", "dq_max", "ddq_max", "tau_max")}
     for key, value in values.items():
         if math.isnan(value):
@@ -35,6 +39,11 @@ def check_limits(limits, where: str, kind: str | None = None) -> None:
     if values["q_min"] > values["q_max"]:
         raise ModelError(f"{where}: q_min {values['q_min']:g} > q_max {values['q_max']:g}; expected the lower "
                          "limit below the upper one")
+    if values["q_min"] == values["q_max"]:
+        unit = {"revolute": " rad", "prismatic": " m"}.get(kind, "")
+        _warn(f"{where}: position limits [{values['q_min']:g}, {values['q_max']:g}]{unit}: a zero range, the "
+              "joint cannot move (excitation cannot be planned for it; simulated motion would leave its "
+              "limits): expected q_min below q_max; a joint that does not move is type 'fixed' (or --lock it)")
     for key in ("dq_max", "ddq_max", "tau_max"):
         if not values[key] > 0:
             raise ModelError(f"{where}: {key} {values[key]:g} must be positive (omit it for no limit)")
