@@ -13,28 +13,22 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
+import sys
+from pathlib import Path
 
 import numba as nb
 import numpy as np
 
 import dynid
 
+sys.path.insert(0, str(Path(__file__).parent))
+from dynamics import best_of  # noqa: E402  (bench/dynamics.py: best wall time of repeated calls)
+
 
 @nb.njit(parallel=True, cache=True)
 def _store(a, v):
     for i in nb.prange(a.size):
         a[i] = v * i
-
-
-def best_time(call, repeat: int = 5) -> float:
-    """Best wall time of ``repeat`` calls [s]."""
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        call()
-        best = min(best, time.perf_counter() - t)
-    return best
 
 
 def main() -> None:
@@ -58,7 +52,7 @@ def main() -> None:
                 for _ in range(reps):
                     dynid.regressor(robot, q, dq, ddq, out=y)
 
-            t = best_time(run) / reps / count
+            t = best_of(run, 5) / reps / count
             per_sample[threads] = min(per_sample.get(threads, t), t)
         written = y.nbytes / count
         print(f"Y {y.nbytes / 1e6:7.1f} MB ({count:7d} samples): 1 thread {1e6 * per_sample[1]:.3f} us, "
@@ -68,8 +62,8 @@ def main() -> None:
     for threads in (1, 2):
         nb.set_num_threads(threads)
         _store(a, 1.0)
-        print(f"plain compiled stores into 576 MB, {threads} thread(s): {a.nbytes / best_time(lambda: _store(a, 2.0)) / 1e9:.1f} GB/s")
-    print(f"ndarray.fill of 576 MB: {a.nbytes / best_time(lambda: a.fill(3.0)) / 1e9:.1f} GB/s")
+        print(f"plain compiled stores into 576 MB, {threads} thread(s): {a.nbytes / best_of(lambda: _store(a, 2.0), 5) / 1e9:.1f} GB/s")
+    print(f"ndarray.fill of 576 MB: {a.nbytes / best_of(lambda: a.fill(3.0), 5) / 1e9:.1f} GB/s")
     print(f"load average at end {os.getloadavg()[0]:.2f}")
 
 
