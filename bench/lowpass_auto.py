@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import tempfile
 import time
 import warnings
@@ -25,20 +26,17 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # tests/realistic_logs.py
+
 
 def write_log(robot, path, rate, seconds, seed, args):
-    import dynid
+    """Write the realistic log (tests/realistic_logs.py) of these settings; (t, true torques)."""
     from dynid.data.io import write_joint_data
-    from dynid.identify import ModelOptions
-    from dynid.simulate import Measurement, random_multisine, simulate_joint_data
-    from dynid.simulate.defects import Defects, degrade
+    from realistic_logs import realistic_log
 
-    t = np.arange(0.0, seconds, 1.0 / rate)
-    q, dq, ddq = random_multisine(robot, seed=seed, f0=args.f0, harmonics=args.harmonics).sample(t)
-    rms = np.sqrt(np.mean(dynid.inverse_dynamics(robot, q, dq, ddq) ** 2, axis=0))
-    data, tau_true, _ = simulate_joint_data(robot, t, q, dq, ddq, ModelOptions(), seed=seed,
-                                            measurement=Measurement(tuple(args.noise * rms), args.encoder))
-    data = degrade(robot, data, q, Defects(ripple=tuple(args.ripple * rms), drop=args.drop), seed=seed + 1000)
+    data, t, tau_true = realistic_log(robot, rate, seconds, seed, noise=args.noise, ripple=args.ripple,
+                                      encoder_counts=args.encoder, drop=args.drop, f0=args.f0,
+                                      harmonics=args.harmonics)
     write_joint_data(path, data)
     return t, tau_true
 
