@@ -37,13 +37,12 @@ def find_robot(name: str):
     import dynid
 
     if name == "iiwa14":
-        here = Path(__file__).resolve().parent
-        roots = [Path(os.environ["DYNID_SHARED"])] if os.environ.get("DYNID_SHARED") else []
-        roots += [p / "shared" for p in here.parents]
-        for root in roots:
-            urdf = root / "real" / "kuka_iiwa14" / "urdf" / "iiwa14.urdf"
-            if urdf.exists():
-                return dynid.load_robot(str(urdf)), "iiwa14 (shared/real URDF)"
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+        from shared_data import shared_path
+
+        urdf = shared_path("real", "kuka_iiwa14", "urdf", "iiwa14.urdf")
+        if urdf is not None:
+            return dynid.load_robot(str(urdf)), "iiwa14 (shared/real URDF)"
         return dynid.load_robot("kr500-rail"), "kr500-rail (iiwa14 URDF not found)"
     if name == "solo12":
         urdf = pinocchio_cpp.prefix() / "share" / "example-robot-data" / "robots" / "solo_description" / "robots" / "solo12.urdf"

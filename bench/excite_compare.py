@@ -55,6 +55,7 @@ BOX = {"panda": ("table", [0.55, 0.0, 0.2], [0.3, 0.6, 0.4]), "iiwa": ("table", 
 
 def arm7(name: str, random_count: int, seed: int) -> None:
     import os
+    import sys
     import time
     from pathlib import Path
 
@@ -69,10 +70,10 @@ def arm7(name: str, random_count: int, seed: int) -> None:
         robot = dynid.load_robot("example:panda", lock={"panda_finger_joint1": 0.02})
         options = LimitOptions(ddq_max=PANDA_DDQ)
     else:
-        roots = [Path(os.environ["DYNID_SHARED"])] if os.environ.get("DYNID_SHARED") else []
-        roots += [p / "shared" for p in Path(__file__).resolve().parents]
-        urdf = next((r / "real/kuka_iiwa14/urdf/iiwa14.urdf" for r in roots
-                     if (r / "real/kuka_iiwa14/urdf/iiwa14.urdf").exists()), None)
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+        from shared_data import shared_path
+
+        urdf = shared_path("real", "kuka_iiwa14", "urdf", "iiwa14.urdf")
         if urdf is None:
             raise SystemExit("iiwa: shared/real/kuka_iiwa14 not found (set DYNID_SHARED)")
         robot = dynid.load_robot(urdf)

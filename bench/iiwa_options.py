@@ -14,7 +14,6 @@ directory's shared/); converts it to Parquet in a temporary directory.
 
 from __future__ import annotations
 
-import os
 import sys
 import tempfile
 import time
@@ -26,12 +25,13 @@ SIGNALS = "t=cur_traj_time_s.txt,q=joint_position_measured.txt,dq=joint_velocity
 
 
 def shared_iiwa() -> Path:
-    roots = [Path(os.environ["DYNID_SHARED"])] if os.environ.get("DYNID_SHARED") else []
-    roots += [parent / "shared" for parent in Path(__file__).resolve().parents]
-    for root in roots:
-        if (root / "real" / "kuka_iiwa14").is_dir():
-            return root / "real" / "kuka_iiwa14"
-    sys.exit("shared/real/kuka_iiwa14 not found (set DYNID_SHARED)")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from shared_data import shared_path
+
+    path = shared_path("real", "kuka_iiwa14")
+    if path is None or not path.is_dir():
+        sys.exit("shared/real/kuka_iiwa14 not found (set DYNID_SHARED)")
+    return path
 
 
 def loso(robot, path, options, prep, mapping, estimator="ols"):
