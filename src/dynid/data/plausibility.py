@@ -98,10 +98,6 @@ class PositionRange:
     def messages(self, robot, source: str) -> list[str]:
         return [f"{source}: {text}: {unit_cause(robot, j)}" for j, text in self.outside(robot).items()]
 
-    def warn(self, robot, source: str) -> None:
-        for text in self.messages(robot, source):
-            warnings.warn(DynidWarning(text), stacklevel=2)
-
 
 def unit_cause(robot, j: int) -> str:
     """The likely cause of positions or speeds of joint j far beyond what the robot does."""
