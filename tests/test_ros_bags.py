@@ -199,3 +199,26 @@ def test_predict_reads_a_bag_as_its_parquet_conversion(tmp_path, log):
     np.testing.assert_array_equal(a["t"], b["t"])
     for j in (1, 2):
         np.testing.assert_allclose(a[f"tau{j}"], b[f"tau{j}"], rtol=0, atol=1e-10 * np.abs(b[f"tau{j}"]).max())
+
+
+def test_fields_decided_on_the_first_messages_naming_the_joints():
+    """Messages that never name the robot's joints (another arm's, PROBE and more of them) decide
+    nothing: the first window of messages that name them decides velocity/effort, so a first
+    such message without velocities does not remove the column the others carry."""
+    from types import SimpleNamespace
+
+    from dynid.data.bags import PROBE, _Rows
+
+    def message(names, velocity=True):
+        return SimpleNamespace(name=list(names), position=[1.0, 2.0][:len(names)],
+                               velocity=[3.0, 4.0][:len(names)] if velocity else [], effort=[])
+
+    others = [message(["a1", "a2"]) for _ in range(PROBE + 5)]
+    ours = [message(["j2", "j1"], velocity=False)] + [message(["j2", "j1"]) for _ in range(10)]
+    rows = _Rows(["j1", "j2"], "test.bag", "/joint_states", "tau", "drop")
+    stream = rows.decided((k, 0.01 * k, m) for k, m in enumerate(others + ours, start=1))
+    kept = [r for r in (rows.row(k, t, m) for k, t, m in stream) if r is not None]
+    assert rows.fields == (True, False)
+    assert rows.names() == ["q1", "q2", "dq1", "dq2"]
+    assert len(kept) == 10 and rows.dropped == PROBE + 6
+    assert np.array_equal(np.concatenate(kept[0]), [2.0, 1.0, 4.0, 3.0])  # matched by name, not by place

@@ -138,7 +138,7 @@ class _Rows:
     def __init__(self, joints: list[str], source: str, topic: str, effort_as: str, nan: str):
         self.joints, self.source, self.topic, self.effort_as, self.nan = joints, source, topic, effort_as, nan
         self.index_of: dict[tuple, np.ndarray | None] = {}
-        self.fields: tuple[bool, bool] | None = None  # (velocity, effort) present in the first message
+        self.fields: tuple[bool, bool] | None = None  # (velocity, effort) carried: ``decide``
         self.dropped = 0
         self.first_drop: str | None = None
         self.seen: set[str] = set()
@@ -161,10 +161,12 @@ class _Rows:
                                 for f in ("velocity", "effort"))
 
     def decided(self, stream: Iterator) -> Iterator:
-        """The (number, t, message) stream, ``fields`` decided on its first ``PROBE`` messages."""
+        """The (number, t, message) stream, ``fields`` decided on its first ``PROBE`` messages (on
+        the next ``PROBE`` while none of them names the robot's joints): ``row`` never sees a
+        message naming them before ``fields`` is set."""
         pending = []
         for item in stream:
-            if self.fields is None and len(pending) < PROBE:
+            if self.fields is None:
                 pending.append(item)
                 if len(pending) < PROBE:
                     continue
@@ -194,8 +196,6 @@ class _Rows:
             self.drop(number, t, f"does not name joint(s) {missing}")
             return None
         arrays = (message.position, message.velocity, message.effort)
-        if self.fields is None:
-            self.fields = (len(arrays[1]) > 0, len(arrays[2]) > 0)
         wanted = (True,) + self.fields
         for label, values, want in zip(("position", "velocity", "effort"), arrays, wanted):
             if want and len(values) != len(names):
