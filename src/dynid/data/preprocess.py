@@ -184,10 +184,11 @@ def irregular_note(fs: float, prep: Preprocessing) -> str:
             "the median step are resampled; longer gaps split the log into segments, never interpolated)")
 
 
-def too_short(data: JointData, prep: Preprocessing) -> str | None:
-    """Why a segment of raw samples leaves nothing after its ``edge_samples`` (None when it does not)."""
+def too_short(data: JointData, prep: Preprocessing, timing: SegmentTiming | None = None) -> str | None:
+    """Why a segment of raw samples leaves nothing after its ``edge_samples`` (None when it does not);
+    timing: its ``segment_timing`` when the caller has it (else taken from ``data``)."""
     if len(data) >= 3:
-        fs = segment_timing(data.t).rate
+        fs = (timing or segment_timing(data.t)).rate
         trim = edge_samples(prep, fs / prep.decimate)
         if len(data) > 2 * trim * prep.decimate:
             return None
@@ -214,11 +215,12 @@ def prepare(data: JointData, prep: Preprocessing = Preprocessing(), grid_t0: flo
     for segment, rows in parts:
         piece = data.select(rows)
         piece.notes = []
-        reason = too_short(piece, prep)
+        timing = segment_timing(piece.t)  # one pass over its time stamps for both
+        reason = too_short(piece, prep, timing)
         if reason:
             notes.append(f"{describe(piece, segment)} dropped: {reason}")
             continue
-        done = prepare_segment(piece, prep, None, joint_columns)
+        done = prepare_segment(piece, prep, None, joint_columns, timing)
         notes.extend(done.notes)
         ready.append(done)
     if not ready:
