@@ -181,9 +181,9 @@ def held_out_score(parts: list[NormalEquations], names, max_condition: float,
     and the others are refitted, as ``identify`` does (module docstring, step 3). The refit is
     the minimum-norm least-squares solution on the directions the other folds determine
     (``physical.pseudo_solve``); a refit that determines nothing useful scores badly."""
-    total = parts[0]
-    for p in parts[1:]:
-        total = _combine(total, p)
+    total = NormalEquations(parts[0].n, parts[0].b)
+    for p in parts:
+        total.merge(p)
     fixed = found.index if found else np.zeros(0, dtype=np.int64)
     free = np.setdiff1d(np.arange(total.b), fixed)
     rss = []
@@ -200,12 +200,6 @@ def held_out_score(parts: list[NormalEquations], names, max_condition: float,
         rss.append(part.residual_ss(beta))
     rss = np.array(rss)
     return float(np.sqrt(rss.sum() / max(float(total.C.sum()), 1e-300))), rss
-
-
-def _combine(a: NormalEquations, b: NormalEquations) -> NormalEquations:
-    out = NormalEquations(a.n, a.b)
-    out.A, out.B, out.C, out.rows, out.tau_sum = a.A + b.A, a.B + b.B, a.C + b.C, a.rows + b.rows, a.tau_sum + b.tau_sum
-    return out
 
 
 def _check_blocks(blocks: list[JointData], labels: list[np.ndarray], folds: int, trim: int, source: str) -> None:
