@@ -64,18 +64,20 @@ def essential_parameters(ne: NormalEquations, names: list[str], weights: np.ndar
     r = int(ne.rows.sum())
     dof = r - b
     keep = np.arange(b)
-    beta, rss_full, inv = _fit(a, rhs, c, keep)
+    current = _fit(a, rhs, c, keep)  # (beta_S, RSS_S, inverse) on keep, carried along the elimination
+    rss_full = current[1]
     s2_full = rss_full / max(dof, 1)
     steps = []
     while keep.size > 1:
-        beta, rss_now, inv = _fit(a, rhs, c, keep)
+        beta, rss_now, inv = current
         s2 = rss_now / max(r - keep.size, 1)
         with np.errstate(divide="ignore", invalid="ignore"):
             rel = 100.0 * np.sqrt(np.maximum(np.diag(inv) * s2, 0.0)) / np.abs(beta)
         rel = np.where(np.isfinite(rel), rel, np.inf)
         worst = int(np.argmax(rel))
         trial = np.delete(keep, worst)
-        rss = _fit(a, rhs, c, trial)[1]
+        trial_fit = _fit(a, rhs, c, trial)
+        rss = trial_fit[1]
         k = b - trial.size
         f = ((rss - rss_full) / k) / max(s2_full, 1e-300)
         p = float(scipy.stats.f.sf(f, k, max(dof, 1)))
@@ -83,8 +85,8 @@ def essential_parameters(ne: NormalEquations, names: list[str], weights: np.ndar
             break
         steps.append({"removed": names[keep[worst]], "relative_std": float(rel[worst]), "F": float(f), "p": p,
                       "relative_rss_increase": float(rss / max(rss_full, 1e-300) - 1.0)})
-        keep = trial
-    beta, rss, inv = _fit(a, rhs, c, keep)
+        keep, current = trial, trial_fit
+    beta, rss, inv = current
     s2 = rss / max(r - keep.size, 1)
     std = np.sqrt(np.maximum(np.diag(inv) * s2, 0.0))
     return {"method": "Pham & Gautier 1991: backward elimination of the base parameter with the largest %sigma; "
