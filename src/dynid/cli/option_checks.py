@@ -1,5 +1,5 @@
 """Ranges of the numeric command-line options, checked for every command before any work
-(``cli.common.friendly_errors`` calls ``check_options``; issue 18 section 3).
+(``cli.common.friendly_errors`` calls ``check_value`` on each argument; issue 18 section 3).
 
 A value that cannot be right ends in one error line naming the option, the value and what is
 expected: a negative noise, jitter, count or duration; a jitter of a whole time step or more
@@ -148,9 +148,3 @@ def check_value(option: str, value, rule: Rule | None = None) -> None:
     for x in _numbers(option, text, rule):
         if not rule.accepts(x):
             raise DataError(f"{option} '{text}': {x:g} is not {rule.expected()}")
-
-
-def check_options(values: dict) -> None:
-    """``values``: {'--option': value} of one command call; each checked against ``RULES``."""
-    for option, value in values.items():
-        check_value(option, value)
