@@ -33,8 +33,6 @@ def convert(source: Path = typer.Argument(..., help="the log: a ROS bag (.bag, .
     from dynid.data.bags import bag_joint_names, is_bag
     from dynid.data.convert import bag_chunks, parse_signals, text_signal_chunks, write_stream
 
-    if chunk_rows < 1:
-        raise DataError(f"--chunk-rows {chunk_rows}: expected a positive number of rows")
     if effort not in ("tau", "i"):
         raise DataError(f"--effort '{effort}': expected tau or i")
     if is_bag(source):
