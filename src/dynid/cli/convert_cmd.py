@@ -36,7 +36,9 @@ def convert(source: Path = typer.Argument(..., help="the log: a ROS bag (.bag, .
     if effort not in ("tau", "i"):
         raise DataError(f"--effort '{effort}': expected tau or i")
     if is_bag(source):
-        names = [j.strip() for j in joints.split(",") if j.strip()] if joints else None
+        from dynid.robot.select import parse_joints
+
+        names = parse_joints(joints)  # as --joints of the other commands
         meta = {"source": str(source), "topic": topic}
         if robot is not None:
             import dynid
