@@ -238,7 +238,7 @@ def identify_in_process(plan: Plan, threads: int | None = None) -> list[dict]:
     for group in plan.todo:
         model, st = plan.models[group.model_id], plan.models[group.model_id].settings
         good = [f for f in group.files if infos[f.relpath].error is None]
-        part = Partial(errors=[(f.relpath, infos[f.relpath].error) for f in group.files if infos[f.relpath].error])
+        part = Partial(errors=_left_out(group, infos))
         plan_folds = _folds(group, infos)
         try:
             with recorded_warnings(part.warnings):
