@@ -14,7 +14,6 @@ Modules, one job each:
     polish     SLSQP with explicit linear limit constraints; final guaranteed-bound check
     evaluate   cond and limit usage of a trajectory (the contract's JSON)
     prior      prior-model torques for optional torque limits
-    threads    one BLAS thread while many small products run (loaded machines)
     motion     rest-to-rest primitives: cycloid (eq. 4.22-4.24), ramped constant-speed moves, quintic blends
     timeline   piecewise trajectories with stage labels, sampled at a controller rate
     rest_pose  configurations that keep a joint axis vertical (friction stage, thesis 4.4)
