@@ -61,11 +61,10 @@ def payload(ws: Workspace, progress) -> None:
     progress(0.7)
     one_log = identify_payload(ws.robot, loaded, options, base, prep, beta,
                                beta_cov=parameter_covariance(result) if "covariance" in result else None)
-    content = estimate.to_dict()
+    content, alone = estimate.to_dict(), one_log.summary()
     content.update({"robot": ws.settings.robot, "frame": f"link frame of {ws.robot.joints[body].name}",
-                    "simulated": PAYLOAD, "one_log": one_log.summary()})
+                    "simulated": PAYLOAD, "one_log": alone})
     com = np.array([c["value"] for c in content["com"]], dtype=float)
-    alone = one_log.summary()
     com_alone = np.array([c["value"] for c in alone["com"]], dtype=float)
     known = np.isfinite(com) & np.isfinite(com_alone)  # a planar arm's motion leaves the normal component undetermined
     if not known.all():
