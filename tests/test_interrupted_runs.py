@@ -2,7 +2,7 @@
 or the complete new one under the final name, and no temporary file (issue 14 part 3); one killed
 by SIGKILL leaves a temporary that the next run removes (issue 18 section 1).
 The subprocess runs are few (each pays the start-up); many more kill moments run in-process,
-where SIGTERM takes the same path (dynid.data.output.command_scope). DYNID_KILL_RUNS multiplies both."""
+where SIGTERM takes the same path (dynid.files.outputs.command_scope). DYNID_KILL_RUNS multiplies both."""
 
 from __future__ import annotations
 

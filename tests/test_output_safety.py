@@ -17,7 +17,7 @@ import pytest
 from cli_helpers import run_ok, runner
 from dynid.cli.main import app
 from dynid.data.io import atomic_write_text
-from dynid.data.output import (MARKER, OutputError, Terminated, check_output_directory, command_scope,
+from dynid.files.outputs import (MARKER, OutputError, Terminated, check_output_directory, command_scope,
                                finish_directory, remove_stale_temporaries, start_directory, write_output)
 from dynid.errors import DynidWarning
 

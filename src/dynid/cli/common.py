@@ -1,5 +1,5 @@
 """Shared CLI plumbing: one console, error handling that prints one line and exits non-zero,
-and the output safety of every command (``dynid.data.output``)."""
+and the output safety of every command (``dynid.files.outputs``)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from dynid.cli.option_checks import check_value
-from dynid.data.output import check_output_directory, check_outputs, command_scope
+from dynid.files.outputs import check_output_directory, check_outputs, command_scope
 from dynid.errors import DataError, DynidError, DynidWarning
 
 # Piped output (logs, CI) gets a wide console instead of rich's default of 80 columns.
@@ -59,7 +59,7 @@ def _paths(value) -> list:
 
 def friendly_errors(fn=None, *, outputs: tuple[str, ...] = (), directories: tuple[str, ...] = (),
                     command: str | None = None):
-    """Run a command inside ``dynid.data.output.command_scope``; user-caused errors (DynidError,
+    """Run a command inside ``dynid.files.outputs.command_scope``; user-caused errors (DynidError,
     OSError) become one line and exit code 2.
 
     ``outputs``: names of the parameters that are output paths: each is checked before the work

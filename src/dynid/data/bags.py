@@ -52,7 +52,7 @@ def is_bag(path) -> bool:
 
 def _register_inputs(path: Path) -> None:
     """Note the bag's files as inputs of the running command (outputs may never overwrite them)."""
-    from dynid.data.inputs import input_file
+    from dynid.files.inputs import input_file
 
     files = sorted(p for p in path.iterdir() if p.is_file()) if path.is_dir() else [path]
     for file in files:

@@ -64,7 +64,7 @@ def _rows(lines: list[str], path: Path, first_row: int) -> np.ndarray:
 def text_signal_chunks(directory, signals: list[tuple[str, str]], chunk_rows: int = 50_000) -> Iterator[dict]:
     """{contract column: array} chunks of a directory of per-signal text files (module docstring),
     with a ``segment`` column counting the time resets."""
-    from dynid.data.inputs import input_file
+    from dynid.files.inputs import input_file
 
     directory = Path(directory)
     handles, widths = {}, {}
@@ -130,7 +130,7 @@ def write_stream(out, chunks: Iterator[dict], metadata: dict | None = None) -> i
     import pyarrow.parquet as pq
 
     from dynid.data.io import is_parquet
-    from dynid.data.output import write_output
+    from dynid.files.outputs import write_output
 
     rows = [0]
 

@@ -34,8 +34,8 @@ import pyarrow.parquet as pq
 
 from dynid.data.bags import is_bag, read_bag
 from dynid.data.columns import ColumnMapping, JointData
-from dynid.data.inputs import input_file
-from dynid.data.output import write_output
+from dynid.files.inputs import input_file
+from dynid.files.outputs import write_output
 from dynid.data.plausibility import LogChecks, column_messages
 from dynid.data.provenance import recorded_robot_message
 from dynid.data.segments import Segmenter
@@ -46,7 +46,7 @@ SIGNAL_PREFIXES = ("q", "dq", "ddq", "tau", "i", "u")
 
 def atomic_write_bytes(path: str | Path, write) -> None:
     """Call write(tmp_path), then put the file at path without destroying anything
-    (``dynid.data.output.write_output``: atomic rename, usual permissions, links written
+    (``dynid.files.outputs.write_output``: atomic rename, usual permissions, links written
     through, inputs never overwritten, temporaries cleaned)."""
     write_output(path, write)
 

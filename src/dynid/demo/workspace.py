@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from dynid.data.io import atomic_write_text
-from dynid.data.output import finish_directory, start_directory
+from dynid.files.outputs import finish_directory, start_directory
 
 
 DEMO_SPEED = {"revolute": 2.0, "prismatic": 1.0}  # rad/s, m/s: where the description has no speed limit
@@ -118,7 +118,7 @@ class Workspace:
 
 
 def start(settings: DemoSettings, target: str | Path) -> Workspace:
-    """A fresh hidden directory beside ``target`` for the run (``dynid.data.output.start_directory``)."""
+    """A fresh hidden directory beside ``target`` for the run (``dynid.files.outputs.start_directory``)."""
     from dynid.robot import load_robot
 
     robot, limits = demo_limits(load_robot(settings.robot))

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dynid.data.inputs import read_json_document
+from dynid.files.inputs import read_json_document
 from dynid.data.io import atomic_write_text, write_columns
 from dynid.errors import DataError
 from dynid.excite.builtin import BUILTIN_TRAJECTORIES, builtin_trajectory

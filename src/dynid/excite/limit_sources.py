@@ -148,8 +148,8 @@ class ResolvedLimits:
 
 def read_yaml(path, what: str):
     """The parsed YAML document of a user file (bounded, duplicate keys refused:
-    ``dynid.data.inputs``); one-line errors naming the file."""
-    from dynid.data.inputs import read_yaml_document
+    ``dynid.files.inputs``); one-line errors naming the file."""
+    from dynid.files.inputs import read_yaml_document
 
     return read_yaml_document(path, f"{what} file", ModelError)
 

@@ -239,7 +239,7 @@ def to_dict(drift: FleetDrift) -> dict:
 
 def write_drift(drift: FleetDrift, out, source: str = "", force: bool = False) -> list[str]:
     """drift.json, trends.parquet and fleet_report.html in folder ``out``, built in a hidden
-    folder beside it and moved onto it when complete (``data.output``)."""
+    folder beside it and moved onto it when complete (``files.outputs``)."""
     import json
     import shutil
     from pathlib import Path
@@ -248,7 +248,7 @@ def write_drift(drift: FleetDrift, out, source: str = "", force: bool = False) -
     import pyarrow.parquet as pq
 
     from dynid.data.io import atomic_write_bytes, atomic_write_text
-    from dynid.data.output import finish_directory, start_directory
+    from dynid.files.outputs import finish_directory, start_directory
     from dynid.fleet.report import build_report
 
     html = build_report(drift, source=source)  # everything is computed before the first write

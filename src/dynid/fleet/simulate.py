@@ -212,11 +212,11 @@ def _simulate_day(root: str, robot, rid: str, entry: dict, spec: FleetSpec, day:
 def simulate_fleet(target: str, spec: FleetSpec, client=None, say=print, force: bool = False) -> dict:
     """Write the fleet (module docstring): data files, fleet.yaml and _truth.json; returns the
     truth. The data set is built in a hidden folder beside ``target`` and moved onto it when
-    complete (``data.output``: an earlier fleet is replaced, a foreign folder only with ``force``)."""
+    complete (``files.outputs``: an earlier fleet is replaced, a foreign folder only with ``force``)."""
     import shutil
 
     import dynid
-    from dynid.data.output import finish_directory, start_directory
+    from dynid.files.outputs import finish_directory, start_directory
 
     spec.check()
     robot = dynid.load_robot(spec.model)

@@ -96,7 +96,7 @@ def plot_analysis(analysis, directory) -> list[Path]:
 def read_friction_analysis(path) -> dict:
     """A friction analysis JSON (``dynid friction analyze``), checked field by field: DataError
     naming the file and the field when it is not one."""
-    from dynid.data.inputs import read_json_document
+    from dynid.files.inputs import read_json_document
 
     d = read_json_document(path, "friction analysis")
     if not isinstance(d, dict) or d.get("format") != "dynid-friction-analysis":

@@ -19,7 +19,7 @@ import numpy as np
 
 from dynid import __version__
 from dynid.data.columns import ColumnMapping
-from dynid.data.inputs import read_json_document
+from dynid.files.inputs import read_json_document
 from dynid.data.io import atomic_write_text
 from dynid.data.plausibility import description_warnings, fit_warnings, parameter_warnings
 from dynid.data.preprocess import Preprocessing

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from dynid.data.inputs import input_file
-from dynid.data.output import write_output
+from dynid.files.inputs import input_file
+from dynid.files.outputs import write_output
 from dynid.errors import DataError
 from dynid.multibody.quaternion import Quaternion
 
@@ -66,7 +66,7 @@ def body_data_from_states(t, states, force, moment) -> BodyData:
 
 
 def write_body_data(path, data: BodyData, significant_digits: int | None = None) -> Path:
-    """Write atomically (``dynid.data.output.write_output``).
+    """Write atomically (``dynid.files.outputs.write_output``).
 
     significant_digits: round every value to this many significant digits (7 = ADAMS);
     None writes full double precision.

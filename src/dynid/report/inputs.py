@@ -101,7 +101,7 @@ class ReportInputs:
 def load_json(path: Path | None, what: str) -> dict | None:
     if path is None:
         return None
-    from dynid.data.inputs import read_json_document
+    from dynid.files.inputs import read_json_document
 
     value = read_json_document(path, what)
     if not isinstance(value, dict):

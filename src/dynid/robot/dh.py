@@ -11,7 +11,7 @@ import math
 from pathlib import Path
 
 import numpy as np
-from dynid.data.inputs import read_yaml_document
+from dynid.files.inputs import read_yaml_document
 from dynid.errors import ModelError
 from dynid.robot.inertia import from_mass_com_inertia
 from dynid.robot.model import Drive, Joint, JointLimits, Link, Robot

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dynid.data.inputs import input_file
+from dynid.files.inputs import input_file
 from dynid.errors import ModelError
 from dynid.robot.inertia import from_mass_com_inertia, inertia_matrix, move_inertial
 from dynid.robot.model import Drive, Joint, JointLimits, Link, Mimic, Robot

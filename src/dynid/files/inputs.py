@@ -2,7 +2,7 @@
 
 - ``input_file``: the path names a readable regular file (a FIFO where streaming allows it); a
   directory, a device such as ``/dev/zero`` or a socket is refused before any reader touches it.
-  The file is registered as an input of the running command (``dynid.data.output.note_input``),
+  The file is registered as an input of the running command (``dynid.files.outputs.note_input``),
   so no output of that command may overwrite it.
 - ``read_json_document`` / ``read_yaml_document``: text -> Python objects with bounds on what a
   document may expand to: nesting depth (``MAX_DEPTH``) and the number of values after YAML
@@ -17,7 +17,7 @@ import os
 import stat
 from pathlib import Path
 
-from dynid.data.output import note_input
+from dynid.files.outputs import note_input
 from dynid.errors import DataError
 
 MAX_DEPTH = 64
