@@ -83,5 +83,5 @@ def identification_truth(robot, drives: DriveSet, friction: np.ndarray, signal: 
     else:
         gain, c = drives.gains()
         f[:, 1] += c
-    theta = np.concatenate([robot.parameters(), f.reshape(-1), drives.joint_rotor_inertia])
+    theta = np.concatenate([robot.physical.parameters(), f.reshape(-1), drives.joint_rotor_inertia])
     return theta, gain

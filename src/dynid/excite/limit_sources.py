@@ -193,7 +193,7 @@ def default_accelerations(robot, q_min, q_max, dq_max, tau_max, seed: int = 0) -
 
     rng = np.random.default_rng(seed)
     q = q_min + rng.random((INERTIA_SAMPLES, robot.n)) * (q_max - q_min)
-    diag = np.einsum("sjj->sj", mass_matrix(robot, q)).max(axis=0) + robot.rotor_inertias
+    diag = np.einsum("sjj->sj", mass_matrix(robot.physical, q)).max(axis=0) + robot.rotor_inertias
     with np.errstate(divide="ignore", invalid="ignore"):
         effort = np.where(diag > 0, ACCEL_EFFORT_SHARE * tau_max / diag, np.inf)
     return np.minimum(effort, ACCEL_PER_SPEED * dq_max), diag

@@ -15,6 +15,7 @@ import numpy as np
 
 from dynid.errors import DataError, ModelError
 from dynid.identify.model import FRICTION_MODELS, ModelOptions, parameter_names, parameter_slices
+from dynid.robot.inertia import consistency_problems
 
 
 @dataclass(frozen=True, eq=False)
@@ -55,6 +56,12 @@ def identified_model(robot, result: dict, source: str = "result.json") -> Identi
         identified = robot.with_parameters(theta[sl["rigid"]])
     except ModelError as exc:
         raise DataError(f"{source}: the identified inertial parameters are not physical ({exc})") from None
+    for link in identified.links:  # a description may be a little off (Link.tolerated), an export never is
+        problems = consistency_problems(link.inertial)
+        if problems:
+            raise DataError(f"{source}: the identified inertial parameters are not physical (link '{link.name}': "
+                            f"{problems[0]}); an export writes physical links only: identify again with "
+                            "'--estimator pc'")
     k = len(FRICTION_MODELS[options.friction])
     return IdentifiedModel(
         robot=identified, options=options, theta=theta,

@@ -226,12 +226,14 @@ def full_parameters(robot, options: ModelOptions = ModelOptions(), friction_valu
                     offsets=None) -> np.ndarray:
     """The full parameter vector (p,) of a robot description.
 
-    Rigid body from ``robot.parameters()``, rotor inertias from the drives (N^2 J_m),
+    Rigid body from ``robot.physical.parameters()`` (a link whose inertia misses the triangle
+    inequality, loaded with a warning, projected onto the nearest physical one: these are the
+    prior of pc and the model that simulates), rotor inertias from the drives (N^2 J_m),
     friction from ``friction_values`` ((n, k) or (n k,), joint by joint; zeros when None),
     offsets from ``offsets`` (n,) (zeros when None).
     """
     n, k = robot.n, friction_size(options)
-    parts = [robot.parameters()]
+    parts = [robot.physical.parameters()]
     if k:
         f = np.zeros((n, k)) if friction_values is None else np.asarray(friction_values, dtype=float)
         if f.size != n * k:

@@ -41,6 +41,7 @@ from dynid.identify.estimators import Estimator, joint_noise_variances
 from dynid.identify.model import FRICTION_MODELS, ModelOptions, full_parameters, parameter_slices
 from dynid.identify.normal_equations import NormalEquations
 from dynid.robot.inertia import consistency_problems, from_pseudo_inertia, pseudo_inertia
+from dynid.robot.validation import projected_links
 
 EIGEN_FLOOR = 1e-12  # projected pseudo-inertias: eigenvalues >= this x the largest (a margin for rounding)
 
@@ -190,9 +191,14 @@ class PhysicallyConsistent(Estimator):
 
     def diagnostics(self) -> dict:
         """``Estimator.diagnostics`` plus "physical_projection": the links whose solver estimate was
-        moved onto the constraints and the largest change relative to a parameter's scale."""
+        moved onto the constraints and the largest change relative to a parameter's scale; and
+        "prior_projection" when description links were projected before serving as the prior
+        (``robot.validation.projected_links``)."""
         out = super().diagnostics()
         out["physical_projection"] = getattr(self, "projection_", None)
+        prior = projected_links(self.robot)
+        if prior:  # description links moved onto the physical set before serving as the prior (Robot.physical)
+            out["prior_projection"] = prior
         return out
 
     def _solve_problem(self, problem, cp) -> str:

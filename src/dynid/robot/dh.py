@@ -16,7 +16,9 @@ from dynid.errors import ModelError
 from dynid.robot.inertia import from_mass_com_inertia
 from dynid.robot.model import Drive, Joint, JointLimits, Link, Robot
 from dynid.robot.transforms import rot_x, rot_z
-from dynid.robot.validation import angle_warning, check_convention, check_limits, check_scale, check_unique
+from dynid.robot.validation import (
+    angle_warning, check_convention, check_inertials, check_limits, check_scale, check_unique,
+)
 
 CONVENTIONS = ("mdh", "dh")
 _JOINT_KEYS = {"type", "a", "alpha", "d", "theta", "name"}
@@ -137,6 +139,7 @@ def robot_from_dh_document(doc: dict, where: str, source: str = "yaml") -> Robot
                   gravity=gravity, description=str(doc.get("description", f"{convention.upper()} table")),
                   source=source)
     check_scale(robot, where)
+    check_inertials(robot, where)
     if "transmission" in doc:  # a coupled transmission (robot/transmission.py, docs/formats.md)
         from dynid.robot.description import with_transmission
         robot = with_transmission(robot, doc["transmission"], f"{where}: transmission")

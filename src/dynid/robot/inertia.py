@@ -10,6 +10,8 @@ the link frame origin, in link frame axes.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from dynid.errors import ModelError
@@ -94,12 +96,55 @@ def from_pseudo_inertia(j: np.ndarray) -> np.ndarray:
     return np.concatenate([[j[3, 3]], j[:3, 3], inertia_six(np.trace(sigma) * np.eye(3) - sigma)])
 
 
+MAX_VIOLATION = 0.20  # a link's triangle-inequality violation dynid loads (with a warning); beyond: refused
+
+
+def triangle_violation(theta: np.ndarray) -> float:
+    """How far a link is from a physical body: (J3 - J1 - J2) / J3 of its central principal moments
+    J1 <= J2 <= J3, 0 when J1 + J2 >= J3 (the triangle inequality; with it J1 >= 0 too). It is
+    -2 lambda_min(Sigma_c) / J3, Sigma_c = tr(I_c)/2 1 - I_c the central second moments of mass
+    (the pseudo-inertia's Schur complement): 0.02 means the smallest second moment is short of
+    zero by 1 % of the largest moment of inertia. inf when J3 <= 0 and the link has inertia or mass
+    (nothing can be said relative to it); 0 for a massless link (``consistency_problems`` judges it)."""
+    mass, _, ic = to_mass_com_inertia(theta)
+    if mass <= 0:
+        return 0.0
+    j = np.linalg.eigvalsh(0.5 * (ic + ic.T))
+    if j[2] <= 0:
+        return 0.0 if np.all(j == 0) else math.inf
+    return max(0.0, float((j[2] - j[0] - j[1]) / j[2]))
+
+
+def nearest_physical(theta: np.ndarray) -> np.ndarray:
+    """The physical link (10,) nearest to theta with its mass and centre of mass: the central
+    second moments Sigma_c raised onto >= 0 (EIGEN_FLOOR x the largest, a margin for rounding), the
+    nearest such Sigma_c in the Frobenius norm, so the pseudo-inertia is positive semidefinite.
+    Raising Sigma_c's smallest eigenvalue s < 0 to 0 adds |s| to the two principal moments about
+    the other axes: J1 + J2 = J3 afterwards (a flat body). theta itself when it is physical or has
+    no mass (nothing to project: ``consistency_problems`` refuses such a link with inertia)."""
+    theta = np.asarray(theta, dtype=float)
+    mass, com, ic = to_mass_com_inertia(theta)
+    if mass <= 0:
+        return theta.copy()
+    sigma = 0.5 * np.trace(ic) * np.eye(3) - ic
+    lam, vec = np.linalg.eigh(0.5 * (sigma + sigma.T))
+    floor = EIGEN_FLOOR * max(float(lam[-1]), 0.0)
+    if lam[0] >= floor:
+        return theta.copy()
+    sigma = (vec * np.maximum(lam, floor)) @ vec.T
+    return from_mass_com_inertia(mass, com, np.trace(sigma) * np.eye(3) - sigma)
+
+
+EIGEN_FLOOR = 1e-12  # projected second moments: eigenvalues >= this x the largest
+
+
 def consistency_problems(theta: np.ndarray, *, strict: bool = False, tol: float = 1e-9) -> list[str]:
     """Reasons why theta is not a physical rigid body; empty when it is.
 
     Non-strict (the load-time check) accepts the limits of physical bodies: massless links
     (theta == 0) and point or line masses (semidefinite central inertia). ``strict`` asks for
-    m > 0 and a positive definite central inertia.
+    m > 0 and a positive definite central inertia. A violated triangle inequality is named with
+    its size (``triangle_violation``).
     """
     mass, _, ic = to_mass_com_inertia(theta)
     problems: list[str] = []
@@ -114,17 +159,25 @@ def consistency_problems(theta: np.ndarray, *, strict: bool = False, tol: float 
     if not np.allclose(ic, ic.T):
         problems.append("inertia tensor is not symmetric")
     eig = np.linalg.eigvalsh(0.5 * (ic + ic.T))
+    size = _violation_text(theta)
     if eig[0] < (tol * scale if strict else -tol * scale):
         problems.append(
             "central inertia is not positive "
-            f"{'definite' if strict else 'semidefinite'}: principal moments {np.round(eig, 12).tolist()}"
+            f"{'definite' if strict else 'semidefinite'}: principal moments {np.round(eig, 12).tolist()}{size}"
         )
     elif eig[0] + eig[1] < eig[2] - tol * scale:
         problems.append(
             f"principal moments {np.round(eig, 12).tolist()} violate the triangle inequality "
-            "J1 + J2 >= J3"
+            f"J1 + J2 >= J3{size}"
         )
     return problems
+
+
+def _violation_text(theta) -> str:
+    v = triangle_violation(theta)
+    if v == 0.0:
+        return ""
+    return " (no positive moment)" if not math.isfinite(v) else f" by {100 * v:.3g} % of J3"
 
 
 def solid_cylinder(mass: float, radius: float, length: float) -> np.ndarray:

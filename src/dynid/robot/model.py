@@ -20,6 +20,14 @@ tree, but no coordinate of their own in the data: a follower moves as
 
 takes one to the other (``Robot.mimic_map``). ``Robot.tree`` is the same tree with every
 joint actuated (n == n_bodies): the compiled kernels only ever see trees.
+
+A link's inertial must be a rigid body's, except that a central inertia missing the triangle
+inequality J1 + J2 >= J3 by at most ``MAX_VIOLATION`` (20 % of J3) is loaded as written
+(``Link.tolerated``; the loaders warn, robot/validation.py ``check_inertials``): CAD exports and
+hand-edited URDFs carry such errors, Pinocchio loads them, and least squares never uses the
+inertials. Where they serve as a prior or a starting point, ``Robot.physical`` is used instead:
+each such link projected onto the nearest physical one. Negative mass, non-finite numbers and
+larger violations are refused.
 """
 
 from __future__ import annotations
@@ -31,7 +39,9 @@ from functools import cached_property
 import numpy as np
 
 from dynid.errors import ModelError
-from dynid.robot.inertia import PARAMETER_NAMES, consistency_problems
+from dynid.robot.inertia import (
+    MAX_VIOLATION, PARAMETER_NAMES, consistency_problems, nearest_physical, triangle_violation,
+)
 from dynid.robot.transmission import check_transmission
 
 JOINT_TYPES = ("revolute", "prismatic")
@@ -149,8 +159,23 @@ class Link:
             raise ModelError(f"link '{self.name}': inertial must be 10 finite numbers {PARAMETER_NAMES}")
         object.__setattr__(self, "inertial", _frozen(value, (10,)))
         problems = consistency_problems(value)
-        if problems:
-            raise ModelError(f"link '{self.name}': " + "; ".join(problems))
+        if problems and not self.tolerated:
+            beyond = (f"; no rigid body has these numbers (dynid loads a description whose inertia misses the "
+                      f"triangle inequality by at most {100 * MAX_VIOLATION:g} % of J3, with a warning)"
+                      if value[0] > 0 and triangle_violation(value) > 0 else "")
+            raise ModelError(f"link '{self.name}': " + "; ".join(problems) + beyond)
+
+    @property
+    def violation(self) -> float:
+        """``robot.inertia.triangle_violation`` of the link: 0 when physical."""
+        return triangle_violation(self.inertial)
+
+    @property
+    def tolerated(self) -> bool:
+        """Not physical, but loaded: a link with mass whose inertia violates the triangle inequality
+        by at most ``MAX_VIOLATION`` (rounding, CAD exports, hand edits; module docstring)."""
+        return bool(self.inertial[0] > 0 and 0.0 < self.violation <= MAX_VIOLATION
+                    and consistency_problems(self.inertial))
 
 
 @dataclass(frozen=True, eq=False)
@@ -223,6 +248,18 @@ class Robot:
 
     def parameter_names(self) -> list[str]:
         return [f"{p}{i + 1}" for i in range(self.n_bodies) for p in PARAMETER_NAMES]
+
+    @cached_property
+    def physical(self) -> "Robot":
+        """The description with every tolerated link (``Link.tolerated``) replaced by the nearest
+        physical one (``robot.inertia.nearest_physical``: same mass and centre of mass): the prior
+        and starting point wherever dynid uses the description's inertials (pc and its prior
+        bound, simulate, the excitation's torque limits); self when every link is physical."""
+        if not any(link.tolerated for link in self.links):
+            return self
+        links = tuple(Link(link.name, nearest_physical(link.inertial)) if link.tolerated else link
+                      for link in self.links)
+        return replace(self, links=links)
 
     def with_parameters(self, theta: np.ndarray) -> "Robot":
         """A copy with new standard parameters (10 n_bodies,) (checked for physical consistency)."""

@@ -33,7 +33,7 @@ from dynid.robot.model import Drive, Joint, JointLimits, Link, Mimic, Robot
 from dynid.robot.select import select_joints
 from dynid.robot.transmission import coupled_matrix, joint_index
 from dynid.robot.transforms import rpy_matrix
-from dynid.robot.validation import check_limits, check_scale, check_unique
+from dynid.robot.validation import check_inertials, check_limits, check_scale, check_unique
 
 _ACTUATED = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic"}
 _BASE_MOTION = ("floating", "planar")  # joints that would give the robot a moving base
@@ -250,6 +250,7 @@ def load_urdf(path: str | Path, name: str | None = None, joints: list[str] | Non
     except ModelError as exc:
         raise ModelError(f"{path}: {exc}") from None
     check_scale(robot, str(path))
+    check_inertials(robot, str(path))
     return robot
 
 

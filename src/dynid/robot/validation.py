@@ -11,6 +11,9 @@ what cannot be right is refused (ModelError), what is almost surely wrong warns 
 - ``check_unique``: two elements of one name (URDF ``<link>``, ``<joint>``): the later would
   silently replace the earlier one;
 - ``check_convention``: a DH/MDH table must say which convention it uses (they differ);
+- ``check_inertials``: a link whose inertia misses the triangle inequality by at most 20 %
+  (``Link.tolerated``; beyond, the link is refused) warns with the size of the violation and of
+  the projection onto the nearest physical link that serves as the prior (``Robot.physical``);
 - ``check_scale``: a joint placed more than ``MAX_REACH`` (20 m) from its parent's frame, or a
   gravity beyond 20 m/s^2 or below 2 m/s^2 (but not 0), is almost surely in mm or mm/s^2 (or g).
 """
@@ -110,3 +113,34 @@ def angle_warning(value: float, field: str, where: str) -> None:
     if abs(value) > 2 * math.pi + 1e-9:
         warnings.warn(DynidWarning(f"{where}: {field} {value:g} is beyond 2 pi: dynid reads radians; if it is in "
                                    f"degrees write {math.radians(value):.10g}"), stacklevel=3)
+
+
+def projected_links(robot) -> list[dict]:
+    """Per tolerated link (``Link.tolerated``): {"link", "violation" (of J3), "principal_moments" (as
+    written), "used" (those of ``Robot.physical``), "inertia_change" (Frobenius, relative)} [kg m^2]."""
+    from dynid.robot.inertia import to_mass_com_inertia
+
+    out = []
+    for given, used in zip(robot.links, robot.physical.links):
+        if given.tolerated:
+            ic, ic_used = to_mass_com_inertia(given.inertial)[2], to_mass_com_inertia(used.inertial)[2]
+            out.append({"link": given.name, "violation": given.violation,
+                        "principal_moments": np.linalg.eigvalsh(ic).tolist(),
+                        "used": np.linalg.eigvalsh(ic_used).tolist(),
+                        "inertia_change": float(np.linalg.norm(ic_used - ic) / np.linalg.norm(ic))})
+    return out
+
+
+def check_inertials(robot, where: str) -> None:
+    """One warning per tolerated link (module docstring): the violation and the physical link used instead."""
+    for p in projected_links(robot):
+        _warn(f"{where}: link '{p['link']}': principal moments {_g(p['principal_moments'])} kg m^2 violate the "
+              f"triangle inequality J1 + J2 >= J3 by {100 * p['violation']:.2g} % of J3 (no rigid body has them: a "
+              "rounded or CAD-exported inertia?); loaded as written (least squares does not use it); as a prior and "
+              "to simulate (pc, --prior-bound, simulate, excitation, export) dynid uses the nearest physical link, "
+              f"same mass and centre of mass, principal moments {_g(p['used'])} (the inertia moves by "
+              f"{100 * p['inertia_change']:.2g} %)")
+
+
+def _g(values) -> str:
+    return "[" + ", ".join(f"{v:.6g}" for v in values) + "]"

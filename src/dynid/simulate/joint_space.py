@@ -49,7 +49,7 @@ def default_friction(robot, options: ModelOptions) -> np.ndarray:
     from dynid.identify.base import random_states
 
     q, dq, ddq = random_states(robot, 200, seed=0)
-    rigid = model_torques(robot, q, dq, ddq, robot.parameters(), ModelOptions("none", False, False))
+    rigid = model_torques(robot, q, dq, ddq, robot.physical.parameters(), ModelOptions("none", False, False))
     rms_tau = np.sqrt(np.mean(rigid**2, axis=0)) + 1e-3
     fc, fv = 0.05 * rms_tau, 0.05 * rms_tau
     if options.friction == "coulomb-viscous":
