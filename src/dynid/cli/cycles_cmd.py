@@ -42,7 +42,7 @@ def statistics_table(stats: dict, title: str, names: list[str] | None = None) ->
 
 
 def validate_per(robot, result: dict, paths: list[Path], mapping, by: str, min_velocity: float, skip_first: int,
-                 json_out: Path | None, figure: Path | None) -> None:
+                 json_out: Path | None, figure: Path | None, since_cold: float | None = None) -> None:
     """Per-cycle (or per-stage) verification of ``result`` on each file; tables, JSON, figure."""
     import numpy as np
 
@@ -58,7 +58,8 @@ def validate_per(robot, result: dict, paths: list[Path], mapping, by: str, min_v
     for path in paths:
         data = load_joint_data(path, robot, mapping or ColumnMapping.from_dict(result.get("column_mapping")))
         own = trained_on is not None and Path(path).resolve() == trained_on
-        rep = validate_segments(robot, data, result, by, min_velocity, skip_first, self_data=own)
+        rep = validate_segments(robot, data, result, by, min_velocity, skip_first, self_data=own, mapping=mapping,
+                                since_cold=since_cold)
         reports[str(path)] = rep
         measure = "moving_relative_rmsd" if min_velocity > 0 else "relative_rmsd"
         for kind, block in rep["kinds"].items():

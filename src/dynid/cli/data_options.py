@@ -52,6 +52,13 @@ DATA = typer.Option(..., "--data", "-d", help="joint data file (CSV or Parquet) 
                     "ROS 2 bag directory); repeatable; a quoted glob ('logs/*.csv') or a directory of Parquet files")
 
 FRICTION = typer.Option("coulomb-viscous", "--friction", help="none | coulomb-viscous | polynomial | asymmetric")
+FRICTION_DRIFT = typer.Option(None, "--friction-drift", help="time | temperature: friction coefficients that drift "
+                              "from cold to warm with the time since the robot's cold start (thesis eq. 5.4: a slow "
+                              "and a fast time constant per joint) or with the temperatures temp1..tempn, identified "
+                              "with the rest (docs/identification.md)")
+SINCE_COLD = typer.Option(None, "--since-cold", help="a model with --friction-drift time: seconds since the robot's "
+                          "cold start at each log's first sample (0 = the log starts cold), or 'warm'; default: the "
+                          "log's since_cold column, else what identify used for a training log (identify: 0)")
 OFFSET = typer.Option(False, "--offset/--no-offset", help="per-joint torque offset")
 ROTOR = typer.Option(True, "--rotor-inertia/--no-rotor-inertia", help="rotor inertia I_a ddq per joint")
 SMOOTH_SIGN = typer.Option(0.0, "--smooth-sign", help="velocity scale of a tanh sign in the friction model [rad/s | m/s] (0 = sign)")

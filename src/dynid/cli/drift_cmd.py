@@ -39,7 +39,8 @@ def friction_drift(robot: str = robot_option(),
     from dynid.cli.friction import _load
     from dynid.data.io import atomic_write_text
     from dynid.errors import DataError
-    from dynid.friction.drift_joint import fit_log, table
+    from dynid.friction.drift_joint import table
+    from dynid.identify.drift_constants import fit_log
     from dynid.identify.model import ModelOptions
 
     if not 0 < share <= 1.5:

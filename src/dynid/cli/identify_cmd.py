@@ -34,7 +34,7 @@ def identify(robot: str = robot_option(),
              out: Path = typer.Option(..., "--out", "-o", help="result.json to write"),
              estimator: str = typer.Option("ols", "--estimator", help="ols | wls | irls | pc (physically consistent)"),
              friction: str = O.FRICTION, offset: bool = O.OFFSET, rotor_inertia: bool = O.ROTOR,
-             smooth_sign: float = O.SMOOTH_SIGN,
+             smooth_sign: float = O.SMOOTH_SIGN, friction_drift: str = O.FRICTION_DRIFT, since_cold: str = O.SINCE_COLD,
              lowpass: str = O.LOWPASS, cv_folds: int = O.CV_FOLDS, excitation: str = O.EXCITATION,
              derivative: str = O.DERIVATIVE, resample: float = O.RESAMPLE,
              decimate: int = O.DECIMATE, min_velocity: float = O.MIN_VELOCITY,
@@ -118,18 +118,38 @@ def identify(robot: str = robot_option(),
     def make():
         return make_estimator(estimator, r, options, base, **kw)
 
-    if estimator == "irls" or by or cycles:
+    if friction_drift is not None:
+        from dynid.identify.drift import check_mode
+        check_mode(friction_drift, options, r)
+        if estimator not in ("ols", "wls"):
+            raise DataError(f"--friction-drift: --estimator {estimator} is not available with a drifting friction; "
+                            "use ols or wls")
+    if estimator == "irls" or by or cycles or friction_drift:
         readies = prepared_sources(r, paths, options, mapping, prep, nan)
+        if friction_drift:
+            from dynid.data.covariates import parse_since_cold
+            from dynid.identify.drift_fit import training_covariates
+            timings, covariates = training_covariates(r, readies, mapping, friction_drift, parse_since_cold(since_cold))
         if cycles:
             from dynid.identify.cycle_groups import cycle_mask, parse_cycles
             extra["cycles"] = parse_cycles(cycles, np.concatenate([d.cycle for d in readies if d.cycle is not None])
                                            if any(d.cycle is not None for d in readies) else None)
-            readies = [d.select(cycle_mask(d.cycle, cycles, d.source)) for d in readies]
-        y, tau, mask, counts, span = stacked_regressor(r, readies, options, base, prep)
-        found = find_undetermined(r, options, base, *span, still_range)
-        est = fit_determined_arrays(make, y, tau, mask, base, found) if estimator != "pc" else make().fit(y, tau, mask)
-        ne = NormalEquations(r.n, base.rank)
-        ne.add(y, tau, mask)
+            picks = [cycle_mask(d.cycle, cycles, d.source) for d in readies]
+            readies = [d.select(pick) for d, pick in zip(readies, picks)]
+            if friction_drift:
+                covariates = [c[pick] for c, pick in zip(covariates, picks)]
+        if friction_drift:
+            from dynid.identify.drift_fit import identify_drifting
+            drifting, counts, found = identify_drifting(r, readies, covariates, options, base, prep, make,
+                                                        friction_drift, still_range)
+            est, ne = drifting.estimator, drifting.ne
+            extra["friction_drift"] = drifting.result_entry(timings)
+        else:
+            y, tau, mask, counts, span = stacked_regressor(r, readies, options, base, prep)
+            found = find_undetermined(r, options, base, *span, still_range)
+            est = fit_determined_arrays(make, y, tau, mask, base, found) if estimator != "pc" else make().fit(y, tau, mask)
+            ne = NormalEquations(r.n, base.rank)
+            ne.add(y, tau, mask)
         samples = sum(c.samples for c in counts)
         notes = [(f"{d.source}: " if len(readies) > 1 else "") + note for d in readies for note in d.notes]
         if by:
@@ -160,6 +180,8 @@ def identify(robot: str = robot_option(),
     annotate(result, found, r, base, estimator)
     write_result(out, result)
     _print_result(result)
+    if friction_drift:
+        _print_drift(r, result)
     if essential:
         ess = extra["essential"]
         console.print(f"essential parameters: {ess['count']} of {ess['of']} ("
@@ -220,6 +242,39 @@ def _print_result(result: dict) -> None:
         console.print(f"[dim]note: {note}[/]")
 
 
+def _print_drift(robot, result: dict) -> None:
+    """The drifting friction (identify.drift): per joint the time constants (or the temperature
+    reference) and the friction at 60 % of dq_max, cold over warm."""
+    import numpy as np
+
+    from dynid.identify.drift import stored_drift
+    from dynid.identify.model import ModelOptions
+
+    drift, _ = stored_drift(result, ModelOptions.from_dict(result["model"]))
+    beta = np.array([p["value"] for p in result["base_parameters"]])
+    warm = drift.warm_friction([p["name"] for p in result["base_parameters"]], beta)
+    speed = 0.6 * np.where(np.isfinite(robot.limit_array("dq_max")), robot.limit_array("dq_max"), 1.0)
+    entry = result["friction_drift"]
+    head = ["joint", "t1 (min)", "t2 (min)"] if drift.mode == "time" else ["joint", "T_ref (deg C)"]
+    table = Table(*head, "cold / warm friction at 60 % dq_max" if drift.mode == "time" else "d(friction)/dT at 60 % "
+                  "dq_max (N m/K)", title=f"friction drift ({drift.mode}), fitted with the model")
+    ratio = drift.cold_to_warm(warm, speed, np.zeros(1)) if drift.mode == "time" else None
+    for j in range(robot.n):
+        if not drift.active[j]:
+            table.add_row(str(j + 1), *["-"] * (len(head) - 1), "no drift (joint held still)")
+        elif drift.mode == "time":
+            t1, t2 = drift.time_constants[j] / 60.0
+            table.add_row(str(j + 1), f"{t1:.4g}", f"{t2:.4g}", f"{ratio[j]:.3g}")
+        else:
+            slope = drift.torque(speed[None, :], (drift.temperature_reference + 1.0)[None, :])[0, j]
+            table.add_row(str(j + 1), f"{drift.temperature_reference[j]:.4g}", f"{slope:.4g}")
+    console.print(table)
+    for source in entry.get("sources", []):
+        console.print(f"[dim]note: {source['path']}: operating time from {source['how']}[/]")
+    for note in drift.notes:
+        console.print(f"[yellow]note:[/] {note}")
+
+
 SEGMENTS_OVERRIDE = typer.Option(None, "--segments", help="gaps | auto (default: as in training, result.json)")
 MAX_GAP_OVERRIDE = typer.Option(None, "--max-gap", help="gap threshold, multiple of the median step "
                                 "(default: as in training)")
@@ -272,7 +327,7 @@ def predict(robot: str = robot_option(),
                                     "predicted torque: 'model' (from the parameter covariance: the band of the "
                                     "noise-free torque) or 'measurement' (plus the residual variance: the band of "
                                     "a measured torque); docs/identification.md"),
-            chunk_rows: int = O.CHUNK_ROWS) -> None:
+            since_cold: str = O.SINCE_COLD, chunk_rows: int = O.CHUNK_ROWS) -> None:
     """Torques of an identified model on other logs, preprocessed as in training.
 
     The data layout and segment options default to those used by 'identify' (stored in result.json)."""
@@ -300,7 +355,9 @@ def predict(robot: str = robot_option(),
             raise DataError(f"--std {std}: expected one of {list(KINDS)}")
     override = _segment_override(segments, max_gap)
     split = segment_column_needed(r, result, paths, mapping, override)
-    rows = write_stream(out, prediction_columns(r, result, paths, mapping, override, split, chunk_rows, std=std))
+    from dynid.data.covariates import parse_since_cold
+    rows = write_stream(out, prediction_columns(r, result, paths, mapping, override, split, chunk_rows, std=std,
+                                                since_cold=parse_since_cold(since_cold)))
     console.print(f"wrote [bold]{out}[/] ({rows} samples from {len(paths)} file(s))")
 
 
@@ -334,7 +391,7 @@ def validate(robot: str = robot_option(),
              rename: str = O.RENAME, columns: str = O.COLUMNS, time_unit: str = O.TIME_UNIT,
              degrees: bool = O.DEGREES, motor_side: bool = O.MOTOR_SIDE, current_gain: str = O.CURRENT_GAIN,
              negate: str = O.NEGATE, ignore: str = O.IGNORE, topic: str = O.TOPIC, stamp: str = STAMP_OVERRIDE,
-             force: bool = O.FORCE_ROBOT, chunk_rows: int = O.CHUNK_ROWS) -> None:
+             force: bool = O.FORCE_ROBOT, since_cold: str = O.SINCE_COLD, chunk_rows: int = O.CHUNK_ROWS) -> None:
     """RMSD and relative RMSD per joint (thesis eq. 5.1) of a model on one or more logs
     (self-validation on the training logs, cross-validation on others); with several files,
     also over all of them ('overall')."""
@@ -351,10 +408,13 @@ def validate(robot: str = robot_option(),
     paths = expand_sources(data)
     if per is not None:
         from dynid.cli.cycles_cmd import validate_per
-        validate_per(r, result, paths, mapping, per, min_velocity, skip_first, json_out, figure)
+        from dynid.data.covariates import parse_since_cold
+        validate_per(r, result, paths, mapping, per, min_velocity, skip_first, json_out, figure,
+                     parse_since_cold(since_cold))
         return
+    from dynid.data.covariates import parse_since_cold
     reports = validate_sources(r, result, paths, mapping, _segment_override(segments, max_gap), min_velocity,
-                               chunk_rows)
+                               chunk_rows, since_cold=parse_since_cold(since_cold))
     for path, report in reports.items():
         title = f"all {len(paths)} files" if path == "overall" else f"{report['kind']}-validation on {path}"
         _print_validation(report, title, min_velocity, r.n)

@@ -93,6 +93,9 @@ def simulate(robot: str = robot_option(),
              friction_drift: str = typer.Option(None, "--friction-drift",
                                                 help="R1,T1,R2,T2: friction coefficients decay from (1+R1+R2) x warm "
                                                      "to warm with time constants T1, T2 [s] (thesis eq. 5.4)"),
+             since_cold: float = typer.Option(0.0, "--since-cold", help="the log's first sample is this long after "
+                                              "the robot's cold start [s]: friction drift and --temperature start "
+                                              "there (a warm log: the end of a test, e.g. 7200)"),
              temperature: str = typer.Option(None, "--temperature",
                                              help="AMBIENT,RISE,TAU: write temp1..tempn = AMBIENT + RISE (1 - e^(-t/TAU)) "
                                                   "[deg C, s]"),
@@ -126,6 +129,8 @@ def simulate(robot: str = robot_option(),
     r = load_selected(robot, joints, lock)
     if not (0 < rate < math.inf and 0 < duration < math.inf):
         raise DataError(f"--rate and --duration must be positive and finite, got {rate:g} Hz and {duration:g} s")
+    if not 0 <= since_cold < math.inf:
+        raise DataError(f"--since-cold {since_cold:g}: expected the seconds since the cold start, >= 0 and finite")
     if duration * rate > MAX_SAMPLES:
         raise DataError(f"--duration {duration:g} s at --rate {rate:g} Hz is {duration * rate:.3g} samples; at most "
                         f"{MAX_SAMPLES:.0e} are simulated in one run")
@@ -172,7 +177,7 @@ def simulate(robot: str = robot_option(),
     drift, warmup = drift_options(friction_drift, temperature)
     chunks = simulated_chunks(r, timeline, sample, options, coefficients, _per_joint(offsets, r.n, "--offsets"),
                               measurement, seed, drift=thesis_drift or drift, jitter=jitter, cycles=cycles,
-                              warmup=warmup, motor_side=motor_side, currents=currents)
+                              warmup=warmup, motor_side=motor_side, currents=currents, since_cold=since_cold)
     # one chunk in memory at a time (simulate/stream.py); a Parquet file records its robot
     # (docs/formats.md 'dynid' metadata: data.sources.check_sources refuses files of two robots in one fit)
     rows = write_stream(out, chunks, _file_metadata(r))

@@ -63,7 +63,7 @@ SCALE_RANGE = (0.5, 2.0)  # measured torque / model torque (least squares) outsi
 MATERIAL = 0.1  # share of a joint's RMS torque above which a parameter's torque is material
 DESCRIPTION_RANGE = (0.1, 10.0)  # measured torque / description's torque: descriptions are rougher than fits
 SUBSAMPLE = 4096  # steps per chunk used for the robust scales (medians, percentiles)
-CONTRACT = re.compile(r"(q|dq|ddq|tau|i|u|temp)(\d+)|t|cycle|stage|segment")
+CONTRACT = re.compile(r"(q|dq|ddq|tau|i|u|temp)(\d+)|t|cycle|stage|segment|since_cold")
 
 
 class PositionRange:

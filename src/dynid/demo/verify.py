@@ -72,7 +72,8 @@ def headline(ws: Workspace, whole: dict) -> None:
 def drift_table(ws: Workspace) -> None:
     """Eq. 5.4 per joint from every sample of the training log, in Table 5.6's layout."""
     from dynid.data.io import load_joint_data
-    from dynid.friction.drift_joint import fit_log, table
+    from dynid.friction.drift_joint import table
+    from dynid.identify.drift_constants import fit_log
 
     options = ws.model_options()
     fits = fit_log(ws.robot, load_joint_data(ws.path("data"), ws.robot), options, max_rows=6000)

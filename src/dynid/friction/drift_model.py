@@ -32,6 +32,7 @@ from dynid.data.columns import JointData
 from dynid.errors import DataError
 from dynid.identify.threads import single_blas_thread
 from dynid.identify.base import BaseParameters, base_parameters
+from dynid.identify.drift import drift_basis as identify_drift_basis
 from dynid.identify.estimators import OrdinaryLeastSquares
 from dynid.identify.model import FRICTION_MODELS, ModelOptions, friction_columns, identification_regressor
 from dynid.identify.validation import rmsd
@@ -43,13 +44,12 @@ def drift_basis(mode: str, elapsed: np.ndarray, n: int, time_constants=None,
                 temp: np.ndarray | None = None, temp_ref: np.ndarray | None = None) -> np.ndarray:
     """(N, n, m) drift bases phi (module docstring); elapsed (N,) [s]; time_constants (2,) or (n, 2) [s];
     temp (N, n) [deg C] and temp_ref (n,)."""
-    if mode == "time":
-        tc = np.broadcast_to(np.asarray(time_constants, dtype=float), (n, 2))
-        return np.exp(-np.asarray(elapsed, dtype=float)[:, None, None] / tc[None])  # eq. 5.4 shapes
+    if mode == "time":  # eq. 5.4 shapes (identify.drift, eq. D1)
+        return identify_drift_basis(mode, elapsed, np.broadcast_to(np.asarray(time_constants, dtype=float), (n, 2)))
     if mode == "temperature":
         if temp is None:
             raise DataError("temperature drift needs columns temp1..tempn in the data")
-        return (np.asarray(temp, dtype=float) - temp_ref)[..., None]
+        return identify_drift_basis(mode, temp, temperature_reference=temp_ref)
     return np.zeros((np.asarray(elapsed).size, n, 0))
 
 

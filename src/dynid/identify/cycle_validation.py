@@ -24,10 +24,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from dynid.data.columns import JointData
+from dynid.data.columns import ColumnMapping, JointData
 from dynid.data.preprocess import edge_mask, edge_samples, prepare, sample_rate, segments
 from dynid.errors import DataError
 from dynid.identify.cycle_stats import statistics_to_json, thesis_statistics
+from dynid.identify.drift import log_covariate, stored_drift, trained_entry
 from dynid.identify.model import identification_regressor, motor_columns
 
 BLOCK = 20_000  # samples per regressor evaluation
@@ -42,12 +43,13 @@ def _figures(err2, tau2, count) -> tuple[np.ndarray, np.ndarray]:
 
 
 def score_segments(robot, ready: JointData, options, base, parameters: dict, by: str = "cycle",
-                   min_velocity: float = 0.05, keep: np.ndarray | None = None) -> dict:
+                   min_velocity: float = 0.05, keep: np.ndarray | None = None, added: dict | None = None) -> dict:
     """RMSD figures per segment for each set of parameters.
 
     ready: prepared data (q, dq, ddq, tau); parameters: kind -> beta (b,) for every segment,
     or kind -> {label: beta (b,)} (segments without a beta are skipped for that kind);
-    keep: (N,) samples to score (default: all). Returns {"labels", kind: {"rmsd", "relative_rmsd",
+    keep: (N,) samples to score (default: all); added: kind -> (N, n) torque added to that kind's
+    model (a friction drift's, ``identify.drift``). Returns {"labels", kind: {"rmsd", "relative_rmsd",
     "moving_rmsd", "moving_relative_rmsd" (C, n) lists, "samples" (C,), "moving_samples" (C, n)}}.
     """
     if ready.tau is None:
@@ -67,7 +69,8 @@ def score_segments(robot, ready: JointData, options, base, parameters: dict, by:
             tau = ready.tau[rows]
             moving = np.abs(ready.dq[rows]) >= min_velocity
             for kind, beta in wanted.items():
-                err2 = (y @ beta - tau) ** 2
+                model = y @ beta if kind not in (added or {}) else y @ beta + added[kind][rows]
+                err2 = (model - tau) ** 2
                 acc = sums[kind][c]
                 acc[0] += err2.sum(0)
                 acc[1] += (tau**2).sum(0)
@@ -100,11 +103,14 @@ def own_parameters(robot, ready: JointData, options, base, prep, by: str = "cycl
 
 
 def validate_segments(robot, data: JointData, result: dict, by: str = "cycle", min_velocity: float = 0.05,
-                      skip_first: int = 5, self_data: bool = False) -> dict:
+                      skip_first: int = 5, self_data: bool = False, mapping=None,
+                      since_cold: float | None = None) -> dict:
     """Per-segment verification of ``result`` on raw joint data (module docstring).
 
     self_data: ``data`` is the log the result was identified on (its per-cycle values, when
-    stored, are then the ``own`` parameters). Returns a JSON-ready dict.
+    stored, are then the ``own`` parameters). A result with a friction drift scores its ``whole``
+    model with the drift at the log's operating time (``since_cold``, else the log's column or
+    the identification's record; ``mapping``: the log's layout). Returns a JSON-ready dict.
     """
     from dynid.identify.result import result_model
 
@@ -130,7 +136,13 @@ def validate_segments(robot, data: JointData, result: dict, by: str = "cycle", m
         parameters["own"], failed = own_parameters(robot, ready, options, base, fit_prep, by)
         if stored_betas is not None:
             parameters["paired"] = stored_betas
-    scores = score_segments(robot, ready, options, base, parameters, by, min_velocity, interior)
+    added = None
+    stored = stored_drift(result, options)
+    if stored is not None:  # the whole model's drifting friction (identify.drift)
+        timing = log_covariate(stored[0].mode, data.source, mapping or ColumnMapping.from_dict(
+            result.get("column_mapping")), robot.n, since_cold, trained_entry(result, data.source))
+        added = {"whole": stored[0].torque(ready.dq, timing.at(ready.t))}
+    scores = score_segments(robot, ready, options, base, parameters, by, min_velocity, interior, added)
     out = {"by": by, "labels": scores["labels"], "min_velocity": min_velocity, "skip_first": skip_first,
            "kinds": {}, "failed": failed, "source": data.source}
     for kind in parameters:

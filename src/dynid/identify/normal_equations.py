@@ -59,6 +59,14 @@ class NormalEquations:
         self.tau_sum += other.tau_sum
         return self
 
+    def leading(self, b: int) -> "NormalEquations":
+        """The normal equations of the first ``b`` unknowns alone (the others' columns dropped, not
+        solved for): e.g. the static model's part of a model with friction drift terms."""
+        out = NormalEquations(self.n, b)
+        out.A, out.B = self.A[:, :b, :b].copy(), self.B[:, :b].copy()
+        out.C, out.rows, out.tau_sum = self.C.copy(), self.rows.copy(), self.tau_sum.copy()
+        return out
+
     def totals(self, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(A, B) summed over joints, each joint weighted by weights[j] (e.g. 1 / sigma_j^2)."""
         w = np.ones(self.n) if weights is None else np.asarray(weights, dtype=float)

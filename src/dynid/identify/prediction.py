@@ -48,17 +48,18 @@ def segment_column_needed(robot, result: dict, paths: list, mapping=None, prep_o
 
 def prediction_columns(robot, result: dict, paths: list, mapping=None, prep_override: dict | None = None,
                        segment_column: bool = False, chunk_rows: int = 50_000,
-                       std: str | None = None) -> Iterator[dict]:
+                       std: str | None = None, since_cold: float | None = None) -> Iterator[dict]:
     """Column chunks {"t", "tau1"..,  ["std1"..], ["segment"], ["source"]} of the model's torques on
     every file in turn (module docstring); ``std`` "model" | "measurement": the standard deviation
     of each predicted torque (``bands.band_std``). Warns after the last chunk when the model
-    explains none of the measured torque of a file (``data.plausibility.fit_warnings``)."""
+    explains none of the measured torque of a file (``data.plausibility.fit_warnings``). since_cold: a
+    drifting friction's operating time at each log's first sample (``result.predict_chunks``)."""
     from dynid.identify.bands import band_std
 
     for path in paths:
         sums = ValidationSums(robot.n)
         for chunk in predict_chunks(robot, result, path, mapping, chunk_rows, prep_override=prep_override,
-                                    with_std=std is not None):
+                                    with_std=std is not None, since_cold=since_cold):
             if len(chunk["t"]) == 0:
                 continue
             cols = {"t": chunk["t"]}
@@ -82,7 +83,7 @@ def prediction_columns(robot, result: dict, paths: list, mapping=None, prep_over
 
 
 def validate_sources(robot, result: dict, paths: list, mapping=None, prep_override: dict | None = None,
-                     min_velocity: float = 0.0, chunk_rows: int = 50_000) -> dict:
+                     min_velocity: float = 0.0, chunk_rows: int = 50_000, since_cold: float | None = None) -> dict:
     """{str(path): report, ...} (and "overall" for several files): ``validation.validation_report``
     figures of each file on its interior samples, plus "segments" (count); a report that explains
     none of the torque warns (``fit_warnings``) and keeps the lines under "warnings"."""
@@ -90,7 +91,8 @@ def validate_sources(robot, result: dict, paths: list, mapping=None, prep_overri
     reports, total = {}, ValidationSums(robot.n, min_velocity)
     for path in paths:
         sums, segments = ValidationSums(robot.n, min_velocity), set()
-        for chunk in predict_chunks(robot, result, path, mapping, chunk_rows, prep_override=prep_override):
+        for chunk in predict_chunks(robot, result, path, mapping, chunk_rows, prep_override=prep_override,
+                                    since_cold=since_cold):
             if len(chunk["t"]) == 0:
                 continue
             if chunk["tau"] is None:

@@ -28,6 +28,7 @@ from dynid.errors import DataError, DynidWarning
 from dynid.identify.threads import single_blas_thread
 from dynid.identify.bands import parameter_covariance, torque_std
 from dynid.identify.base import BaseParameters
+from dynid.identify.drift import log_covariate, stored_drift, trained_entry
 from dynid.identify.estimators import Estimator
 from dynid.identify.model import ModelOptions, identification_regressor
 from dynid.identify.normal_equations import NormalEquations
@@ -71,7 +72,8 @@ def build_result(robot_spec: str, robot, options: ModelOptions, base: BaseParame
         "diagnostics": est.diagnostics(),
         "dynid_version": __version__,
     }
-    cov = np.asarray(getattr(est, "cov_", np.full((0, 0), np.nan)), dtype=float)
+    b = base.rank  # est and ne may hold more unknowns after the base parameters (a friction drift: drift_fit.py)
+    cov = np.asarray(getattr(est, "cov_", np.full((0, 0), np.nan)), dtype=float)[:b, :b]
     if cov.size and np.all(np.isfinite(cov)):  # prediction bands (identify/bands.py, docs/formats.md)
         result["covariance"] = [[float(x) for x in row] for row in cov]
     if robot.n_bodies != robot.n:  # mimic joints: 10 standard parameters per moving body (docs/formats.md)
@@ -82,7 +84,8 @@ def build_result(robot_spec: str, robot, options: ModelOptions, base: BaseParame
         result["lmi_min_eigenvalues"] = [float(v) for v in est.lmi_min_eig_]
     if extra:
         result.update(extra)
-    fit["description_scale"], fit["description_scale_per_joint"] = description_scale(robot, options, base, ne)
+    fit["description_scale"], fit["description_scale_per_joint"] = description_scale(robot, options, base,
+                                                                                     ne.leading(b))
     for text in fit_warnings(fit["relative_error"], fit["relative_rmsd"], str(data_path), "the fit") \
             + description_warnings(fit["description_scale"], str(data_path), fit["description_scale_per_joint"]) \
             + parameter_warnings(params, options.friction, torque_shares(base, est.coef_, ne)):  # data.plausibility
@@ -177,7 +180,7 @@ PREDICT_BLOCK = 8192  # samples per regressor evaluation in ``predict_chunks``
 
 def predict_chunks(robot, result: dict, path, mapping: ColumnMapping | None = None, chunk_rows: int = 50_000,
                    filter_torque: bool = False, prep_override: dict | None = None,
-                   with_std: bool = False) -> Iterator[dict]:
+                   with_std: bool = False, since_cold: float | None = None) -> Iterator[dict]:
     """Model torques on a data file, chunk by chunk (bounded memory: ``data.stream``), preprocessed
     as in training (without decimation). Each chunk: {"t" (N,), "tau_hat" (N, n), "tau" (N, n) or
     None (measured, unfiltered unless ``filter_torque``), "dq" (N, n), "interior" (N,) False for the
@@ -185,13 +188,25 @@ def predict_chunks(robot, result: dict, path, mapping: ColumnMapping | None = No
     "notes"}; chunks of length 0 carry only notes. A torque that is not finite (parameters of
     absurd size) is an error. prep_override: preprocessing fields to change ({"segments": "auto"}).
     with_std: each chunk also holds "tau_std" (N, n), the standard deviation of each predicted
-    torque from the parameter covariance (``bands.torque_std``; needs the result's "covariance")."""
+    torque from the parameter covariance (``bands.torque_std``; needs the result's "covariance").
+    A result with a friction drift (``identify.drift``) adds the drift's torque at the log's
+    operating time (``since_cold``: seconds since the cold start at its first sample, inf for
+    warm; else the log's ``since_cold`` column or the identification's record) or temperatures."""
     if result["n"] != robot.n:
         raise DataError(f"result has n = {result['n']} joints but robot '{robot.name}' has {robot.n}")
     options, base, beta, prep = result_model(result)
     prep = replace(prep, decimate=1, min_velocity=0.0, filter_torque=filter_torque, **(prep_override or {}))
     mapping = mapping or ColumnMapping.from_dict(result.get("column_mapping"))
     cov = parameter_covariance(result) if with_std else None
+    drift = stored_drift(result, options)
+    if drift is not None:
+        drift, drift_cov = drift
+        covariate = log_covariate(drift.mode, path, mapping, robot.n, since_cold, trained_entry(result, path))
+        coefficients = np.nan_to_num(drift.coefficients).reshape(-1)
+        if with_std:
+            if drift_cov is None:
+                raise DataError("the result holds no covariance of its friction drift (friction_drift.covariance)")
+            cov = drift_cov
     with single_blas_thread():  # see pipeline.accumulate_sources
         for chunk, keep, _ in with_edges(prepared_chunks(path, robot, mapping, prep, chunk_rows), prep):
             tau_hat = np.empty((len(chunk), robot.n))
@@ -199,9 +214,12 @@ def predict_chunks(robot, result: dict, path, mapping: ColumnMapping | None = No
             for s in range(0, len(chunk), PREDICT_BLOCK):
                 sl = slice(s, s + PREDICT_BLOCK)
                 y = identification_regressor(robot, chunk.q[sl], chunk.dq[sl], chunk.ddq[sl], options)
-                tau_hat[sl] = y[..., base.independent] @ beta
+                y = y[..., base.independent]
+                if drift is not None:  # the drift's own columns, placed after the base parameters
+                    y = np.concatenate([y, drift.place(drift.columns(chunk.dq[sl], covariate.at(chunk.t[sl])))], axis=2)
+                tau_hat[sl] = y @ (beta if drift is None else np.concatenate([beta, coefficients]))
                 if cov is not None:
-                    tau_std[sl] = torque_std(y[..., base.independent], cov)
+                    tau_std[sl] = torque_std(y, cov)
             if not np.all(np.isfinite(tau_hat)):
                 k = int(np.flatnonzero(~np.all(np.isfinite(tau_hat), axis=1))[0])
                 raise DataError(f"{path}: the model's torque is not finite at t = {chunk.t[k]:.6g} s; the result's "
@@ -215,14 +233,16 @@ def predict_chunks(robot, result: dict, path, mapping: ColumnMapping | None = No
 
 
 def predict_file(robot, result: dict, path, mapping: ColumnMapping | None = None, chunk_rows: int = 50_000,
-                 filter_torque: bool = False, prep_override: dict | None = None, with_std: bool = False) -> dict:
+                 filter_torque: bool = False, prep_override: dict | None = None, with_std: bool = False,
+                 since_cold: float | None = None) -> dict:
     """``predict_chunks`` of a whole file in memory: the same keys, arrays over all samples
     ("tau" None when the file has no torques; "tau_std" with ``with_std``); for long logs prefer
     the chunks."""
     parts = {key: [] for key in ("t", "tau_hat", "tau", "dq", "interior", "segment")
              + (("tau_std",) if with_std else ())}
     notes = []
-    for chunk in predict_chunks(robot, result, path, mapping, chunk_rows, filter_torque, prep_override, with_std):
+    for chunk in predict_chunks(robot, result, path, mapping, chunk_rows, filter_torque, prep_override, with_std,
+                                since_cold):
         notes.extend(chunk["notes"])
         if len(chunk["t"]) == 0:
             continue

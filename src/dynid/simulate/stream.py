@@ -4,7 +4,7 @@ chunk, each chunk's columns handed to a streaming writer (``data.convert.write_s
 Every step of a joint-space simulation is pointwise in time except the random draws, which come
 from two generators carried from chunk to chunk (NumPy's ``Generator`` draws the same numbers in
 pieces as at once): the time-stamp jitter (seed + 1) and the torque noise (seed). Friction drift
-counts the operating time from the log's first sample, cycles are numbered over the whole log.
+counts the operating time from the log's first sample (plus ``since_cold``), cycles are numbered over the whole log.
 The output is therefore the same, number for number, as a simulation of the whole log at once,
 and the memory is O(``CHUNK`` samples) whatever ``duration x rate``.
 """
@@ -51,13 +51,14 @@ class Timeline:
 def simulated_chunks(robot, timeline: Timeline, sample, options: ModelOptions = ModelOptions(), friction=None,
                      offsets=None, measurement: Measurement = Measurement(), seed: int = 0, drift=None,
                      jitter: float = 0.0, cycles: int = 0, warmup=None, motor_side: bool = False,
-                     currents: bool = False, chunk: int = CHUNK) -> Iterator[dict]:
+                     currents: bool = False, chunk: int = CHUNK, since_cold: float = 0.0) -> Iterator[dict]:
     """Column chunks (contract names, ``data.io.joint_data_columns``; temperatures, motor-side
     columns as asked) of a simulated log, ``chunk`` samples at a time (module docstring).
 
     sample(t) -> (q, dq, ddq) (N, n) each at times t; jitter: time-stamp jitter, a fraction of the
     step in [0, 1) (uniform in +-jitter/2 steps); cycles > 0 numbers the samples by cycle of that
-    many equal parts; warmup: a ``simulate.drift.Warmup`` (temp1..tempn)."""
+    many equal parts; warmup: a ``simulate.drift.Warmup`` (temp1..tempn); since_cold: the operating
+    time of the first sample [s] (friction drift and warm-up start that long before it)."""
     from dynid.simulate.motor_side import motor_side_columns
 
     jitter_rng, noise_rng = np.random.default_rng(seed + 1), np.random.default_rng(seed)
@@ -70,7 +71,8 @@ def simulated_chunks(robot, timeline: Timeline, sample, options: ModelOptions = 
         t0 = float(t[0]) if t0 is None else t0
         q, dq, ddq = sample(t)
         data, _, theta = simulate_joint_data(robot, t, q, dq, ddq, options, friction, offsets, measurement,
-                                             seed, theta=theta, drift=drift, cold_start=t0, rng=noise_rng)
+                                             seed, theta=theta, drift=drift, cold_start=t0 - since_cold,
+                                             rng=noise_rng)
         if timeline.cycle is not None:
             data.cycle = timeline.cycle[i0:i1]
         if timeline.stage is not None:
@@ -79,5 +81,5 @@ def simulated_chunks(robot, timeline: Timeline, sample, options: ModelOptions = 
             data.cycle = np.minimum((np.arange(i0, i1) * cycles) // timeline.count, cycles - 1) + 1
         cols = joint_data_columns(data)
         if warmup is not None:
-            cols.update({f"temp{j + 1}": v for j, v in enumerate(warmup.temperatures(t - t0, robot.n).T)})
+            cols.update({f"temp{j + 1}": v for j, v in enumerate(warmup.temperatures(t - t0 + since_cold, robot.n).T)})
         yield motor_side_columns(robot, cols, motor_side, currents)

@@ -1,0 +1,195 @@
+"""Identification with a friction that drifts from cold to warm (``identify.drift``, eq. D1).
+
+    1. time mode: each joint's slow and fast time constants t1_j > t2_j, by variable projection
+       on at most ``max_rows`` samples (``drift_constants.fit_joints``: the rigid body projected
+       out, half of each log's rows from its first 10 minutes after the cold start, where the
+       fast terms leave their trace), as ``dynid friction drift`` does;
+    2. with them fixed the model is linear: the static model's base regressor Y_b (N, n, b) and
+       each joint's k m drift columns F_jk phi_jm form one least-squares problem over every
+       sample. Its per-joint normal equations are summed block by block (``BLOCK`` samples: no
+       (N, n, b) array is held), joint j's rows filling the b base parameters and its own
+       block of drift coefficients (``NormalEquations`` positions), and the project's
+       estimators solve them: OLS, WLS, or PC with the drift coefficients unconstrained.
+
+A joint held still (no friction column on its fitted rows) gets no drift: its coefficients are
+fixed at 0 (reported NaN, with the reason), beside the base parameters ``undetermined`` holds.
+The fit's figures (``fit.rmsd``...) are those of the whole model, drift included.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from dynid.data.columns import JointData
+from dynid.data.preprocess import Preprocessing, edge_samples, prepared_rate
+from dynid.data.segments import segment_edge_mask
+from dynid.errors import DataError
+from dynid.identify.base import BaseParameters
+from dynid.identify.drift import LABELS, FrictionDrift, LogCovariate, check_mode, log_covariate
+from dynid.identify.drift_constants import MIN_TIME_CONSTANT, fit_joints, sample_rows
+from dynid.identify.model import FRICTION_MODELS, ModelOptions, identification_regressor, place_motor_columns
+from dynid.identify.normal_equations import NormalEquations
+from dynid.identify.pipeline import row_mask
+from dynid.identify.threads import single_blas_thread
+from dynid.identify.undetermined import STILL_RANGE, Undetermined, fit_determined
+
+BLOCK = 8192  # samples per regressor evaluation
+TEMPERATURE_REFERENCE = 95.0  # percentile of the training temperatures: the warm end of a warm-up
+
+
+@dataclass
+class DriftFit:
+    """estimator: fitted on the b base parameters then the n k m drift coefficients (coef_,
+    std_, cov_ over all); ne: the normal equations of that whole model; drift: the drift part."""
+
+    estimator: object
+    ne: NormalEquations
+    drift: FrictionDrift
+
+    def result_entry(self, timing: list[LogCovariate]) -> dict:
+        """result.json's "friction_drift" (docs/formats.md): the drift, how each training log was
+        timed ("sources") and the covariance of all b + n k m parameters (prediction bands)."""
+        out = self.drift.to_dict()
+        out["sources"] = [t.to_dict() for t in timing]
+        cov = np.asarray(self.estimator.cov_, dtype=float)
+        if np.all(np.isfinite(cov)):
+            out["covariance"] = [[float(x) for x in row] for row in cov]
+        return out
+
+
+@dataclass(frozen=True)
+class _Parameters:
+    """The names and count of the whole parameter vector (``undetermined.fit_determined`` reads them)."""
+
+    names: list
+    rank: int
+
+
+def fit_rows(readies: list[JointData], prep: Preprocessing) -> list[np.ndarray | None]:
+    """Per log, (N, n) rows used in the fit (edges of every segment and slow samples left out)."""
+    masks = []
+    for ready in readies:
+        keep = segment_edge_mask(ready, edge_samples(prep, prepared_rate(ready)))
+        mask = row_mask(ready.dq, keep, prep)
+        masks.append(np.repeat(keep[:, None], ready.n, axis=1) if mask is None else mask)
+    return masks
+
+
+def search_time_constants(robot, readies: list[JointData], times: list[np.ndarray], masks: list[np.ndarray],
+                          options: ModelOptions, max_rows: int = 8_000) -> tuple[np.ndarray, list]:
+    """((n, 2) t1_j > t2_j [s], NaN for a joint held still; notes): step 1 of the module docstring."""
+    share = max(200, max_rows // len(readies))
+    parts, lo, hi = [], np.inf, 0.0
+    for ready, s, mask in zip(readies, times, masks):
+        finite = np.isfinite(s)
+        if finite.sum() < 3:
+            continue
+        rows = np.flatnonzero(finite)[sample_rows(s[finite], share)]
+        parts.append((s[rows], ready.q[rows], ready.dq[rows], ready.ddq[rows], ready.tau[rows], mask[rows]))
+        steps = np.diff(s[finite])
+        lo = min(lo, max(MIN_TIME_CONSTANT, 2.0 * float(np.min(steps[steps > 0])) if np.any(steps > 0) else 1.0))
+        hi = max(hi, 3.0 * float(s[finite][-1] - s[finite][0]))
+    if not parts or hi <= lo:
+        raise DataError("--friction-drift time: no log spans any operating time (every log is 'warm' or too short); "
+                        "the drift is fitted from logs that start cold or record a since_cold column")
+    stacked = [np.concatenate(arrays) for arrays in zip(*parts)]
+    fits = fit_joints(robot, *stacked[:5], options, mask=stacked[5], bounds=(lo, hi))
+    tc = np.full((robot.n, 2), np.nan)
+    notes = []
+    for j, fit in enumerate(fits):
+        if fit is None:
+            notes.append(f"joint {j + 1} does not move in the fitted samples: no friction drift")
+            continue
+        tc[j] = fit.t1, fit.t2
+        for note in fit.notes:
+            notes.append(note + ("; the fitted drift holds within the logs, warm predictions beyond them "
+                                 "extrapolate it" if "t1" in note else ""))
+    return tc, notes
+
+
+def fit_drifting(robot, readies: list[JointData], covariates: list[np.ndarray], options: ModelOptions,
+                 base: BaseParameters, prep: Preprocessing, make, mode: str, found: Undetermined | None = None,
+                 max_rows: int = 8_000, pc: bool = False, masks: list[np.ndarray] | None = None) -> DriftFit:
+    """Identify the static model and the drift (D1) of ``mode`` together (module docstring).
+
+    readies: prepared logs; covariates: per log its operating times (N,) [s] (time) or
+    temperatures (N, n) (temperature) at the prepared samples; make(): a fresh estimator of
+    the b + n k m parameters (``fit_normal_equations``); found: base parameters the logs leave
+    undetermined (held at the description's values); pc: ``make`` is physically consistent;
+    masks: per log the (N, n) rows to fit (default ``fit_rows``)."""
+    check_mode(mode, options, robot)
+    n, k, m = robot.n, len(FRICTION_MODELS[options.friction]), len(LABELS[mode])
+    if any(ready.tau is None for ready in readies):
+        raise DataError("no torques (tau1..taun) or currents (i1..in) to identify from")
+    masks = fit_rows(readies, prep) if masks is None else masks
+    tc, tref, notes = None, None, []
+    if mode == "time":
+        tc, notes = search_time_constants(robot, readies, covariates, masks, options, max_rows)
+    else:
+        used = np.concatenate([c[mask.any(axis=1)] for c, mask in zip(covariates, masks)])
+        tref = np.percentile(used, TEMPERATURE_REFERENCE, axis=0)
+    nan = np.full((n, k, m), np.nan)
+    shape = FrictionDrift(mode, options, np.zeros((n, k, m)), nan, tc, tref)
+    b, d = base.rank, n * k * m
+    positions = [np.concatenate([np.arange(b), b + j * k * m + np.arange(k * m)]) for j in range(n)]
+    ne = NormalEquations(n, b + d, columns=[np.arange(b + k * m)] * n, positions=positions)
+    with single_blas_thread():
+        for ready, covariate, mask in zip(readies, covariates, masks):
+            for s in range(0, len(ready), BLOCK):  # blocks of samples
+                sl = slice(s, s + BLOCK)
+                y = identification_regressor(robot, ready.q[sl], ready.dq[sl], ready.ddq[sl], options)
+                if ready.own is not None:  # exactly filtered before decimation
+                    place_motor_columns(robot, options, ready.own[sl], y)
+                w = np.concatenate([y[..., base.independent], shape.columns(ready.dq[sl], covariate[sl])], axis=2)
+                ne.add(w, ready.tau[sl], mask[sl])
+    still = ~np.isfinite(tc[:, 0]) if tc is not None else np.zeros(n, dtype=bool)
+    column_norm = np.array([np.diag(ne.A[j])[b + j * k * m:b + (j + 1) * k * m].max() for j in range(n)])
+    still |= ~(column_norm > 0)
+    fixed = [b + j * k * m + c for j in np.flatnonzero(still) for c in range(k * m)]
+    whole = _Parameters(list(base.names) + shape.names(), b + d)
+    if found is None:
+        found = Undetermined([], np.zeros(0), np.zeros(n), np.zeros(0, dtype=np.int64), np.zeros(b))
+    held = replace(found, index=np.union1d(found.index, fixed).astype(np.int64),
+                   prior=np.concatenate([found.prior, np.zeros(d)]))
+
+    def named():
+        est = make()
+        est.names = whole.names
+        return est
+
+    est = fit_determined(named, ne, whole, held, pc=pc)
+    coef, std = est.coef_[b:].reshape(n, k, m).copy(), est.std_[b:].reshape(n, k, m).copy()
+    coef[still], std[still] = np.nan, np.nan
+    if tc is not None:
+        tc[still] = np.nan
+    drift = FrictionDrift(mode, options, coef, std, tc, tref, notes)
+    return DriftFit(est, ne, drift)
+
+
+def training_covariates(robot, readies: list[JointData], mapping, mode: str,
+                        since_cold: float | None = None) -> tuple[list[LogCovariate], list[np.ndarray]]:
+    """(how each training log is timed, its covariate at its prepared samples): ``drift.log_covariate``
+    with ``since_cold`` given, else the log's ``since_cold`` column, else it starts cold."""
+    timings = [log_covariate(mode, ready.source, mapping, robot.n, since_cold, default=0.0) for ready in readies]
+    return timings, [timing.at(ready.t) for timing, ready in zip(timings, readies)]
+
+
+def identify_drifting(robot, readies: list[JointData], covariates: list[np.ndarray], options: ModelOptions,
+                      base: BaseParameters, prep: Preprocessing, make, mode: str, still_range: float = STILL_RANGE,
+                      max_rows: int = 8_000) -> tuple[DriftFit, list, Undetermined]:
+    """``fit_drifting`` with what ``dynid identify`` reports beside it: (the fit, per log the
+    samples it gave (``pipeline.SourceCount``), the base parameters the logs leave undetermined
+    (joints held still over the fitted samples))."""
+    from dynid.identify.pipeline import source_counts
+    from dynid.identify.undetermined import find_undetermined
+
+    masks = fit_rows(readies, prep)
+    counts = [source_counts(ready, mask) for ready, mask in zip(readies, masks)]
+    used = np.concatenate([ready.q[mask.any(axis=1)] for ready, mask in zip(readies, masks)])
+    if not len(used):
+        raise DataError("no samples left after preprocessing")
+    found = find_undetermined(robot, options, base, used.min(axis=0), used.max(axis=0), still_range)
+    fit = fit_drifting(robot, readies, covariates, options, base, prep, make, mode, found, max_rows, masks=masks)
+    return fit, counts, found
