@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import typer
 from rich.table import Table
 
@@ -19,7 +20,10 @@ def base_params(robot: str = typer.Argument(..., help="builtin name (dynid robot
                 smooth_sign: float = O.SMOOTH_SIGN,
                 tol: float = typer.Option(None, "--tol", help="relative QR pivot tolerance (default 1e-8)"),
                 seed: int = typer.Option(0, "--seed", help="seed of the random states"),
-                table: bool = typer.Option(False, "--table", help="print which parameter enters which joint"),
+                table: bool = typer.Option(False, "--table", help="print which parameter enters which joint, the "
+                                           "QR diagonal of each joint's rows (thesis Table D.1) and a link's SVD "
+                                           "(Table D.2)"),
+                svd_link: int = typer.Option(2, "--svd-link", help="--table: the link of Table D.2 (its joint's rows)"),
                 json_out: Path = typer.Option(None, "--json", help="write names, combinations and K to JSON")) -> None:
     """Print the base parameters of ROBOT (numerical QR on random states, thesis 3.2)."""
     from dynid.data.io import atomic_write_text
@@ -50,10 +54,43 @@ def base_params(robot: str = typer.Argument(..., help="builtin name (dynid robot
         for k, name in enumerate(base.standard_names):
             t.add_row(name, *["x" if ident[j, k] else "." for j in range(r.n)])
         console.print(t)
+        tables = _appendix_d(r, options, seed, min(svd_link, r.n))
     if json_out:
         d = base.to_dict()
         d.update({"robot": robot, "singular_values": s.tolist(), "condition_number": base.condition_number,
                   "model": options.to_dict()})
+        if table:
+            d.update(tables)
         atomic_write_text(json_out, json.dumps(d, indent=2) + "\n")
         console.print(f"wrote [bold]{json_out}[/]")
 
+
+
+def _appendix_d(r, options, seed: int, link: int) -> dict:
+    """Print thesis Tables D.1 (QR diagonal of each joint's unit-column rows) and D.2 (SVD of a
+    link's parameters in its joint's rows, with friction and rotor inertia): identify.decomposition."""
+    from dynid.identify.decomposition import ZERO, link_svd, qr_diagonal
+
+    d1 = qr_diagonal(r, options, seed)
+    t = Table("#", "parameter", *[f"joint {j + 1}" for j in range(r.n)],
+              title=f"thesis Table D.1: r_ii of the QR of each joint's rows (unit columns); 0: |r_ii| <= {ZERO:g}")
+    for k, name in enumerate(d1["names"]):
+        t.add_row(str(k + 1), name, *["0" if z else f"{v:.4f}" for v, z in zip(d1["r"][k], d1["zero"][k])])
+    console.print(t)
+    d2 = link_svd(r, link, options, seed)
+    t = Table("", *[str(i + 1) for i in range(len(d2["names"]))],
+              title=f"thesis Table D.2: SVD of link {link} in joint {link}'s rows (unit columns): singular values S "
+                    f"and the columns of V, cond(S) = {d2['condition_number']:.4g}")
+    t.add_row("S", *[f"{v:.4g}" for v in d2["s"]])
+    for i, name in enumerate(d2["names"]):
+        t.add_row(f"V {name}", *[f"{v:.4f}" for v in d2["V"][i]])
+    console.print(t)
+    last = d2["V"][:, -1]
+    if d2["s"][-1] <= 1e-10 * d2["s"][0]:
+        pair = [d2["names"][i] for i in np.argsort(-np.abs(last))[:2]]
+        console.print(f"smallest singular value {d2['s'][-1]:.3g}: its column of V is {last[np.abs(last).argmax()]:+.4f} "
+                      f"on {pair[0]} and {last[np.argsort(-np.abs(last))[1]]:+.4f} on {pair[1]}: they act alike in joint "
+                      f"{link}'s torque, one of them is not identifiable alone")
+    return {"table_d1": {"names": d1["names"], "r": d1["r"].tolist(), "zero": d1["zero"].tolist()},
+            "table_d2": {"link": link, "names": d2["names"], "s": d2["s"].tolist(), "V": d2["V"].tolist(),
+                         "condition_number": d2["condition_number"]}}
