@@ -143,3 +143,26 @@ def test_groups_of_cycles_land_on_the_cold_and_warm_blocks(logs):
     assert late["fit"]["samples"] < 0.4 * total
     out = run_ok("cycles", "stats", "-p", d / "cold.json", "--skip-first", "2")
     assert "D/SE" in out and "Fv1" in out
+
+
+def test_groups_use_the_identification_preprocessing(logs):
+    """cycles groups prepares the log as identify does (the cross-validated cutoff by default, or
+    --lowpass), so its per-cycle values are identify --per cycle's, and a group's values are
+    identify --cycles' on the same cycles (summed per-cycle equations vs one selection: the
+    cycles' edge samples only differ)."""
+    d = logs
+    for cutoff in (None, "4"):
+        extra = [] if cutoff is None else ["--lowpass", cutoff]
+        run_ok("identify", "-r", "planar2", "-d", d / "cold.csv", "-o", d / "pc.json", "--per", "cycle",
+               "--skip-first", "2", *extra)
+        run_ok("cycles", "groups", "-r", "planar2", "-d", d / "cold.csv", "-g", "late=6-8", "--skip-first", "2",
+               "--out", d / "gp.json", *extra)
+        per = json.loads((d / "pc.json").read_text())
+        study = json.loads((d / "gp.json").read_text())
+        assert study["preprocessing"] == per["preprocessing"]
+        np.testing.assert_allclose(study["per_cycle"]["values"], per["per_cycle"]["values"], rtol=1e-9, atol=1e-12)
+        run_ok("identify", "-r", "planar2", "-d", d / "cold.csv", "-o", d / "sel.json", "--cycles", "6-8", *extra)
+        selected = json.loads((d / "sel.json").read_text())
+        value = np.array([p["value"] for p in selected["base_parameters"]])
+        std = np.array([p["std"] for p in selected["base_parameters"]])
+        assert np.all(np.abs(np.array(study["groups"]["late"]["values"]) - value) <= std), (study["groups"], value)

@@ -170,6 +170,9 @@ def groups(robot: str = robot_option(),
                                            help="NAME=SELECTION or SELECTION, repeatable, e.g. 'late=6-24' or "
                                                 "'unit2' (default: the thesis' unit1, unit2, unit3)"),
            friction: str = typer.Option("coulomb-viscous", "--friction", help="none | coulomb-viscous | polynomial"),
+           lowpass: str = typer.Option(None, "--lowpass", help="low-pass cutoff [Hz] before differentiation, 0 = "
+                                       "off, or 'auto' (the default): chosen by blocked cross-validation of the log, "
+                                       "as dynid identify does, so the per-cycle values equal identify --per cycle's"),
            skip_first: int = SKIP_FIRST,
            parameters: str = typer.Option(None, "--parameters", help="comma-separated base parameter names for the "
                                           "figure (default: the 6 with the largest cross-cycle spread)"),
@@ -185,10 +188,26 @@ def groups(robot: str = robot_option(),
     from dynid.identify.model import ModelOptions
     from dynid.robot import load_robot
 
+    from dynid.cli.data_options import lowpass_from
+    from dynid.data.preprocess import Preprocessing
+    from dynid.identify.base import base_parameters
+    from dynid.identify.crossval import auto_lowpass
+
     r = load_robot(robot)
     joint_data = load_joint_data(data, r)
     specs = parse_groups(group or ["unit1", "unit2", "unit3"])
-    study = group_study(r, joint_data, specs, ModelOptions(friction=friction), skip_first)
+    options = ModelOptions(friction=friction)
+    cutoff = lowpass_from(lowpass)
+    prep = Preprocessing(lowpass_hz=cutoff if isinstance(cutoff, float) else None)
+    if not isinstance(cutoff, float):  # identify's own choice (identify.crossval)
+        prep, selection, notes = auto_lowpass(r, [data], options, base_parameters(r, options), prep,
+                                              strict=cutoff == "auto")
+        for note in notes:
+            console.print(f"[dim]note: {note}[/]")
+        if "chosen_hz" in selection:
+            console.print(f"low-pass cutoff {selection['chosen_hz']:.3g} Hz chosen by cross-validation, as identify")
+    study = group_study(r, joint_data, specs, options, skip_first, prep)
+    study["preprocessing"] = prep.to_dict()
     names = study["names"]
     table = Table("parameter", *[f"{g} ({study['groups'][g]['selection']})" for g in study["groups"]],
                   "mean all", f"mean 1-{skip_first}", f"mean after {skip_first}",

@@ -39,7 +39,9 @@ def verification(ws: Workspace, progress) -> None:
     progress(0.5)
     specs = groups_for(ws.settings.cycles)
     if specs and ws.settings.cycles > k:
-        study = group_study(ws.robot, data, specs, ws.model_options(), k)
+        from dynid.data.preprocess import Preprocessing
+        study = group_study(ws.robot, data, specs, ws.model_options(), k,
+                            Preprocessing.from_dict(result["preprocessing"]))  # identify's own (auto cutoff)
         atomic_write_text(ws.path("groups"), json.dumps(study, indent=1) + "\n")
         ws.figures["groups of cycles closest to their block (late->rest, early->first)"] = (
             f"{study['groups']['late']['closest']}, {study['groups']['early']['closest']}")
