@@ -166,3 +166,24 @@ def test_groups_use_the_identification_preprocessing(logs):
         value = np.array([p["value"] for p in selected["base_parameters"]])
         std = np.array([p["std"] for p in selected["base_parameters"]])
         assert np.all(np.abs(np.array(study["groups"]["late"]["values"]) - value) <= std), (study["groups"], value)
+
+
+def test_table_5_1_all_tests_columns(logs):
+    """validate --per cycle on several tests adds Table 5.1's "All Tests" columns: MIN and MAX
+    over every test's cycles, D/MM of those, the largest test's D/SE, Sdv of all cycles pooled."""
+    d = logs
+    run_ok("identify", "-r", "planar2", "-d", d / "warm.csv", "-o", d / "w51.json", "--per", "cycle")
+    out = run_ok("validate", "-r", "planar2", "-p", d / "w51.json", "-d", d / "warm.csv", "-d", d / "warm2.csv",
+                 "--per", "cycle", "--json", d / "t51.json")
+    assert "thesis Table 5.1" in out and "all tests" in out
+    rep = json.loads((d / "t51.json").read_text())
+    for kind in ("own", "whole"):
+        values = [np.array(rep[str(p)]["kinds"][kind]["moving_relative_rmsd"], dtype=float)
+                  for p in (d / "warm.csv", d / "warm2.csv")]
+        pooled = np.concatenate(values)
+        every = rep["all_tests"][kind]["all"]
+        np.testing.assert_allclose(every["min"], pooled.min(axis=0))
+        np.testing.assert_allclose(every["max"], pooled.max(axis=0))
+        np.testing.assert_allclose(every["d_mm"], (pooled.max(0) - pooled.min(0)) / pooled.max(0))
+        np.testing.assert_allclose(every["d_se"], np.max([np.abs(v[-1] - v[0]) / v[0] for v in values], axis=0))
+        np.testing.assert_allclose(every["sdv"], pooled.std(axis=0, ddof=1))

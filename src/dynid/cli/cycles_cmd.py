@@ -42,7 +42,8 @@ def statistics_table(stats: dict, title: str, names: list[str] | None = None) ->
 
 
 def validate_per(robot, result: dict, paths: list[Path], mapping, by: str, min_velocity: float, skip_first: int,
-                 json_out: Path | None, figure: Path | None, since_cold: float | None = None) -> None:
+                 json_out: Path | None, figure: Path | None, since_cold: float | None = None,
+                 start_end_figure: Path | None = None) -> None:
     """Per-cycle (or per-stage) verification of ``result`` on each file; tables, JSON, figure."""
     import numpy as np
 
@@ -78,6 +79,12 @@ def validate_per(robot, result: dict, paths: list[Path], mapping, by: str, min_v
         _print_range_table(rep, robot.n, path)
         if rep["failed"]:
             console.print(f"[yellow]not identified alone:[/] " + "; ".join(f"{k}: {v}" for k, v in rep["failed"].items()))
+        if start_end_figure is not None:
+            rep["start_end"] = _start_end(robot, data, result, mapping, since_cold, path,
+                                          start_end_figure if len(paths) == 1 else
+                                          start_end_figure.with_name(f"{start_end_figure.stem}_{Path(path).stem}.png"))
+    if len(reports) > 1 and by == "cycle":
+        reports["all_tests"] = _print_table_5_1(reports, robot.n, min_velocity)
     if json_out:
         atomic_write_text(json_out, json.dumps(reports, indent=1) + "\n")
         console.print(f"wrote [bold]{json_out}[/]")
@@ -88,6 +95,8 @@ def validate_per(robot, result: dict, paths: list[Path], mapping, by: str, min_v
             raise DataError("--figure plots the relative RMSD over the cycles: use it with --per cycle")
         series = []
         for path, rep in reports.items():
+            if path == "all_tests":
+                continue
             cycles = np.array([float(v) for v in rep["labels"]])
             for kind, block in rep["kinds"].items():
                 values = np.array(block["moving_relative_rmsd" if min_velocity > 0 else "relative_rmsd"], dtype=float)
@@ -95,6 +104,65 @@ def validate_per(robot, result: dict, paths: list[Path], mapping, by: str, min_v
         save_png(rmsd_cycles_figure(series, robot.n, f"relative RMSD per cycle ({result.get('robot_name', '')})"),
                  figure)
         console.print(f"wrote [bold]{figure}[/]")
+
+
+def _start_end(robot, data, result: dict, mapping, since_cold, path, png: Path) -> dict:
+    """Thesis Fig. 5.15 of one log: the errors at the start and the end of the first cycle's
+    warming stage (``identify.cycle_validation.stage_start_end``), printed and drawn."""
+    from dynid.identify.cycle_validation import stage_start_end
+    from dynid.report.cycle_figures import save_png, start_end_figure
+
+    errors = stage_start_end(robot, data, result, mapping=mapping, since_cold=since_cold)
+    whole = "the result's model" + (" (drifting friction)" if errors["whole_has_drift"] else "")
+    table = Table("joint", "own: start", "own: end", f"{whole}: start", "end",
+                  title=f"{path}: thesis Fig. 5.15, RMSD over the first and the last {errors['seconds']:.3g} s of "
+                        f"cycle {errors['cycle']}'s {errors['stage']} stage")
+    for j in range(robot.n):
+        table.add_row(str(j + 1), *[_f(errors["rmsd"][w][k][j], ".4g") for k in ("own", "whole")
+                                    for w in ("start", "end")])
+    console.print(table)
+    save_png(start_end_figure(errors, robot.n, f"{Path(path).name}: model errors at the start and the end of "
+                                               f"cycle {errors['cycle']}'s {errors['stage']} stage (thesis Fig. 5.15)"),
+             png)
+    console.print(f"wrote [bold]{png}[/]")
+    return {k: errors[k] for k in ("cycle", "stage", "seconds", "rmsd", "whole_has_drift")}
+
+
+def _print_table_5_1(reports: dict, n: int, min_velocity: float) -> dict:
+    """Thesis Table 5.1: per joint each test's MIN, MAX, D/MM, D/SE, Sdv of the relative RMSD over
+    its cycles, and the "All Tests" columns (``cycle_stats.all_tests_statistics``), for every kind
+    all tests share; returns them for the JSON ("all_tests": {kind: {"tests", "all"}})."""
+    import numpy as np
+
+    from dynid.identify.cycle_stats import all_tests_statistics
+
+    measure = "moving_relative_rmsd" if min_velocity > 0 else "relative_rmsd"
+    kinds = [k for k in ("own", "paired", "whole") if all(k in rep["kinds"] for rep in reports.values())]
+    out = {}
+    floats = lambda a: [None if not np.isfinite(v) else float(v) for v in np.asarray(a, dtype=float)]  # noqa: E731
+    for kind in kinds:
+        per_test = []
+        for rep in reports.values():
+            values = np.array(rep["kinds"][kind][measure], dtype=float)
+            per_test.append(values[np.all(np.isfinite(values), axis=1)])
+        if any(len(v) == 0 for v in per_test):
+            continue
+        stats = all_tests_statistics(per_test)
+        names = ("min", "max", "d_mm", "d_se", "sdv")
+        table = Table("joint", "test", *[HEADERS_5_1[k] for k in names], title=f"thesis Table 5.1: relative RMSD"
+                      f"{' |dq| >= %g' % min_velocity if min_velocity > 0 else ''} over the cycles, each test and "
+                      f"all tests ({kind})")
+        for j in range(n):
+            for t, (path, test) in enumerate(zip(reports, stats["tests"])):
+                table.add_row(str(j + 1) if t == 0 else "", Path(path).name, *[_f(test[k][j]) for k in names])
+            table.add_row("", "all tests", *[_f(stats["all"][k][j]) for k in names], end_section=True)
+        console.print(table)
+        out[kind] = {"tests": {path: {k: floats(test[k]) for k in names} for path, test in zip(reports, stats["tests"])},
+                     "all": {k: floats(stats["all"][k]) for k in names}}
+    return out
+
+
+HEADERS_5_1 = {"min": "MIN", "max": "MAX", "d_mm": "D/MM", "d_se": "D/SE (all: largest)", "sdv": "Sdv (all: pooled)"}
 
 
 def _print_range_table(rep: dict, n: int, path) -> None:

@@ -371,7 +371,7 @@ def _print_validation(report: dict, title: str, min_velocity: float, n: int) -> 
     console.print(f"relative error ||tau - tau_hat|| / ||tau|| = {report['relative_error']:.4%}")
 
 
-@friendly_errors(outputs=("json_out", "figure"))
+@friendly_errors(outputs=("json_out", "figure", "start_end_figure"))
 def validate(robot: str = robot_option(),
              params: Path = typer.Option(..., "--params", "-p", help="result.json from 'dynid identify'"),
              data: list[str] = typer.Option(..., "--data", "-d", help="joint data file(s) with torques; repeatable; "
@@ -387,6 +387,9 @@ def validate(robot: str = robot_option(),
              figure: Path = typer.Option(None, "--figure", help="--per cycle: PNG of the relative RMSD per cycle "
                                          "(thesis Figs 5.4-5.7)"),
              json_out: Path = typer.Option(None, "--json", help="write the figures to this JSON file"),
+             start_end_figure: Path = typer.Option(None, "--start-end-figure", help="--per cycle: PNG of the model "
+                                                   "errors at the start and the end of the first cycle's warming "
+                                                   "stage, own and the result's model (thesis Fig. 5.15)"),
              segments: str = SEGMENTS_OVERRIDE, max_gap: float = MAX_GAP_OVERRIDE,
              rename: str = O.RENAME, columns: str = O.COLUMNS, time_unit: str = O.TIME_UNIT,
              degrees: bool = O.DEGREES, motor_side: bool = O.MOTOR_SIDE, current_gain: str = O.CURRENT_GAIN,
@@ -410,7 +413,7 @@ def validate(robot: str = robot_option(),
         from dynid.cli.cycles_cmd import validate_per
         from dynid.data.covariates import parse_since_cold
         validate_per(r, result, paths, mapping, per, min_velocity, skip_first, json_out, figure,
-                     parse_since_cold(since_cold))
+                     parse_since_cold(since_cold), start_end_figure)
         return
     from dynid.data.covariates import parse_since_cold
     reports = validate_sources(r, result, paths, mapping, _segment_override(segments, max_gap), min_velocity,

@@ -163,3 +163,58 @@ def _lists(a) -> list:
     if a.dtype.kind in "iu":
         return a.tolist()
     return np.where(np.isfinite(a), a, None).tolist()
+
+
+def stage_start_end(robot, data: JointData, result: dict, stage: str = "warming", cycle=None,
+                    seconds: float | None = None, mapping=None, since_cold: float | None = None) -> dict:
+    """Thesis Fig. 5.15: the model errors at the start and at the end of one stage of one cycle
+    (default: the first cycle's warming stage, where the friction still falls fast).
+
+    Two models: ``own``, the cycle's own OLS parameters (the thesis' per-cycle identification),
+    and ``whole``, the result's model (with its friction drift when it has one). Windows: the
+    first and the last ``seconds`` of the stage (default a quarter of it, at most 20 s).
+    Returns {"cycle", "stage", "seconds", "windows": {"start"|"end": {"t", "tau", "own", "whole"}
+    (lists)}, "rmsd": {"start"|"end": {"own", "whole"} (n,)}}."""
+    from dynid.identify.pipeline import fit_data, make_estimator
+    from dynid.identify.result import result_model
+
+    options, base, beta, prep = result_model(result)
+    if data.cycle is None or data.stage is None:
+        raise DataError(f"{data.source}: Fig. 5.15 needs the 'cycle' and 'stage' columns")
+    fit_prep = replace(prep, decimate=1)
+    ready = prepare(data, fit_prep, joint_columns=lambda dq, ddq: motor_columns(robot, dq, ddq, options))
+    cycles = [label for label, _ in segments(ready, "cycle")]
+    label = cycles[0] if cycle is None else str(cycle)
+    if label not in cycles:
+        raise DataError(f"{data.source}: no cycle {label} (cycles {cycles[0]}..{cycles[-1]})")
+    in_cycle = np.flatnonzero(np.asarray(ready.cycle).astype(str) == label)
+    rows = in_cycle[np.asarray(ready.stage)[in_cycle].astype(str) == stage]
+    if rows.size < 4:
+        raise DataError(f"{data.source}: cycle {label} has no '{stage}' stage (stages "
+                        f"{sorted(set(np.asarray(ready.stage).astype(str).tolist()))})")
+    t = ready.t[rows]
+    span = float(t[-1] - t[0])
+    seconds = min(20.0, span / 4.0) if seconds is None else float(seconds)
+    if not 0 < seconds <= span / 2:
+        raise DataError(f"--stage-seconds {seconds:g}: expected a window in (0, {span / 2:g}] s of the "
+                        f"{span:.4g} s stage")
+    own = fit_data(robot, ready.select(in_cycle), options, base, make_estimator("ols", robot, options, base),
+                   fit_prep, prepared=True).coef_
+    stored = stored_drift(result, options)
+    windows, rmsd = {}, {}
+    for name, pick in (("start", rows[t <= t[0] + seconds]), ("end", rows[t >= t[-1] - seconds])):
+        y = identification_regressor(robot, ready.q[pick], ready.dq[pick], ready.ddq[pick], options)
+        y = y[..., base.independent]
+        whole = y @ beta
+        if stored is not None:
+            timing = log_covariate(stored[0].mode, data.source, mapping or ColumnMapping.from_dict(
+                result.get("column_mapping")), robot.n, since_cold, trained_entry(result, data.source))
+            timing.t_first = float(ready.t[0])
+            whole = whole + stored[0].torque(ready.dq[pick], timing.at(ready.t[pick]))
+        tau = ready.tau[pick]
+        windows[name] = {"t": ready.t[pick].tolist(), "tau": tau.tolist(), "own": (y @ own).tolist(),
+                         "whole": whole.tolist()}
+        rmsd[name] = {"own": np.sqrt(np.mean((y @ own - tau) ** 2, axis=0)).tolist(),
+                      "whole": np.sqrt(np.mean((whole - tau) ** 2, axis=0)).tolist()}
+    return {"cycle": label, "stage": stage, "seconds": seconds, "windows": windows, "rmsd": rmsd,
+            "whole_has_drift": stored is not None}

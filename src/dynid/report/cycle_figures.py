@@ -68,3 +68,30 @@ def units_figure(cycles, values: np.ndarray, names: list[str], units: dict, titl
         ax.set_title(names[k], fontsize=10)
         ax.grid(alpha=0.3)
     return _finish(fig, axes, title)
+
+
+def start_end_figure(errors: dict, n: int, title: str):
+    """Thesis Fig. 5.15: one row per joint, the start and the end window of a stage
+    (``identify.cycle_validation.stage_start_end``): measured torque minus each model's."""
+    fig, axes = plt.subplots(n, 2, figsize=(11.0, 1.7 * n + 0.8), squeeze=False, sharey="row")
+    for c, name in enumerate(("start", "end")):
+        w = errors["windows"][name]
+        t = np.asarray(w["t"]) - w["t"][0]
+        tau = np.asarray(w["tau"])
+        for j in range(n):
+            ax = axes[j, c]
+            for k, (kind, label) in enumerate((("own", f"cycle {errors['cycle']}'s own parameters"),
+                                               ("whole", "the result's model"))):
+                err = tau[:, j] - np.asarray(w[kind])[:, j]
+                rmsd = errors["rmsd"][name][kind][j]
+                ax.plot(t, err, lw=0.9, color=f"C{k}", label=f"{label} (RMSD {rmsd:.3g})")
+            ax.axhline(0.0, color="0.6", lw=0.6)
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=6, loc="upper right")
+            if c == 0:
+                ax.set_ylabel(f"joint {j + 1}\nerror")
+        axes[0, c].set_title(f"{name} of the {errors['stage']} stage", fontsize=10)
+        axes[-1, c].set_xlabel("time in the window [s]")
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    return fig
