@@ -10,10 +10,9 @@ from dynid.dynamics.rnea import inverse_dynamics
 
 
 def forward_dynamics(robot, q, dq, tau) -> np.ndarray:
-    """ddq = M(q)^-1 (tau - c(q, dq) - g(q)); all arrays (N, n), batched solve."""
-    if robot.has_mimic:
-        from dynid.dynamics import mimic
-        return mimic.forward_dynamics(robot, q, dq, tau)
+    """ddq = M(q)^-1 (tau - c(q, dq) - g(q)); all arrays (N, n), batched solve. With mimic joints
+    M and the bias are those of the actuated coordinates (dynamics/mimic.py, M2): the follower's
+    inertia loads its leader."""
     (q, dq, tau), single = joint_arrays(robot, q=q, dq=dq, tau=tau)
     bias = inverse_dynamics(robot, q, dq, np.zeros_like(q))
     ddq = np.linalg.solve(mass_matrix(robot, q), (tau - bias)[..., None])[..., 0]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dynid.dynamics import mimic
 from dynid.dynamics.arrays import joint_arrays
 from dynid.dynamics.rnea import inverse_dynamics
 
@@ -16,8 +17,7 @@ def mass_matrix(robot, q) -> np.ndarray:
     algorithm written in NumPy at every batch size here. q: (N, n); a single (n,) gives (n, n).
     """
     if robot.has_mimic:  # M = G^T M_tree G (dynamics/mimic.py)
-        from dynid.dynamics import mimic
-        return mimic.mass_matrix(robot, q)
+        return mimic.mass_matrix(robot, q, tree=mass_matrix)
     (q,), single = joint_arrays(robot, q=q)
     count, n = q.shape
     q_rep = np.repeat(q, n, axis=0)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from dynid.dynamics import mimic
 from dynid.dynamics.arrays import joint_arrays
 from dynid.dynamics.lanes import (
     CHUNK, JR, LANES, PARALLEL_MIN_SAMPLES, R_A, R_DV, R_DW, R_REL, R_T, R_V, R_W, cross3, forward_block,
@@ -197,8 +198,7 @@ def regressor(robot, q, dq, ddq, out: np.ndarray | None = None) -> np.ndarray:
     A robot with mimic joints gives (N, n, 10 n_bodies) (dynamics/mimic.py).
     """
     if robot.has_mimic:
-        from dynid.dynamics import mimic
-        return mimic.regressor(robot, q, dq, ddq, out)
+        return mimic.regressor(robot, q, dq, ddq, out, tree=regressor)
     (q, dq, ddq), single = joint_arrays(robot, q=q, dq=dq, ddq=ddq)
     shape = (q.shape[0], robot.n, 10 * robot.n)
     if out is None:

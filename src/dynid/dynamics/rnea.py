@@ -10,6 +10,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from dynid.dynamics import mimic
 from dynid.dynamics.arrays import joint_arrays
 from dynid.dynamics.kinematics import LinkMotion
 from dynid.dynamics.lanes import (
@@ -143,8 +144,7 @@ def inverse_dynamics(robot, q, dq, ddq, gravity=None, parameters=None) -> np.nda
     Returns tau: (N, n) [N m | N]. A single sample (n,) gives (n,).
     """
     if robot.has_mimic:  # actuated coordinates of a tree with mimic joints (dynamics/mimic.py)
-        from dynid.dynamics import mimic
-        return mimic.inverse_dynamics(robot, q, dq, ddq, gravity, parameters)
+        return mimic.inverse_dynamics(robot, q, dq, ddq, gravity, parameters, tree=inverse_dynamics)
     (q, dq, ddq), single = joint_arrays(robot, q=q, dq=dq, ddq=ddq)
     constants, parents, slots, g = kernel_arrays(robot)
     if gravity is not None:
