@@ -15,7 +15,7 @@ from cli_helpers import run_ok
 import dynid
 from dynid.dynamics import forward_kinematics
 from dynid.excite.fileio import write_trajectory
-from dynid.excite.fourier import from_table
+from dynid.excite.periodic import from_table
 from dynid.excite.geometry.robot_capsules import robot_capsules
 
 W_F = 2.0 * np.pi * 0.2  # 5 s period

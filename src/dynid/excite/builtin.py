@@ -35,7 +35,7 @@ TABLE_4_1_W_F = 2.0 * math.pi * 0.1  # thesis section 4.2.2 [rad/s]
 
 def thesis_table_4_1():
     """The thesis' optimized Fourier trajectory for er3a (N = 5, w_f = 2 pi 0.1)."""
-    from dynid.excite.fourier import from_table
+    from dynid.excite.periodic import from_table
 
     traj = from_table(np.array(TABLE_4_1_A), np.array(TABLE_4_1_B), np.array(TABLE_4_1_Q0), TABLE_4_1_W_F)
     return traj.with_coefficients(traj.q0, traj.coefficients, source="thesis Table 4.1", robot="er3a")

@@ -36,11 +36,3 @@ def amplitude_bound(coefficients: np.ndarray, w_f: float, harmonics, order: int)
     amplitude = np.hypot(coefficients[:m], coefficients[m:])
     return (x ** (order - 1)) @ amplitude
 
-
-def from_table(a: np.ndarray, b: np.ndarray, q0: np.ndarray, w_f: float):
-    """A PeriodicTrajectory from the thesis' table layout: a, b (N, n), q0 (n,)."""
-    from dynid.excite.periodic import PeriodicTrajectory
-
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    harmonics = tuple(range(1, a.shape[0] + 1))
-    return PeriodicTrajectory("fourier", w_f, harmonics, q0, np.vstack([a, b]))

@@ -117,3 +117,10 @@ def periodic_from_family(family: str, w_f: float, n_harmonics: int, n: int,
     harmonics = tuple(multipliers) if multipliers else tuple(range(1, n_harmonics + 1))
     return PeriodicTrajectory(family, w_f, harmonics, np.zeros(n),
                               np.zeros((module.n_coefficients(len(harmonics)), n)))
+
+
+def from_table(a: np.ndarray, b: np.ndarray, q0: np.ndarray, w_f: float):
+    """A Fourier PeriodicTrajectory (eq. 4.19) from the thesis' table layout: a, b (N, n), q0 (n,)."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    harmonics = tuple(range(1, a.shape[0] + 1))
+    return PeriodicTrajectory("fourier", w_f, harmonics, q0, np.vstack([a, b]))
