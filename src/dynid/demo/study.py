@@ -8,7 +8,7 @@ import json
 import numpy as np
 
 from dynid.data.io import atomic_write_text
-from dynid.demo.workspace import Workspace
+from dynid.demo.workspace import Workspace, skip_first
 
 
 def _result(ws: Workspace, estimator, acc, base, options, prep, extra=None) -> dict:
@@ -60,11 +60,6 @@ def identify(ws: Workspace, progress) -> None:
     ws.figures["base parameters with %sigma < 5"] = int(sum(r < 5 for r in rel))
     ws.figures["PC smallest pseudo-inertia eigenvalue"] = float(min(pc_result["lmi_min_eigenvalues"]))
     progress(1.0)
-
-
-def skip_first(ws: Workspace) -> int:
-    """Warm-up cycles left out of the statistics: the thesis drops 5 of 24."""
-    return max(1, round(5 * ws.settings.cycles / 24))
 
 
 def validate(ws: Workspace, progress) -> None:

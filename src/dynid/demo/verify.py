@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from dynid.data.io import atomic_write_text
-from dynid.demo.workspace import Workspace
+from dynid.demo.workspace import Workspace, skip_first
 
 
 def groups_for(cycles: int) -> list[tuple[str, str]]:
@@ -21,7 +21,6 @@ def verification(ws: Workspace, progress) -> None:
     """Per-cycle self-verification and the one-model RMSD per cycle (Tables F.x, Figs 5.4-5.5);
     identification on groups of cycles (Table 5.5)."""
     from dynid.data.io import load_joint_data
-    from dynid.demo.study import skip_first
     from dynid.identify.cycle_validation import validate_segments
     from dynid.identify.group_study import group_study
     from dynid.identify.result import load_result

@@ -117,6 +117,11 @@ class Workspace:
         return self.dir / DEMO_FILES.get(role, role)
 
 
+def skip_first(ws: Workspace) -> int:
+    """Warm-up cycles left out of the statistics: the thesis drops 5 of 24."""
+    return max(1, round(5 * ws.settings.cycles / 24))
+
+
 def start(settings: DemoSettings, target: str | Path) -> Workspace:
     """A fresh hidden directory beside ``target`` for the run (``dynid.files.outputs.start_directory``)."""
     from dynid.robot import load_robot
