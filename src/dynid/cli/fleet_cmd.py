@@ -148,7 +148,8 @@ def drift(results: Path = typer.Argument(..., help="fleet_results.parquet of 'dy
     """Trends per robot and joint, robust fleet statistics, flags, and an offline fleet HTML report."""
     from rich.table import Table
 
-    from dynid.fleet.drift import DriftSettings, analyze, write_drift
+    from dynid.fleet.drift import DriftSettings, analyze
+    from dynid.fleet.report import write_drift
     from dynid.fleet.results import read_results
 
     rows, by, root = read_results(results)

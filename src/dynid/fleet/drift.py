@@ -236,32 +236,3 @@ def to_dict(drift: FleetDrift) -> dict:
             "fleet": drift.fleet, "failed_groups": drift.failed, "file_errors": drift.file_errors,
             "notes": drift.notes}
 
-
-def write_drift(drift: FleetDrift, out, source: str = "", force: bool = False) -> list[str]:
-    """drift.json, trends.parquet and fleet_report.html in folder ``out``, built in a hidden
-    folder beside it and moved onto it when complete (``files.outputs``)."""
-    import json
-    import shutil
-    from pathlib import Path
-
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from dynid.data.io import atomic_write_bytes, atomic_write_text
-    from dynid.files.outputs import finish_directory, start_directory
-    from dynid.fleet.report import build_report
-
-    html = build_report(drift, source=source)  # everything is computed before the first write
-    text = json.dumps(to_dict(drift), indent=1, default=float) + "\n"
-    table = pa.Table.from_pylist(drift.trends)
-    names = ["drift.json", "trends.parquet", "fleet_report.html"]
-    work = start_directory(out, "fleet drift")
-    try:
-        atomic_write_text(work / names[0], text)
-        atomic_write_bytes(work / names[1], lambda tmp: pq.write_table(table, tmp))
-        atomic_write_text(work / names[2], html)
-        finish_directory(work, out, "fleet drift", force)
-    except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
-        raise
-    return [str(Path(out) / name) for name in names]

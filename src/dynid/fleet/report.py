@@ -6,7 +6,8 @@ one section of evidence per flagged robot (its flagged quantities against its ow
 band and against the fleet's median band, with the numbers of ``drift.analyze``), the
 held-out validation (per model the relative error on a group's own data and held out, and
 the groups that predict their held-out data worst), and the groups that could not be
-identified.
+identified. ``write_drift`` writes the folder of ``dynid fleet drift``: drift.json, trends.parquet
+and this page.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from dynid.fleet.drift import FleetDrift, joint_of, kind_of
+from dynid.fleet.drift import FleetDrift, joint_of, kind_of, to_dict
 from dynid.report.html import esc, fmt, note, page, paragraph, table
 
 
@@ -198,3 +199,32 @@ def build_report(drift: FleetDrift, title: str = "Fleet drift report", source: s
         sections.append(SimpleNamespace(id="problems", title="Groups not identified, files left out", body=body))
     subtitle = f"{len(drift.series)} robots, {len(dates)} dates" + (f", from {source}" if source else "")
     return page(title, subtitle, sections)
+
+
+def write_drift(drift: FleetDrift, out, source: str = "", force: bool = False) -> list[str]:
+    """drift.json, trends.parquet and fleet_report.html in folder ``out``, built in a hidden
+    folder beside it and moved onto it when complete (``files.outputs``)."""
+    import json
+    import shutil
+    from pathlib import Path
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from dynid.data.io import atomic_write_bytes, atomic_write_text
+    from dynid.files.outputs import finish_directory, start_directory
+
+    html = build_report(drift, source=source)  # everything is computed before the first write
+    text = json.dumps(to_dict(drift), indent=1, default=float) + "\n"
+    table = pa.Table.from_pylist(drift.trends)
+    names = ["drift.json", "trends.parquet", "fleet_report.html"]
+    work = start_directory(out, "fleet drift")
+    try:
+        atomic_write_text(work / names[0], text)
+        atomic_write_bytes(work / names[1], lambda tmp: pq.write_table(table, tmp))
+        atomic_write_text(work / names[2], html)
+        finish_directory(work, out, "fleet drift", force)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return [str(Path(out) / name) for name in names]
