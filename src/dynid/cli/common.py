@@ -120,6 +120,27 @@ def friendly_errors(fn=None, *, outputs: tuple[str, ...] = (), directories: tupl
     return wrapper
 
 
+def number_text(x, spec=".4g") -> str:
+    """A number for the console; "-" for None."""
+    return "-" if x is None else format(x, spec)
+
+
+def diagnostics_line(d: dict) -> str:
+    """One console line of result.json's "diagnostics" (numerical honesty of the fit)."""
+    rank = f"rank {d['rank']} of {d['base_parameters']}" + (" (RANK DEFICIENT)" if d["rank_deficient"] else "")
+    limit = "never refused" if d["max_condition"] is None else f"refused above {number_text(d['max_condition'])}"
+    cond = (f"condition number {number_text(d['condition_number']) if d['condition_number'] else 'infinite'} "
+            f"(warning above {number_text(d['warn_condition'])}, {limit})"
+            + (" ILL-CONDITIONED" if d["ill_conditioned"] else ""))
+    how = []
+    if d["iterations"] is not None:
+        how.append(f"{d['iterations']} iterations")
+    if d["solver_status"] is not None:
+        how.append(f"solver status {d['solver_status']}")
+    converged = ("converged" if d["converged"] else "NOT CONVERGED") + (f" ({', '.join(how)})" if how else "")
+    return f"diagnostics: {rank}; {cond}; {converged}"
+
+
 def robot_option(help_text: str = "builtin name (dynid robots), .urdf or .yaml file"):
     return typer.Option(..., "--robot", "-r", help=help_text)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from rich.table import Table
 
-from dynid.cli.common import console
+from dynid.cli.common import console, diagnostics_line
 from dynid.drives import filtered_system, identify_armature, identify_drive_model, predict_filtered, scale_groups
 from dynid.drives.fileio import parse_known, read_drive_log
 from dynid.drives.regression import check_options
@@ -75,7 +75,6 @@ def identify_drive(robot_spec, r, data, out, kind, signal, known_text, filter_hz
     console.print(table)
     console.print(f"scale groups (joints) {fit.groups}: resolved {fit.resolved}")
     if fit.diagnostics is not None:
-        from dynid.cli.identify_cmd import diagnostics_line
         console.print(diagnostics_line(fit.diagnostics), soft_wrap=True)
     console.print(f"RMSD per joint (filtered {result['fit']['units']}): " + ", ".join(f"{v:.4g}" for v in fit.rmsd))
     if electrical:

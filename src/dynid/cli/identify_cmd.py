@@ -12,7 +12,8 @@ from rich.table import Table
 
 import dynid
 from dynid.cli import data_options as O
-from dynid.cli.common import command_warnings, console, friendly_errors, robot_option
+from dynid.cli.common import command_warnings, console, diagnostics_line, friendly_errors, robot_option
+from dynid.cli.common import number_text as _fmt
 from dynid.errors import DataError
 
 
@@ -22,10 +23,6 @@ def passive_openmp_workers() -> None:
     on the loaded 2-core machine this cut a 2-million-sample identification from 17 s to 12 s.
     Takes effect when it runs before the first parallel kernel of the process."""
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-
-
-def _fmt(x, spec=".4g") -> str:
-    return "-" if x is None else format(x, spec)
 
 
 @friendly_errors(outputs=("out",))
@@ -285,21 +282,6 @@ def _segment_override(segments, max_gap) -> dict:
 
 
 STAMP_OVERRIDE = typer.Option(None, "--stamp", help="ROS bags: header | receive (default: as in training)")
-
-
-def diagnostics_line(d: dict) -> str:
-    """One console line of result.json's "diagnostics" (numerical honesty of the fit)."""
-    rank = f"rank {d['rank']} of {d['base_parameters']}" + (" (RANK DEFICIENT)" if d["rank_deficient"] else "")
-    limit = "never refused" if d["max_condition"] is None else f"refused above {_fmt(d['max_condition'])}"
-    cond = (f"condition number {_fmt(d['condition_number'], '.4g') if d['condition_number'] else 'infinite'} "
-            f"(warning above {_fmt(d['warn_condition'])}, {limit})" + (" ILL-CONDITIONED" if d["ill_conditioned"] else ""))
-    how = []
-    if d["iterations"] is not None:
-        how.append(f"{d['iterations']} iterations")
-    if d["solver_status"] is not None:
-        how.append(f"solver status {d['solver_status']}")
-    converged = ("converged" if d["converged"] else "NOT CONVERGED") + (f" ({', '.join(how)})" if how else "")
-    return f"diagnostics: {rank}; {cond}; {converged}"
 
 
 def _mapping_override(result, rename, columns, time_unit, degrees, motor_side, current_gain, negate=None,
