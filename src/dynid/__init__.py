@@ -5,8 +5,7 @@ dynid`` stays light so that the command line starts in a fraction of a second.""
 
 from dynid.errors import DataError, DynidError, IllConditionedError, ModelError
 from dynid.lazy import lazy_attributes
-
-__version__ = "0.1.0"
+from dynid.version import __version__
 
 _WHERE = {name: "dynid.dynamics" for name in (
     "coriolis_torques", "forward_dynamics", "forward_kinematics", "gravity_torques",
