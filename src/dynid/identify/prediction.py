@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dynid.data.plausibility import fit_warnings
+from dynid.identify.plausibility import fit_warnings
 from dynid.errors import DataError, DynidWarning
 from dynid.identify.result import predict_chunks
 from dynid.identify.validation import ValidationSums
@@ -52,7 +52,7 @@ def prediction_columns(robot, result: dict, paths: list, mapping=None, prep_over
     """Column chunks {"t", "tau1"..,  ["std1"..], ["segment"], ["source"]} of the model's torques on
     every file in turn (module docstring); ``std`` "model" | "measurement": the standard deviation
     of each predicted torque (``bands.band_std``). Warns after the last chunk when the model
-    explains none of the measured torque of a file (``data.plausibility.fit_warnings``). since_cold: a
+    explains none of the measured torque of a file (``identify.plausibility.fit_warnings``). since_cold: a
     drifting friction's operating time at each log's first sample (``result.predict_chunks``)."""
     from dynid.identify.bands import band_std
 

@@ -21,7 +21,7 @@ from dynid import __version__
 from dynid.data.columns import ColumnMapping
 from dynid.files.inputs import read_json_document
 from dynid.data.io import atomic_write_text
-from dynid.data.plausibility import description_warnings, fit_warnings, parameter_warnings
+from dynid.identify.plausibility import description_warnings, fit_warnings, parameter_warnings
 from dynid.data.preprocess import Preprocessing
 from dynid.data.stream import prepared_chunks, with_edges
 from dynid.errors import DataError, DynidWarning
@@ -88,7 +88,7 @@ def build_result(robot_spec: str, robot, options: ModelOptions, base: BaseParame
                                                                                      ne.leading(b))
     for text in fit_warnings(fit["relative_error"], fit["relative_rmsd"], str(data_path), "the fit") \
             + description_warnings(fit["description_scale"], str(data_path), fit["description_scale_per_joint"]) \
-            + parameter_warnings(params, options.friction, torque_shares(base, est.coef_, ne)):  # data.plausibility
+            + parameter_warnings(params, options.friction, torque_shares(base, est.coef_, ne)):  # identify.plausibility
         warnings.warn(DynidWarning(text), stacklevel=2)
     return result
 
