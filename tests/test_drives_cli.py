@@ -29,7 +29,7 @@ def test_voltage_identification_from_the_command_line(tmp_path):
                "--known", f"gain1={a1}", "--back-emf", kb)
     assert "armature" in out
     result = json.loads(result_path.read_text())
-    for key in ("robot", "n", "estimator", "friction", "base_parameters", "fit"):  # CONTRACTS.md 4
+    for key in ("robot", "n", "estimator", "friction", "base_parameters", "fit"):  # docs/formats.md section 4
         assert key in result
     assert len(result["fit"]["rmsd"]) == len(result["fit"]["relative_rmsd"]) == 2
     beta = np.array([p["value"] for p in result["base_parameters"]])

@@ -1,4 +1,4 @@
-"""The body data file of CONTRACTS.md section 5 and the `dynid multibody` commands."""
+"""The body data file of docs/formats.md section 5 and the `dynid multibody` commands."""
 
 from __future__ import annotations
 

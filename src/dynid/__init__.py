@@ -1,4 +1,4 @@
-"""dynid: robot dynamic model identification (CONTRACTS.md section 1 is the public API).
+"""dynid: robot dynamic model identification (docs/formats.md section 1 is the public API).
 
 The dynamics functions and ``load_robot`` are imported on first use (``dynid.lazy``): ``import
 dynid`` stays light so that the command line starts in a fraction of a second."""

@@ -27,7 +27,7 @@ def convert(source: Path = typer.Argument(..., help="the log: a ROS bag (.bag, .
             effort: str = typer.Option("tau", "--effort", help="bags: write effort as 'tau' (torques) or 'i' (currents)"),
             nan: str = O.NAN,
             chunk_rows: int = typer.Option(50_000, "--chunk-rows", help="rows read at a time (bounded memory)")) -> None:
-    """Write a log as the contract's joint data format (CONTRACTS.md 3), streaming: values are
+    """Write a log as the contract's joint data format (docs/formats.md section 3), streaming: values are
     kept as logged (signs and units are identify's --negate, --degrees... options); a time
     that restarts becomes a 'segment' column (docs/formats.md)."""
     from dynid.data.bags import bag_joint_names, is_bag

@@ -1,4 +1,4 @@
-"""dynid excite optimize | evaluate | protocol (CONTRACTS.md section 4)."""
+"""dynid excite optimize | evaluate | protocol (docs/formats.md section 4)."""
 
 from __future__ import annotations
 

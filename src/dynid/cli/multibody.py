@@ -105,7 +105,7 @@ def _rel(err, true):
 @friendly_errors(outputs=("out",))
 def identify_command(
     robot: str = typer.Option(..., "--robot", "-r", help="builtin name, .urdf or .yaml file"),
-    body_data: Path = typer.Option(..., "--body-data", help="body data CSV (CONTRACTS.md section 5)"),
+    body_data: Path = typer.Option(..., "--body-data", help="body data CSV (docs/formats.md section 5)"),
     out: Path = typer.Option(..., "--out", help="result JSON"),
     times: str = typer.Option(None, "--times", help="use only the samples at these times [s], e.g. 0.3,0.6,0.9,1.2,1.5 "
                                                      "(default: all samples)"),

@@ -1,4 +1,4 @@
-"""Joint data files (CONTRACTS.md section 3): reading, cleaning, preprocessing, chunked streams.
+"""Joint data files (docs/formats.md section 3): reading, cleaning, preprocessing, chunked streams.
 
 Attributes are imported on first use (``dynid.lazy``): ``dynid.data.columns`` alone does not
 pull in SciPy's filters or PyArrow."""

@@ -3,7 +3,7 @@
 Read with the ``rosbags`` package (pure Python; no ROS installation). A source is a bag when
 it is a ``.bag`` file (ROS 1), a directory holding ``metadata.yaml`` (ROS 2), or a ``.db3``
 or ``.mcap`` storage file. One topic of type ``sensor_msgs/JointState`` (``--topic``,
-default ``/joint_states``) becomes the contract's joint data (CONTRACTS.md section 3):
+default ``/joint_states``) becomes the contract's joint data (docs/formats.md section 3):
 
 - joints are matched **by name** with the robot's actuated joints (``robot.joint_names``):
   the messages may list them in any order, and extra joints (a gripper, a second arm) are

@@ -1,4 +1,4 @@
-"""Joint data in memory and the mapping of foreign log layouts onto CONTRACTS.md section 3.
+"""Joint data in memory and the mapping of foreign log layouts onto docs/formats.md section 3.
 
 A ``ColumnMapping`` says how a log differs from the contract: other column names (or no
 header), time in ms, angles in degrees, positions and torques measured on the motor side

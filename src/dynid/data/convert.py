@@ -1,7 +1,7 @@
 """Converting foreign logs into the contract's joint data format, streaming.
 
 ``dynid convert`` reads a source chunk by chunk and writes CSV or Parquet
-(CONTRACTS.md section 3, with the ``segment`` column of docs/formats.md) without ever holding
+(docs/formats.md section 3, with the ``segment`` column of docs/formats.md) without ever holding
 the whole log: a long log needs memory for one chunk only. Sources:
 
 - a **directory of per-signal text files** (``text_signal_chunks``): one file per signal,

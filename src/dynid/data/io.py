@@ -1,4 +1,4 @@
-"""Reading and writing joint data files (CONTRACTS.md section 3): CSV or Parquet.
+"""Reading and writing joint data files (docs/formats.md section 3): CSV or Parquet.
 
 Real logs are messy; each defect is handled or rejected with the row named (rows are
 counted from 1 after the header, so CSV row k is file line k + 1):
@@ -208,7 +208,7 @@ def arrow_errors(path: Path):
             raise
         detail = " ".join(str(exc).split())[:200]
         raise DataError(f"{path}: not a readable {kind} joint data file ({detail}); expected a header line "
-                        "t,q1,...,tau1,... and one row per sample (CONTRACTS.md section 3)") from None
+                        "t,q1,...,tau1,... and one row per sample (docs/formats.md section 3)") from None
 
 
 def check_bad_rows(bad: BadRows, good_rows: int, source: str, final: bool = True) -> list[str]:

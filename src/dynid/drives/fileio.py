@@ -12,7 +12,7 @@ from dynid.errors import DataError
 
 
 def read_drive_log(path: str | Path, robot) -> dict:
-    """{t (N,), q, dq, u, i (N, n) or None} from a joint data file (CONTRACTS.md section 3).
+    """{t (N,), q, dq, u, i (N, n) or None} from a joint data file (docs/formats.md section 3).
 
     dq is required (measured speed: the method does not differentiate); rows with NaN in the
     used columns are dropped."""

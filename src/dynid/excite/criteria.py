@@ -5,7 +5,7 @@ For samples (q, dq, ddq) of a trajectory, W = Y_b (N n, b) is the stacked base r
 to be minimized:
 
 - ``cond``: 2-norm condition number of W with unit-norm columns (thesis eq. 2.13-2.14 and
-  section 4.2.3; CONTRACTS.md section 4);
+  section 4.2.3; docs/formats.md section 4);
 - ``logdet``: -log det F of the information matrix F = W^T W / N (time-averaged, so it does
   not depend on the sampling rate). D-optimal design: for least squares with white noise
   the covariance of the estimate is sigma^2 (W^T W)^-1, so this shrinks the volume of its

@@ -1,4 +1,4 @@
-"""Evaluation of a periodic excitation trajectory (``dynid excite evaluate``, CONTRACTS.md 4).
+"""Evaluation of a periodic excitation trajectory (``dynid excite evaluate``, docs/formats.md section 4).
 
 - ``cond``: condition number of the column-normalized base regressor (rigid body +
   Coulomb/viscous friction + rotor inertia) over one period sampled at 100 Hz;
@@ -17,7 +17,7 @@ from dynid.excite.criteria import ExcitationModel, cond, neg_logdet
 from dynid.excite.limits import KinematicLimits, periodic_ratio_bounds, sample_ratios, torque_ratio
 from dynid.excite.prior import prior_torques
 
-CONTRACT_RATE = 100.0  # Hz, CONTRACTS.md section 4
+CONTRACT_RATE = 100.0  # Hz, docs/formats.md section 4
 RATIO_SAMPLES = 10_000
 
 

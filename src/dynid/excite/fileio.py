@@ -15,7 +15,7 @@ Trajectory file, written by ``dynid excite optimize`` and read by ``dynid excite
 ``limits`` and ``geometry`` (docs/formats.md) travel in ``PeriodicTrajectory.metadata`` under
 the same names and are written at the top level.
 
-Joint data files (CONTRACTS.md section 3) are written by ``dynid.data.io.write_columns``
+Joint data files (docs/formats.md section 3) are written by ``dynid.data.io.write_columns``
 (CSV or Parquet by extension, atomically: temporary file, then os.replace).
 """
 

@@ -1,6 +1,6 @@
 """Joint limits as arrays and limit-usage ratios of sampled or periodic trajectories.
 
-Ratios follow CONTRACTS.md section 4: the largest |value| / limit, where the position ratio
+Ratios follow docs/formats.md section 4: the largest |value| / limit, where the position ratio
 is the distance from the middle of the range over half the range (1 = on a limit).
 A limit that is not given (inf) contributes a ratio of 0.
 """

@@ -59,7 +59,7 @@ def model_dict(model, result: dict | None = None) -> dict:
            "gravity": robot.gravity.tolist(), "smooth_sign": options.smooth_sign,
            "notes": ["rotor_inertia is joint side (I_a = N^2 J_m) as identified; friction and offset are "
                      "joint-side torques [N m]; inertia_about_com is [Ixx, Ixy, Ixz, Iyy, Iyz, Izz] in link axes; "
-                     "standard_parameters are about the link frame origin (CONTRACTS.md section 1)"],
+                     "standard_parameters are about the link frame origin (docs/formats.md section 1)"],
            "links": links, "joints": joints, "dynid_version": __version__}
     if robot.is_coupled:  # docs/transmissions.md: motor k's terms act through row k of T
         out["transmission"] = {"matrix": robot.transmission_matrix.tolist(),

@@ -3,7 +3,7 @@
     ROOT/robot=<id>/date=<yyyy-mm-dd>/*.parquet       (more key=value folders allowed)
 
 ROOT is a local folder or any fsspec URL (``s3://bucket/fleet``, ``memory://f``...). Each
-file holds the contract's joint data (CONTRACTS.md section 3). Files and folders whose
+file holds the contract's joint data (docs/formats.md section 3). Files and folders whose
 name starts with ``.`` or ``_`` are skipped (Hive/Spark convention: ``_truth.json``,
 ``.tmp`` files of a writer), and so is everything that does not end in ``.parquet``
 (``fleet.yaml`` sits at ROOT). A file's identity for reruns is its size and modification

@@ -1,6 +1,6 @@
 """Reading what the friction analysis needs beyond ``JointData``: joint temperatures, and plots.
 
-Temperatures (CONTRACTS.md section 3: optional columns temp1..tempn, deg C) are read from
+Temperatures (docs/formats.md section 3: optional columns temp1..tempn, deg C) are read from
 the same file and interpolated onto the (possibly cleaned or resampled) time stamps of the
 joint data, so they stay aligned whatever the preprocessing did.
 """

@@ -1,4 +1,4 @@
-"""result.json (CONTRACTS.md section 4): what ``identify`` writes and ``predict`` reads back.
+"""result.json (docs/formats.md section 4): what ``identify`` writes and ``predict`` reads back.
 
 Besides the contract fields it stores everything needed to recompute torques on new data:
 the identification model options, the preprocessing, the column mapping, the base

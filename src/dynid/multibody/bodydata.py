@@ -1,4 +1,4 @@
-"""The body data file (CONTRACTS.md section 5): read, write, round like an ADAMS export."""
+"""The body data file (docs/formats.md section 5): read, write, round like an ADAMS export."""
 
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ def read_body_data(path) -> BodyData:
         with open(path, newline="") as fh:
             header = next(csv.reader(fh), None)
             if not header:
-                raise DataError(f"{path}: empty file, expected a header with t, b1_x, ... (CONTRACTS.md section 5)")
+                raise DataError(f"{path}: empty file, expected a header with t, b1_x, ... (docs/formats.md section 5)")
             header = [h.strip() for h in header]
             rows = [r for r in csv.reader(fh) if r]
     except UnicodeDecodeError:
@@ -111,7 +111,7 @@ def read_body_data(path) -> BodyData:
     index = {name: c for c, name in enumerate(header)}
     for name in columns(n):
         if name not in index:
-            raise DataError(f"{path}: missing column '{name}' (body data of {n} bodies, CONTRACTS.md section 5)")
+            raise DataError(f"{path}: missing column '{name}' (body data of {n} bodies, docs/formats.md section 5)")
     try:
         values = np.array([[float(r[index[name]]) for name in columns(n)] for r in rows], dtype=float)
     except (ValueError, IndexError) as exc:

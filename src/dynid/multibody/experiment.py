@@ -59,7 +59,7 @@ def experiment_body_data(robot, experiment: str = "seed-kr500", joint_accelerati
 
 def write_experiment_body_data(robot, experiment: str, path, significant_digits: int | None = None,
                                joint_acceleration: float | None = None) -> dict:
-    """Write the body data file (CONTRACTS.md section 5) of ``experiment`` to ``path``.
+    """Write the body data file (docs/formats.md section 5) of ``experiment`` to ``path``.
 
     significant_digits=7 rounds every value as ADAMS exports do; None keeps full precision.
     Returns a summary {experiment, robot, path, samples, bodies, duration, steps, ...}.

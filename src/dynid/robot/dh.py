@@ -1,4 +1,4 @@
-"""Serial robots from a DH or modified-DH (Craig) table, and the YAML file format of CONTRACTS.md §2.
+"""Serial robots from a DH or modified-DH (Craig) table, and the YAML file format of docs/formats.md section 2.
 
 MDH (Craig):  T_{i-1,i} = RotX(alpha_{i-1}) TransX(a_{i-1}) RotZ(theta_i + q_i) TransZ(d_i)
 DH (standard): T_{i-1,i} = RotZ(theta_i + q_i) TransZ(d_i) TransX(a_i) RotX(alpha_i)
@@ -85,7 +85,7 @@ def _entries(doc: dict, key: str, count: int, where: str) -> list:
 
 
 def robot_from_dh_document(doc: dict, where: str, source: str = "yaml") -> Robot:
-    """Build a Robot from the parsed YAML document (CONTRACTS.md section 2)."""
+    """Build a Robot from the parsed YAML document (docs/formats.md section 2)."""
     _check_keys(doc, _TOP_KEYS, where)
     convention = check_convention(doc, where, CONVENTIONS)
     joints_doc = doc.get("joints")

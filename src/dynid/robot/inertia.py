@@ -1,6 +1,6 @@
 """Standard inertial parameters of one link and their physical meaning.
 
-The ten standard parameters, in the thesis' eq. 3.14 order (CONTRACTS.md section 1):
+The ten standard parameters, in the thesis' eq. 3.14 order (docs/formats.md section 1):
 
     theta = [m, mx, my, mz, Ixx, Ixy, Ixz, Iyy, Iyz, Izz]
 

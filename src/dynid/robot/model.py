@@ -151,7 +151,7 @@ class Joint:
 @dataclass(frozen=True, eq=False)
 class Link:
     name: str
-    inertial: np.ndarray  # (10,) standard parameters, CONTRACTS.md order
+    inertial: np.ndarray  # (10,) standard parameters, docs/formats.md section 1 order
 
     def __post_init__(self):
         value = np.asarray(self.inertial, dtype=float)
@@ -243,7 +243,7 @@ class Robot:
         return len(self.joints)
 
     def parameters(self) -> np.ndarray:
-        """Standard inertial parameters (10 n_bodies,), link by link, CONTRACTS.md order."""
+        """Standard inertial parameters (10 n_bodies,), link by link, docs/formats.md section 1 order."""
         return np.concatenate([link.inertial for link in self.links])
 
     def parameter_names(self) -> list[str]:
