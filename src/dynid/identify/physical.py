@@ -19,6 +19,19 @@ the noise level). The small regularization (lambda = 1e-6 by default, D = 1 / ma
 scale of the group)) only picks the non-identifiable directions of theta (those K maps to
 zero); it is negligible for the identifiable ones. Solved with cvxpy and Clarabel (SCS as fallback).
 
+The prior is the robot description's parameters. A description without inertias (a DH/MDH
+table without ``links:``, every link's ten parameters zero) has none to give: its zeros would
+set D's scale to the 1e-6 floor and pull every parameter to zero (a fit 75-99 % off). Its
+prior is then the least-squares solution, written in the full parameters as the smallest
+change of the description that reproduces it, projected onto the constraints (as the
+estimate is, below; a physical prior also keeps the solver's scaling sound),
+
+    theta_prior = Proj(theta_d + K^+ (beta_ls - K theta_d))                             (P1)
+
+(theta_d: the description's zeros, with its rotor inertias; K^+ the pseudo-inverse), so the
+constraints, not the prior, move the fit away from least squares; ``--prior-bound``, which
+bounds the distance to the description's inertias, is refused for such a description.
+
 A solver meets the constraints to its own tolerance only (SCS about 1e-5, an
 ``optimal_inaccurate`` status worse): a link on the boundary of the physical set (a thin rod,
 J1 + J2 = J3, which the fit often reaches) may then miss J >= 0 by a little and be refused
@@ -36,7 +49,7 @@ import warnings
 
 import numpy as np
 
-from dynid.errors import IllConditionedError
+from dynid.errors import IllConditionedError, ModelError
 from dynid.identify.estimators import Estimator, joint_noise_variances
 from dynid.identify.model import FRICTION_MODELS, ModelOptions, full_parameters, parameter_slices
 from dynid.identify.normal_equations import NormalEquations
@@ -85,6 +98,14 @@ def least_squares_form(a: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray, np.n
     return g, c
 
 
+def least_squares_prior(k: np.ndarray, description: np.ndarray, beta_ls: np.ndarray, n: int,
+                        nonnegative) -> np.ndarray:
+    """(p,) the full parameters nearest ``description`` (p,) whose base parameters K theta are
+    the least-squares ones beta_ls (b,), projected onto the constraints of n links
+    (``physical_projection``): Proj(theta_d + K^+ (beta_ls - K theta_d)) (module docstring, P1)."""
+    return physical_projection(description + np.linalg.pinv(k) @ (beta_ls - k @ description), n, nonnegative)
+
+
 def pseudo_solve(a: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Minimum-norm (in normalized units) least-squares solution from the normal equations."""
     g, c = least_squares_form(a, rhs)
@@ -107,6 +128,11 @@ class PhysicallyConsistent(Estimator):
         super().__init__(names if names is not None else base.names, **kw)
         self.robot, self.options, self.base = robot, options, base
         self.prior = full_parameters(robot, options) if prior is None else np.asarray(prior, dtype=float)
+        self.from_least_squares = prior is None and not np.any(self.prior[:10 * robot.n_bodies])
+        if self.from_least_squares and bound is not None:
+            raise ModelError(f"--prior-bound {bound:g}: robot '{robot.name}' has no inertial parameters to bound the "
+                             "fit to (its description has no links' masses and inertias); give them or leave "
+                             "--prior-bound out")
         self.bound, self.regularization = bound, regularization
         self.weighted, self.solver = weighted, solver
 
@@ -121,6 +147,12 @@ class PhysicallyConsistent(Estimator):
                                           "for these parameters; --max-condition inf accepts that)") from None
         var = np.ones(ne.n)
         beta_ls = pseudo_solve(*ne.totals())
+        prior_note = []
+        if self.from_least_squares:  # no inertias in the description: its prior is least squares (P1)
+            self.prior = least_squares_prior(self.base.K, full_parameters(self.robot, self.options), beta_ls,
+                                             self.robot.n_bodies, self._nonnegative())
+            prior_note = [f"robot '{self.robot.name}' has no inertial parameters: the physically consistent fit "
+                          "starts from the least-squares solution (its prior), not from the description"]
         if self.weighted:
             var = joint_noise_variances(ne, beta_ls)
         a, rhs = ne.totals(1.0 / var)
@@ -169,7 +201,8 @@ class PhysicallyConsistent(Estimator):
             inv, cond = np.full((ne.b, ne.b), np.nan), float("inf")
             notes = [f"unconstrained problem ill-conditioned, no standard deviations; the estimate rests on the "
                      f"prior in the directions the data do not determine: {exc}"]
-        self.warnings_ = notes + ([f"solver status {status}"] if status != "optimal" else []) + self._moved
+        self.warnings_ = (notes + ([f"solver status {status}"] if status != "optimal" else []) + self._moved
+                          + prior_note)
         return self._finish(ne, beta, s2 * inv, cond)
 
     def _report_projection(self, solution: np.ndarray, n: int, status: str) -> None:
