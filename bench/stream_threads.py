@@ -5,8 +5,8 @@ Runs ``accumulate_file`` (er3a, full rate, default preprocessing) on a Parquet l
 
 - the main thread: its CPU time, the part spent producing prepared chunks (read, plausibility
   checks, filter, differences) and its idle wait for the workers;
-- the workers: CPU time in ``add_samples`` and the part inside the compiled ``gram_block``
-  (the rest is Python and NumPy glue: own columns, masks, copies);
+- the workers: CPU time in ``add_samples`` and the parts inside the compiled regressor rows and
+  ``gram_block`` (the rest is Python and NumPy glue: own columns, masks, copies);
 - every thread of the process from /proc/self/task/*/stat (utime + stime; the pool's threads
   are read just before it shuts down), so threads nobody accounts for (Parquet decoding,
   BLAS or Numba pools waiting actively) show up;
@@ -79,6 +79,7 @@ def pipeline(path: str, chunk_rows: int) -> None:
     base = base_parameters(robot, options)
     sums, lock, seen = {}, threading.Lock(), {}
     pl.add_samples = timed(sums, "workers: add_samples", lock, pl.add_samples)
+    gram.regressor_rows_serial = timed(sums, "workers: compiled regressor rows", lock, gram.regressor_rows_serial)
     gram.gram_block = timed(sums, "workers: compiled gram_block", lock, gram.gram_block)
     pl.with_edges = timed_iterator(sums, "main: prepared chunks", pl.with_edges)
     wait = pl._Workers.wait

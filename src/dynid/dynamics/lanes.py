@@ -1,10 +1,24 @@
 """Rigid-body kernels over blocks of samples with the samples innermost (structure of arrays).
 
-A block of up to ``LANES`` samples is processed together: every per-joint quantity (rotation entries,
-velocities, accelerations, ...) is a row of ``LANES`` numbers in one workspace array, and every
-loop over the lanes is straight-line arithmetic that the compiler turns into SIMD instructions
-(4 or 8 samples per instruction with AVX2 or AVX-512). sin and cos come from ``sincos.py``
-(no library call, so the loops vectorize).
+A block of ``LANES`` samples is processed together: every per-joint quantity (rotation entries,
+velocities, accelerations, ...) is a row of ``LANES`` numbers in one flat workspace array, and
+every loop over the lanes is straight-line arithmetic that the compiler turns into SIMD
+instructions (4 or 8 samples per instruction with AVX2 or AVX-512). sin and cos come from
+``sincos.py`` (no library call, so the loops vectorize).
+
+What lets LLVM vectorize every lane loop, whatever the SIMD width:
+
+- the workspace is one flat array and a row starts at ``row * LANES``, a compile-time multiple:
+  two rows of the same joint are a constant distance apart, so the compiler proves that a
+  loop's stores cannot reach its loads (with a 2-D array the row length is a run-time value
+  and it needed hundreds of run-time overlap checks per loop, or gave up);
+- offsets are unsigned (``at``), so Numba leaves out its negative-index fix-up, whose select
+  would hide that consecutive lanes are consecutive in memory;
+- every lane loop runs over all ``LANES`` lanes (a constant trip count; a last, partial block
+  is padded with zeros): no remainder loop, and every sample goes through the same vector
+  instructions, so a sample's numbers never depend on its place in a block;
+- products and sums may be fused (``FMA``: fastmath "contract" only, no reassociation), as
+  Pinocchio's own -O3 build fuses them.
 
 This module holds the workspace and the forward recursion (Featherstone 2008, Table 5.1);
 ``regressor.py`` and ``rnea.py`` add their own passes over the same workspace. Savings over a
@@ -24,6 +38,7 @@ accelerating by -gravity): ``R_REL`` rel (3x3, row major, parent <- link), ``R_T
 ``R_C``/``R_S`` cos q/sin q, ``R_Q``/``R_QD``/``R_QDD``, ``R_N``/``R_F`` the RNEA wrench,
 ``R_A`` classical acceleration of the origin. After the joints: 6 rows (u, s) per
 (ancestor i, link j) pair, ``slots[i, j]``; the pairs (j, j) hold the constant screw axes.
+Then ``scratch`` rows, for a pass that gathers its results in lanes before storing them.
 
 Editing this module: Numba's on-disk cache (``cache=True``) keys a kernel on its own file only,
 so the kernels of ``regressor.py`` and ``rnea.py`` keep their compiled copy of the functions
@@ -40,17 +55,18 @@ import numpy as np
 
 from dynid.dynamics.sincos import SINCOS_LIMIT, sincos
 
-# Each lane loop reads and writes rows of one workspace; LLVM vectorizes a loop only after
-# checking at run time that its stores cannot overlap its loads, and by default gives up past 8
-# such checks (here each check is one compare: the rows are whole multiples of LANES apart).
-# These are process-wide LLVM options, read when a kernel is compiled (a cached kernel keeps the
-# code it was compiled to); they let LLVM vectorize more loops, never change a result.
+# LLVM vectorizes a loop only after checking at run time that its stores cannot overlap its
+# loads, and by default gives up past 8 such checks; a lane loop needs one per pair of joints
+# (or pair rows) it touches: a dozen to a few dozen compares, once per loop of 16 lanes. These
+# are process-wide LLVM options, read when a kernel is compiled (a cached kernel keeps the code
+# it was compiled to); they let LLVM vectorize more loops, never change a result.
 llvm.set_option("", "-runtime-memory-check-threshold=1024")
 llvm.set_option("", "-vectorize-memory-check-threshold=1024")
 
-LANES = 32  # samples per block; LLVM's vector loop (8 doubles x unrolled) needs at least 24
+LANES = 32  # samples per block: four AVX-512 or eight AVX2 vectors per row
 CHUNK = 512  # samples per parallel task (one workspace each)
 PARALLEL_MIN_SAMPLES = 2 * CHUNK  # below this, waking the thread pool costs more than it saves
+FMA = {"contract"}  # fastmath flags of the lane kernels: fused multiply-add, nothing else
 
 R_REL, R_T, R_W, R_V, R_DW, R_DV = 0, 9, 12, 15, 18, 21
 R_C, R_S, R_Q, R_QD, R_QDD = 24, 25, 26, 27, 28
@@ -97,42 +113,91 @@ def kernel_arrays(robot) -> tuple:
 
 
 def pair_slots(parents: np.ndarray) -> np.ndarray:
-    """(n, n) workspace slot of each (ancestor-or-self i, link j) pair, -1 elsewhere."""
+    """(n, n) workspace slot of each (ancestor-or-self i, link j) pair, -1 elsewhere; numbered
+    joint by joint, each joint's links in order, as Y's rows hold their blocks."""
     n = parents.size
-    slots = np.full((n, n), -1, dtype=np.int64)
-    count = 0
+    ancestor = np.eye(n, dtype=bool)
     for j in range(n):
-        i = j
+        i = parents[j]
         while i >= 0:
-            slots[i, j] = count
-            count += 1
+            ancestor[i, j] = True
             i = parents[i]
+    slots = np.full((n, n), -1, dtype=np.int64)
+    slots[ancestor] = np.arange(int(ancestor.sum()))  # row-major: joint i, then its links j
     return slots
 
 
 @nb.njit(cache=True, inline="always")
-def block_row(n, slots):
-    """First workspace row of the regressor blocks (after the joints and the pair axes)."""
+def at(row):
+    """Offset of the first lane of workspace row ``row`` (unsigned: module docstring)."""
+    return nb.uint64(row) * nb.uint64(LANES)
+
+
+@nb.njit(cache=True, inline="always")
+def lanes(ws):
+    """LANES, the trip count of every lane loop, as a value the compiler cannot see (the
+    workspace is never shorter): with a constant count LLVM unrolls a loop whole, and its
+    straight-line vectorizer cannot check at run time that rows do not overlap, so the
+    arithmetic would stay scalar; the loop vectorizer can."""
+    return nb.uint64(min(LANES, ws.size))
+
+
+@nb.njit(cache=True, inline="always")
+def lane(ws, o, r, k):
+    """Lane k of row r after the row whose offset is o (``at``)."""
+    return ws[o + nb.uint64(r * LANES) + k]
+
+
+@nb.njit(cache=True, inline="always")
+def lane3(ws, o, r, k):
+    """Lane k of the rows r, r + 1, r + 2 after offset o: a 3-vector."""
+    return ws[o + nb.uint64(r * LANES) + k], ws[o + nb.uint64((r + 1) * LANES) + k], ws[o + nb.uint64((r + 2) * LANES) + k]
+
+
+@nb.njit(cache=True, inline="always")
+def put3(ws, o, r, k, x, y, z):
+    ws[o + nb.uint64(r * LANES) + k] = x
+    ws[o + nb.uint64((r + 1) * LANES) + k] = y
+    ws[o + nb.uint64((r + 2) * LANES) + k] = z
+
+
+@nb.njit(cache=True, inline="always")
+def pair_row(n, slot):
+    """First workspace row of the axis (u, s) of the (ancestor, link) pair in ``slot``."""
+    return (n + 1) * JR + 6 * slot
+
+
+@nb.njit(cache=True, inline="always")
+def slots_used(slots):
+    """Number of (ancestor, link) pairs."""
     pairs = 0
-    for i in range(n):
-        for j in range(n):
+    for i in range(slots.shape[0]):
+        for j in range(slots.shape[1]):
             pairs += slots[i, j] >= 0
-    return (n + 1) * JR + 6 * pairs
+    return pairs
+
+
+@nb.njit(cache=True, inline="always")
+def scratch_row(n, slots):
+    """First workspace row after the joints and the pair axes."""
+    return pair_row(n, slots_used(slots))
 
 
 @nb.njit(cache=True)
-def new_workspace(n, slots, constants, gravity):
-    """Workspace of one thread: base at rest accelerating by -gravity, screw axes in the (j, j)
-    slots (``slots`` all -1: no pair rows, as inverse dynamics needs)."""
-    ws = np.zeros((block_row(n, slots), LANES))
-    base = n * JR
-    for a in range(3):
-        ws[base + R_DV + a, :] = -gravity[a]
+def new_workspace(n, slots, constants, gravity, scratch):
+    """Flat workspace of one thread: base at rest accelerating by -gravity, screw axes in the
+    (j, j) slots (``slots`` all -1: no pair rows, as inverse dynamics needs), then ``scratch``
+    rows."""
+    ws = np.zeros((scratch_row(n, slots) + scratch) * LANES)
+    base = at(n * JR)
+    for k in range(lanes(ws)):
+        put3(ws, base, R_DV, k, -gravity[0], -gravity[1], -gravity[2])
     for j in range(n):
         if slots[j, j] >= 0:
-            row = (n + 1) * JR + 6 * slots[j, j]
-            for a in range(6):
-                ws[row + a, :] = constants[j, 39 + a]
+            o = at(pair_row(n, slots[j, j]))
+            for k in range(lanes(ws)):
+                put3(ws, o, 0, k, constants[j, 39], constants[j, 40], constants[j, 41])
+                put3(ws, o, 3, k, constants[j, 42], constants[j, 43], constants[j, 44])
     return ws
 
 
@@ -141,43 +206,49 @@ def cross3(a0, a1, a2, b0, b1, b2):
     return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, fastmath=FMA)
 def load_block(q, dq, ddq, k0, m, ws):
-    """Rows q, dq, ddq, cos q, sin q of every joint for the samples k0 .. k0 + m."""
+    """Rows q, dq, ddq, cos q, sin q of every joint for the samples k0 .. k0 + m (m <= LANES;
+    the lanes past m get zeros)."""
     n = q.shape[1]
     qb, dqb, ddqb = q[k0:k0 + m], dq[k0:k0 + m], ddq[k0:k0 + m]
-    for k in range(m):  # samples are rows of q: a small transpose into lane rows
-        for i in range(n):
-            ws[i * JR + R_Q, k] = qb[k, i]
-            ws[i * JR + R_QD, k] = dqb[k, i]
-            ws[i * JR + R_QDD, k] = ddqb[k, i]
+    for i in range(n):
+        o = at(i * JR)
+        for k in range(nb.uint64(m)):  # samples are rows of q: a small transpose into lane rows
+            ws[o + nb.uint64(R_Q * LANES) + k] = qb[k, i]
+            ws[o + nb.uint64(R_QD * LANES) + k] = dqb[k, i]
+            ws[o + nb.uint64(R_QDD * LANES) + k] = ddqb[k, i]
+        for k in range(nb.uint64(m), nb.uint64(LANES)):
+            ws[o + nb.uint64(R_Q * LANES) + k] = 0.0
+            ws[o + nb.uint64(R_QD * LANES) + k] = 0.0
+            ws[o + nb.uint64(R_QDD * LANES) + k] = 0.0
     large = 0
     for i in range(n):
-        r = i * JR
-        for k in range(m):
-            x = ws[r + R_Q, k]
+        o = at(i * JR)
+        for k in range(lanes(ws)):
+            x = lane(ws, o, R_Q, k)
             s, c = sincos(x)
-            ws[r + R_C, k] = c
-            ws[r + R_S, k] = s
+            ws[o + nb.uint64(R_C * LANES) + k] = c
+            ws[o + nb.uint64(R_S * LANES) + k] = s
             large += not (abs(x) < SINCOS_LIMIT)
     if large:  # huge (or non-finite) angles: the C library, one by one
         for i in range(n):
-            r = i * JR
-            for k in range(m):
-                x = ws[r + R_Q, k]
+            o = at(i * JR)
+            for k in range(lanes(ws)):
+                x = lane(ws, o, R_Q, k)
                 if not (abs(x) < SINCOS_LIMIT):
-                    ws[r + R_C, k] = math.cos(x)
-                    ws[r + R_S, k] = math.sin(x)
+                    ws[o + nb.uint64(R_C * LANES) + k] = math.cos(x)
+                    ws[o + nb.uint64(R_S * LANES) + k] = math.sin(x)
 
 
-@nb.njit(cache=True)
-def forward_block(ws, constants, parents, m):
-    """Forward recursion (Featherstone 2008, Table 5.1) for the lanes 0 .. m of a loaded block:
+@nb.njit(cache=True, fastmath=FMA)
+def forward_block(ws, constants, parents):
+    """Forward recursion (Featherstone 2008, Table 5.1) for the lanes of a loaded block:
     rel, t, w, v, dw, dv of every joint; the base accelerates by -gravity."""
     n = parents.shape[0]
     for i in range(n):
         p = parents[i] if parents[i] >= 0 else n
-        ri, rp = i * JR, p * JR
+        oi, op = at(i * JR), at(p * JR)
         K = constants[i]
         a00, a01, a02, a10, a11, a12, a20, a21, a22 = K[0], K[1], K[2], K[3], K[4], K[5], K[6], K[7], K[8]
         b00, b01, b02, b10, b11, b12, b20, b21, b22 = K[9], K[10], K[11], K[12], K[13], K[14], K[15], K[16], K[17]
@@ -185,9 +256,9 @@ def forward_block(ws, constants, parents, m):
         t00, t01, t02, t10, t11, t12 = K[27], K[28], K[29], K[30], K[31], K[32]
         t20, t21, t22, t30, t31, t32 = K[33], K[34], K[35], K[36], K[37], K[38]
         su0, su1, su2, sv0, sv1, sv2 = K[39], K[40], K[41], K[42], K[43], K[44]
-        for k in range(m):
-            c, s, x = ws[ri + R_C, k], ws[ri + R_S, k], ws[ri + R_Q, k]
-            qd, qdd = ws[ri + R_QD, k], ws[ri + R_QDD, k]
+        for k in range(lanes(ws)):
+            c, s, x = lane(ws, oi, R_C, k), lane(ws, oi, R_S, k), lane(ws, oi, R_Q, k)
+            qd, qdd = lane(ws, oi, R_QD, k), lane(ws, oi, R_QDD, k)
             r00 = a00 + c * b00 + s * c00
             r01 = a01 + c * b01 + s * c01
             r02 = a02 + c * b02 + s * c02
@@ -200,22 +271,14 @@ def forward_block(ws, constants, parents, m):
             tx = t00 + c * t10 + s * t20 + x * t30
             ty = t01 + c * t11 + s * t21 + x * t31
             tz = t02 + c * t12 + s * t22 + x * t32
-            ws[ri + R_REL + 0, k] = r00
-            ws[ri + R_REL + 1, k] = r01
-            ws[ri + R_REL + 2, k] = r02
-            ws[ri + R_REL + 3, k] = r10
-            ws[ri + R_REL + 4, k] = r11
-            ws[ri + R_REL + 5, k] = r12
-            ws[ri + R_REL + 6, k] = r20
-            ws[ri + R_REL + 7, k] = r21
-            ws[ri + R_REL + 8, k] = r22
-            ws[ri + R_T + 0, k] = tx
-            ws[ri + R_T + 1, k] = ty
-            ws[ri + R_T + 2, k] = tz
-            wp0, wp1, wp2 = ws[rp + R_W, k], ws[rp + R_W + 1, k], ws[rp + R_W + 2, k]
-            vp0, vp1, vp2 = ws[rp + R_V, k], ws[rp + R_V + 1, k], ws[rp + R_V + 2, k]
-            ep0, ep1, ep2 = ws[rp + R_DW, k], ws[rp + R_DW + 1, k], ws[rp + R_DW + 2, k]
-            ap0, ap1, ap2 = ws[rp + R_DV, k], ws[rp + R_DV + 1, k], ws[rp + R_DV + 2, k]
+            put3(ws, oi, R_REL, k, r00, r01, r02)
+            put3(ws, oi, R_REL + 3, k, r10, r11, r12)
+            put3(ws, oi, R_REL + 6, k, r20, r21, r22)
+            put3(ws, oi, R_T, k, tx, ty, tz)
+            wp0, wp1, wp2 = lane3(ws, op, R_W, k)
+            vp0, vp1, vp2 = lane3(ws, op, R_V, k)
+            ep0, ep1, ep2 = lane3(ws, op, R_DW, k)
+            ap0, ap1, ap2 = lane3(ws, op, R_DV, k)
             # X_{i<-p} m = (R^T w, R^T (v - t x w))
             x0, x1, x2 = cross3(tx, ty, tz, wp0, wp1, wp2)
             x0, x1, x2 = vp0 - x0, vp1 - x1, vp2 - x2
@@ -231,11 +294,11 @@ def forward_block(ws, constants, parents, m):
             g0, g1, g2 = cross3(w0, w1, w2, su0 * qd, su1 * qd, su2 * qd)
             h0, h1, h2 = cross3(w0, w1, w2, sv0 * qd, sv1 * qd, sv2 * qd)
             d0, d1, d2 = cross3(v0, v1, v2, su0 * qd, su1 * qd, su2 * qd)
-            ws[ri + R_W, k], ws[ri + R_W + 1, k], ws[ri + R_W + 2, k] = w0, w1, w2
-            ws[ri + R_V, k], ws[ri + R_V + 1, k], ws[ri + R_V + 2, k] = v0, v1, v2
-            ws[ri + R_DW, k] = r00 * ep0 + r10 * ep1 + r20 * ep2 + su0 * qdd + g0
-            ws[ri + R_DW + 1, k] = r01 * ep0 + r11 * ep1 + r21 * ep2 + su1 * qdd + g1
-            ws[ri + R_DW + 2, k] = r02 * ep0 + r12 * ep1 + r22 * ep2 + su2 * qdd + g2
-            ws[ri + R_DV, k] = r00 * y0 + r10 * y1 + r20 * y2 + sv0 * qdd + h0 + d0
-            ws[ri + R_DV + 1, k] = r01 * y0 + r11 * y1 + r21 * y2 + sv1 * qdd + h1 + d1
-            ws[ri + R_DV + 2, k] = r02 * y0 + r12 * y1 + r22 * y2 + sv2 * qdd + h2 + d2
+            put3(ws, oi, R_W, k, w0, w1, w2)
+            put3(ws, oi, R_V, k, v0, v1, v2)
+            put3(ws, oi, R_DW, k, r00 * ep0 + r10 * ep1 + r20 * ep2 + su0 * qdd + g0,
+                 r01 * ep0 + r11 * ep1 + r21 * ep2 + su1 * qdd + g1,
+                 r02 * ep0 + r12 * ep1 + r22 * ep2 + su2 * qdd + g2)
+            put3(ws, oi, R_DV, k, r00 * y0 + r10 * y1 + r20 * y2 + sv0 * qdd + h0 + d0,
+                 r01 * y0 + r11 * y1 + r21 * y2 + sv1 * qdd + h1 + d1,
+                 r02 * y0 + r12 * y1 + r22 * y2 + sv2 * qdd + h2 + d2)

@@ -19,7 +19,11 @@ Only ancestors couple, so the rest of Y is zero and is not written. The kernels 
 of samples in SIMD lanes (``lanes.py``): after the forward recursion, for each link j the pair
 (j, j) uses the constant axis S_j of frame j; each ancestor i's axis is carried down one
 motion transform per pair, S_i^(j) = X_{j<-p(j)} S_i^(p(j)) (u = R^T u_p, s = R^T (s_p - t x u_p)),
-and the ten numbers go straight to Y. Parallel over blocks of samples; no Python loop over samples.
+and the ten numbers of each block go to lane rows of the workspace, ordered as Y's rows hold
+them. Then each run of non-zero blocks of a row of Y (``block_runs``: one per joint of a chain)
+is transposed to the samples 4 x 4 in registers (``tiles.py``) and stored with vector stores.
+The identification's path (``regressor_rows_serial``) copies the lane rows it needs to its own
+lane buffer instead, never forming Y. Parallel over blocks of samples; no Python loop over samples.
 """
 
 from __future__ import annotations
@@ -30,9 +34,10 @@ import numpy as np
 from dynid.dynamics import mimic
 from dynid.dynamics.arrays import joint_arrays
 from dynid.dynamics.lanes import (
-    CHUNK, JR, LANES, PARALLEL_MIN_SAMPLES, R_A, R_DV, R_DW, R_REL, R_T, R_V, R_W, cross3, forward_block,
-    kernel_arrays, load_block, new_workspace,
+    CHUNK, FMA, JR, LANES, PARALLEL_MIN_SAMPLES, R_A, R_DV, R_DW, R_REL, R_T, R_V, R_W, at, cross3, forward_block,
+    kernel_arrays, lane3, lanes, load_block, new_workspace, pair_row, put3, scratch_row, slots_used,
 )
+from dynid.dynamics.tiles import lanes_to_samples
 
 
 @nb.njit(cache=True, inline="always")
@@ -51,83 +56,106 @@ def _link_block(u0, u1, u2, s0, s1, s2, w0, w1, w2, e0, e1, e2, a0, a1, a2):
 
 
 @nb.njit(cache=True, inline="always")
-def _own_pair(ws, rj, k, su0, su1, su2, sv0, sv1, sv2):
-    """Y[j, 10 j : 10 j + 10] of lane k (the axis is constant in its own frame); stores link j's
-    classical acceleration a = dv + w x v for the ancestors' pairs."""
-    w0, w1, w2 = ws[rj + R_W, k], ws[rj + R_W + 1, k], ws[rj + R_W + 2, k]
-    v0, v1, v2 = ws[rj + R_V, k], ws[rj + R_V + 1, k], ws[rj + R_V + 2, k]
-    c0, c1, c2 = cross3(w0, w1, w2, v0, v1, v2)
-    a0, a1, a2 = ws[rj + R_DV, k] + c0, ws[rj + R_DV + 1, k] + c1, ws[rj + R_DV + 2, k] + c2
-    ws[rj + R_A, k], ws[rj + R_A + 1, k], ws[rj + R_A + 2, k] = a0, a1, a2
-    e0, e1, e2 = ws[rj + R_DW, k], ws[rj + R_DW + 1, k], ws[rj + R_DW + 2, k]
-    return _link_block(su0, su1, su2, sv0, sv1, sv2, w0, w1, w2, e0, e1, e2, a0, a1, a2)
+def _put10(ws, o, k, b):
+    """The ten numbers b into lane k of the ten rows from offset o."""
+    ws[o + k] = b[0]
+    ws[o + nb.uint64(LANES) + k] = b[1]
+    ws[o + nb.uint64(2 * LANES) + k] = b[2]
+    ws[o + nb.uint64(3 * LANES) + k] = b[3]
+    ws[o + nb.uint64(4 * LANES) + k] = b[4]
+    ws[o + nb.uint64(5 * LANES) + k] = b[5]
+    ws[o + nb.uint64(6 * LANES) + k] = b[6]
+    ws[o + nb.uint64(7 * LANES) + k] = b[7]
+    ws[o + nb.uint64(8 * LANES) + k] = b[8]
+    ws[o + nb.uint64(9 * LANES) + k] = b[9]
 
 
-@nb.njit(cache=True, inline="always")
-def _ancestor_pair(ws, rj, src, dst, k):
-    """Y[i, 10 j : 10 j + 10] of lane k for an ancestor i of j, whose axis in the parent's frame
-    is at row ``src``: S_i^(j) = X_{j<-p} S_i^(p), u = R^T u_p, s = R^T (s_p - t x u_p), kept at
-    row ``dst`` for j's children."""
-    r00, r01, r02 = ws[rj + R_REL, k], ws[rj + R_REL + 1, k], ws[rj + R_REL + 2, k]
-    r10, r11, r12 = ws[rj + R_REL + 3, k], ws[rj + R_REL + 4, k], ws[rj + R_REL + 5, k]
-    r20, r21, r22 = ws[rj + R_REL + 6, k], ws[rj + R_REL + 7, k], ws[rj + R_REL + 8, k]
-    tx, ty, tz = ws[rj + R_T, k], ws[rj + R_T + 1, k], ws[rj + R_T + 2, k]
-    p0, p1, p2 = ws[src, k], ws[src + 1, k], ws[src + 2, k]
-    c0, c1, c2 = cross3(tx, ty, tz, p0, p1, p2)
-    l0, l1, l2 = ws[src + 3, k] - c0, ws[src + 4, k] - c1, ws[src + 5, k] - c2
-    u0 = r00 * p0 + r10 * p1 + r20 * p2
-    u1 = r01 * p0 + r11 * p1 + r21 * p2
-    u2 = r02 * p0 + r12 * p1 + r22 * p2
-    s0 = r00 * l0 + r10 * l1 + r20 * l2
-    s1 = r01 * l0 + r11 * l1 + r21 * l2
-    s2 = r02 * l0 + r12 * l1 + r22 * l2
-    ws[dst, k], ws[dst + 1, k], ws[dst + 2, k] = u0, u1, u2
-    ws[dst + 3, k], ws[dst + 4, k], ws[dst + 5, k] = s0, s1, s2
-    w0, w1, w2 = ws[rj + R_W, k], ws[rj + R_W + 1, k], ws[rj + R_W + 2, k]
-    e0, e1, e2 = ws[rj + R_DW, k], ws[rj + R_DW + 1, k], ws[rj + R_DW + 2, k]
-    a0, a1, a2 = ws[rj + R_A, k], ws[rj + R_A + 1, k], ws[rj + R_A + 2, k]
-    return _link_block(u0, u1, u2, s0, s1, s2, w0, w1, w2, e0, e1, e2, a0, a1, a2)
-
-
-@nb.njit(cache=True, inline="always")
-def _store_sample_major(yb, k, i, col, b):
-    row = yb[k, i]
-    row[col], row[col + 1], row[col + 2], row[col + 3], row[col + 4] = b[0], b[1], b[2], b[3], b[4]
-    row[col + 5], row[col + 6], row[col + 7], row[col + 8], row[col + 9] = b[5], b[6], b[7], b[8], b[9]
+@nb.njit(cache=True, fastmath=FMA)
+def link_blocks(ws, constants, parents, slots, j, scratch):
+    """The blocks Y[i, 10 j : 10 j + 10] of link j for every lane of a block after
+    ``forward_block``, for every joint i = j, p(j), p(p(j)), ..., each into ten workspace rows
+    from row scratch + 10 slots[i, j] (so a joint's blocks follow each other in the order of
+    its links: ``pair_slots``). The axis of each ancestor i is carried into frame j,
+    S_i^(j) = X_{j<-p} S_i^(p): u = R^T u_p, s = R^T (s_p - t x u_p), kept in the pair rows for
+    j's children; j's own axis is constant in its frame. Stores link j's classical acceleration
+    a = dv + w x v (row R_A) first, for the ancestors' blocks."""
+    n = parents.shape[0]
+    oj, out = at(j * JR), at(scratch + 10 * slots[j, j])
+    su0, su1, su2 = constants[j, 39], constants[j, 40], constants[j, 41]
+    sv0, sv1, sv2 = constants[j, 42], constants[j, 43], constants[j, 44]
+    for k in range(lanes(ws)):
+        w0, w1, w2 = lane3(ws, oj, R_W, k)
+        v0, v1, v2 = lane3(ws, oj, R_V, k)
+        e0, e1, e2 = lane3(ws, oj, R_DW, k)
+        c0, c1, c2 = cross3(w0, w1, w2, v0, v1, v2)
+        a0, a1, a2 = lane3(ws, oj, R_DV, k)
+        a0, a1, a2 = a0 + c0, a1 + c1, a2 + c2
+        put3(ws, oj, R_A, k, a0, a1, a2)
+        _put10(ws, out, k, _link_block(su0, su1, su2, sv0, sv1, sv2, w0, w1, w2, e0, e1, e2, a0, a1, a2))
+    p = parents[j]
+    i = p
+    while i >= 0:
+        out = at(scratch + 10 * slots[i, j])
+        src, dst = at(pair_row(n, slots[i, p])), at(pair_row(n, slots[i, j]))
+        for k in range(lanes(ws)):
+            r00, r01, r02 = lane3(ws, oj, R_REL, k)
+            r10, r11, r12 = lane3(ws, oj, R_REL + 3, k)
+            r20, r21, r22 = lane3(ws, oj, R_REL + 6, k)
+            tx, ty, tz = lane3(ws, oj, R_T, k)
+            p0, p1, p2 = lane3(ws, src, 0, k)
+            l0, l1, l2 = lane3(ws, src, 3, k)
+            c0, c1, c2 = cross3(tx, ty, tz, p0, p1, p2)
+            l0, l1, l2 = l0 - c0, l1 - c1, l2 - c2
+            u0 = r00 * p0 + r10 * p1 + r20 * p2
+            u1 = r01 * p0 + r11 * p1 + r21 * p2
+            u2 = r02 * p0 + r12 * p1 + r22 * p2
+            s0 = r00 * l0 + r10 * l1 + r20 * l2
+            s1 = r01 * l0 + r11 * l1 + r21 * l2
+            s2 = r02 * l0 + r12 * l1 + r22 * l2
+            put3(ws, dst, 0, k, u0, u1, u2)
+            put3(ws, dst, 3, k, s0, s1, s2)
+            w0, w1, w2 = lane3(ws, oj, R_W, k)
+            e0, e1, e2 = lane3(ws, oj, R_DW, k)
+            a0, a1, a2 = lane3(ws, oj, R_A, k)
+            _put10(ws, out, k, _link_block(u0, u1, u2, s0, s1, s2, w0, w1, w2, e0, e1, e2, a0, a1, a2))
+        i = parents[i]
 
 
 @nb.njit(cache=True)
-def regressor_pairs(ws, constants, parents, slots, m, y, k0):
+def block_runs(slots):
+    """(R, 3): joint i, first link j and count of each run of links j, j + 1, ... whose blocks
+    Y[i, 10 j : 10 j + 10] are non-zero: one contiguous stretch of Y's row i and of the block
+    rows of ``link_blocks`` (a chain has one run per joint; a tree numbered depth first too)."""
+    n = slots.shape[0]
+    runs = np.empty((n * n, 3), dtype=np.int64)
+    count = 0
+    for i in range(n):
+        for j in range(n):
+            if slots[i, j] < 0:
+                continue
+            if count > 0 and runs[count - 1, 0] == i and runs[count - 1, 1] + runs[count - 1, 2] == j:
+                runs[count - 1, 2] += 1
+            else:
+                runs[count, 0], runs[count, 1], runs[count, 2] = i, j, 1
+                count += 1
+    return runs[:count]
+
+
+@nb.njit(cache=True)
+def regressor_pairs(ws, constants, parents, slots, runs, m, y, k0):
     """The ancestor blocks Y[i, 10 j : 10 j + 10] of the lanes 0 .. m of a block after
-    ``forward_block``, written to y[k0 : k0 + m] (N, n, 10 n)."""
+    ``forward_block``, written to y[k0 : k0 + m] (N, n, 10 n): every link's blocks in lanes
+    (``link_blocks``), then sample by sample each run of non-zero blocks (``block_runs``) in
+    the order of Y's memory."""
     n = parents.shape[0]
-    pair_row = (n + 1) * JR
-    yb = y[k0:k0 + m]
+    scratch = scratch_row(n, slots)
     for j in range(n):
-        rj, col, p = j * JR, 10 * j, parents[j]
-        su0, su1, su2 = constants[j, 39], constants[j, 40], constants[j, 41]
-        sv0, sv1, sv2 = constants[j, 42], constants[j, 43], constants[j, 44]
-        for k in range(m):
-            _store_sample_major(yb, k, j, col, _own_pair(ws, rj, k, su0, su1, su2, sv0, sv1, sv2))
-        i = p
-        while i >= 0:
-            src, dst = pair_row + 6 * slots[i, p], pair_row + 6 * slots[i, j]
-            for k in range(m):
-                _store_sample_major(yb, k, i, col, _ancestor_pair(ws, rj, src, dst, k))
-            i = parents[i]
-
-
-@nb.njit(cache=True, inline="always")
-def _store_rows(xi, r, k, b):
-    xi[r[0], k], xi[r[1], k], xi[r[2], k], xi[r[3], k], xi[r[4], k] = b[0], b[1], b[2], b[3], b[4]
-    xi[r[5], k], xi[r[6], k], xi[r[7], k], xi[r[8], k], xi[r[9], k] = b[5], b[6], b[7], b[8], b[9]
-
-
-@nb.njit(cache=True, inline="always")
-def _ten(a, i, col):
-    """a[i, col : col + 10] as a tuple (loop-invariant indices held in registers)."""
-    return (a[i, col], a[i, col + 1], a[i, col + 2], a[i, col + 3], a[i, col + 4],
-            a[i, col + 5], a[i, col + 6], a[i, col + 7], a[i, col + 8], a[i, col + 9])
+        link_blocks(ws, constants, parents, slots, j, scratch)
+    flat, stride = y.reshape(-1), n * 10 * n
+    for r in range(runs.shape[0]):
+        i, j0, count = runs[r, 0], runs[r, 1], runs[r, 2]
+        lanes_to_samples(ws, at(scratch + 10 * slots[i, j0]), 10 * count, m, flat, k0 * stride + i * 10 * n + 10 * j0,
+                         stride)
 
 
 @nb.njit(cache=True)
@@ -136,57 +164,55 @@ def regressor_rows(ws, constants, parents, slots, m, row_of, xt, k0):
     Y[k0 + k, i, c] goes to xt[i, row_of[i, c], k0 + k] (row_of: (n, 10 n), a row past the
     ones in use for the columns not wanted), so each joint's rows are contiguous lanes."""
     n = parents.shape[0]
-    pair_row = (n + 1) * JR
+    scratch = scratch_row(n, slots)
     for j in range(n):
-        rj, col, p = j * JR, 10 * j, parents[j]
-        su0, su1, su2 = constants[j, 39], constants[j, 40], constants[j, 41]
-        sv0, sv1, sv2 = constants[j, 42], constants[j, 43], constants[j, 44]
-        xj, rows = xt[j, :, k0:k0 + m], _ten(row_of, j, col)
-        for k in range(m):
-            _store_rows(xj, rows, k, _own_pair(ws, rj, k, su0, su1, su2, sv0, sv1, sv2))
-        i = p
+        link_blocks(ws, constants, parents, slots, j, scratch)
+        i = j
         while i >= 0:
-            src, dst = pair_row + 6 * slots[i, p], pair_row + 6 * slots[i, j]
-            xi, rows = xt[i, :, k0:k0 + m], _ten(row_of, i, col)
-            for k in range(m):
-                _store_rows(xi, rows, k, _ancestor_pair(ws, rj, src, dst, k))
+            o = at(scratch + 10 * slots[i, j])
+            for c in range(10):
+                row, src = xt[i, row_of[i, 10 * j + c]], o + nb.uint64(c * LANES)
+                for k in range(m):
+                    row[k0 + k] = ws[src + nb.uint64(k)]
             i = parents[i]
 
 
 @nb.njit(cache=True, nogil=True)
-def regressor_range(q, dq, ddq, constants, parents, slots, ws, y, start, stop):
+def regressor_range(q, dq, ddq, constants, parents, slots, runs, ws, y, start, stop):
     """Y[start:stop] of (N, n) q, dq, ddq into y (N, n, 10 n), block by block, in this thread."""
     for k0 in range(start, stop, LANES):
         m = min(LANES, stop - k0)
         load_block(q, dq, ddq, k0, m, ws)
-        forward_block(ws, constants, parents, m)
-        regressor_pairs(ws, constants, parents, slots, m, y, k0)
+        forward_block(ws, constants, parents)
+        regressor_pairs(ws, constants, parents, slots, runs, m, y, k0)
 
 
 @nb.njit(cache=True, nogil=True)
 def regressor_rows_serial(q, dq, ddq, constants, parents, slots, gravity, row_of, xt):
     """``regressor_rows`` for all samples of q, dq, ddq into xt (n, rows, N), GIL released."""
-    ws = new_workspace(q.shape[1], slots, constants, gravity)
+    ws = new_workspace(q.shape[1], slots, constants, gravity, 10 * slots_used(slots))
     for k0 in range(0, q.shape[0], LANES):
         m = min(LANES, q.shape[0] - k0)
         load_block(q, dq, ddq, k0, m, ws)
-        forward_block(ws, constants, parents, m)
+        forward_block(ws, constants, parents)
         regressor_rows(ws, constants, parents, slots, m, row_of, xt, k0)
 
 
 @nb.njit(cache=True, parallel=True)
 def _regressor_parallel(q, dq, ddq, constants, parents, slots, gravity, y):
-    count = q.shape[0]
+    count, n = q.shape
+    runs = block_runs(slots)
     for c in nb.prange((count + CHUNK - 1) // CHUNK):
-        ws = new_workspace(q.shape[1], slots, constants, gravity)
-        regressor_range(q, dq, ddq, constants, parents, slots, ws, y, c * CHUNK, min(count, (c + 1) * CHUNK))
+        ws = new_workspace(n, slots, constants, gravity, 10 * slots_used(slots))
+        regressor_range(q, dq, ddq, constants, parents, slots, runs, ws, y, c * CHUNK, min(count, (c + 1) * CHUNK))
 
 
 @nb.njit(cache=True, nogil=True)
 def regressor_serial(q, dq, ddq, constants, parents, slots, gravity, y):
     """The whole of Y in the calling thread, GIL released (streaming identification's workers)."""
-    ws = new_workspace(q.shape[1], slots, constants, gravity)
-    regressor_range(q, dq, ddq, constants, parents, slots, ws, y, 0, q.shape[0])
+    runs = block_runs(slots)
+    ws = new_workspace(q.shape[1], slots, constants, gravity, 10 * slots_used(slots))
+    regressor_range(q, dq, ddq, constants, parents, slots, runs, ws, y, 0, q.shape[0])
 
 
 def regressor(robot, q, dq, ddq, out: np.ndarray | None = None) -> np.ndarray:

@@ -14,8 +14,8 @@ from dynid.dynamics import mimic
 from dynid.dynamics.arrays import joint_arrays
 from dynid.dynamics.kinematics import LinkMotion
 from dynid.dynamics.lanes import (
-    CHUNK, JR, LANES, PARALLEL_MIN_SAMPLES, R_DV, R_DW, R_F, R_N, R_REL, R_T, R_V, R_W, cross3, forward_block,
-    kernel_arrays, load_block, new_workspace,
+    CHUNK, FMA, JR, LANES, PARALLEL_MIN_SAMPLES, R_DV, R_DW, R_F, R_N, R_Q, R_REL, R_T, R_V, R_W, at, cross3,
+    forward_block, kernel_arrays, lane3, lanes, load_block, new_workspace, put3,
 )
 from dynid.dynamics.spatial import cross, inertia_times_motion, rotate
 
@@ -45,22 +45,22 @@ def link_wrenches(robot, motion: LinkMotion) -> tuple[np.ndarray, np.ndarray]:
     return moment, force
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, fastmath=FMA)
 def rnea_backward(ws, constants, parents, theta, m, tau, k0):
-    """Inverse dynamics of lanes 0 .. m after ``forward_block``: each link's wrench
+    """Inverse dynamics of the lanes of a block after ``forward_block``: each link's wrench
     I A + V x* I V about its origin (link frame), summed from the leaves to the base
-    (f_p += X*_{p<-i} f_i = (R n + t x R f, R f)), tau_i = S_i . f_i into tau[k0 : k0 + m]."""
+    (f_p += X*_{p<-i} f_i = (R n + t x R f, R f)), tau_i = S_i . f_i in lane rows, then the
+    lanes 0 .. m into tau[k0 : k0 + m]."""
     n = parents.shape[0]
-    tb = tau[k0:k0 + m]
     for i in range(n):
-        ri = i * JR
+        oi = at(i * JR)
         mass, h0, h1, h2 = theta[i, 0], theta[i, 1], theta[i, 2], theta[i, 3]
         ixx, ixy, ixz, iyy, iyz, izz = theta[i, 4], theta[i, 5], theta[i, 6], theta[i, 7], theta[i, 8], theta[i, 9]
-        for k in range(m):
-            w0, w1, w2 = ws[ri + R_W, k], ws[ri + R_W + 1, k], ws[ri + R_W + 2, k]
-            v0, v1, v2 = ws[ri + R_V, k], ws[ri + R_V + 1, k], ws[ri + R_V + 2, k]
-            e0, e1, e2 = ws[ri + R_DW, k], ws[ri + R_DW + 1, k], ws[ri + R_DW + 2, k]
-            a0, a1, a2 = ws[ri + R_DV, k], ws[ri + R_DV + 1, k], ws[ri + R_DV + 2, k]
+        for k in range(lanes(ws)):
+            w0, w1, w2 = lane3(ws, oi, R_W, k)
+            v0, v1, v2 = lane3(ws, oi, R_V, k)
+            e0, e1, e2 = lane3(ws, oi, R_DW, k)
+            a0, a1, a2 = lane3(ws, oi, R_DV, k)
             # I A: n = I_O dw + h x dv, f = m dv + dw x h
             c0, c1, c2 = cross3(h0, h1, h2, a0, a1, a2)
             na0 = ixx * e0 + ixy * e1 + ixz * e2 + c0
@@ -77,37 +77,40 @@ def rnea_backward(ws, constants, parents, theta, m, tau, k0):
             fv0, fv1, fv2 = mass * v0 + c0, mass * v1 + c1, mass * v2 + c2
             c0, c1, c2 = cross3(w0, w1, w2, nv0, nv1, nv2)
             d0, d1, d2 = cross3(v0, v1, v2, fv0, fv1, fv2)
-            ws[ri + R_N, k], ws[ri + R_N + 1, k], ws[ri + R_N + 2, k] = na0 + c0 + d0, na1 + c1 + d1, na2 + c2 + d2
+            put3(ws, oi, R_N, k, na0 + c0 + d0, na1 + c1 + d1, na2 + c2 + d2)
             c0, c1, c2 = cross3(w0, w1, w2, fv0, fv1, fv2)
-            ws[ri + R_F, k], ws[ri + R_F + 1, k], ws[ri + R_F + 2, k] = fa0 + c0, fa1 + c1, fa2 + c2
+            put3(ws, oi, R_F, k, fa0 + c0, fa1 + c1, fa2 + c2)
     for i in range(n - 1, -1, -1):
-        ri = i * JR
+        oi = at(i * JR)
         su0, su1, su2 = constants[i, 39], constants[i, 40], constants[i, 41]
         sv0, sv1, sv2 = constants[i, 42], constants[i, 43], constants[i, 44]
-        for k in range(m):
-            tb[k, i] = (su0 * ws[ri + R_N, k] + su1 * ws[ri + R_N + 1, k] + su2 * ws[ri + R_N + 2, k]
-                        + sv0 * ws[ri + R_F, k] + sv1 * ws[ri + R_F + 1, k] + sv2 * ws[ri + R_F + 2, k])
+        for k in range(lanes(ws)):  # tau_i into the row of q_i (not needed any more)
+            n0, n1, n2 = lane3(ws, oi, R_N, k)
+            f0, f1, f2 = lane3(ws, oi, R_F, k)
+            ws[oi + nb.uint64(R_Q * LANES) + k] = su0 * n0 + su1 * n1 + su2 * n2 + sv0 * f0 + sv1 * f1 + sv2 * f2
         p = parents[i]
         if p < 0:
             continue
-        rp = p * JR
-        for k in range(m):
-            r00, r01, r02 = ws[ri + R_REL, k], ws[ri + R_REL + 1, k], ws[ri + R_REL + 2, k]
-            r10, r11, r12 = ws[ri + R_REL + 3, k], ws[ri + R_REL + 4, k], ws[ri + R_REL + 5, k]
-            r20, r21, r22 = ws[ri + R_REL + 6, k], ws[ri + R_REL + 7, k], ws[ri + R_REL + 8, k]
-            tx, ty, tz = ws[ri + R_T, k], ws[ri + R_T + 1, k], ws[ri + R_T + 2, k]
-            n0, n1, n2 = ws[ri + R_N, k], ws[ri + R_N + 1, k], ws[ri + R_N + 2, k]
-            g0, g1, g2 = ws[ri + R_F, k], ws[ri + R_F + 1, k], ws[ri + R_F + 2, k]
+        op = at(p * JR)
+        for k in range(lanes(ws)):
+            r00, r01, r02 = lane3(ws, oi, R_REL, k)
+            r10, r11, r12 = lane3(ws, oi, R_REL + 3, k)
+            r20, r21, r22 = lane3(ws, oi, R_REL + 6, k)
+            tx, ty, tz = lane3(ws, oi, R_T, k)
+            n0, n1, n2 = lane3(ws, oi, R_N, k)
+            g0, g1, g2 = lane3(ws, oi, R_F, k)
             f0 = r00 * g0 + r01 * g1 + r02 * g2
             f1 = r10 * g0 + r11 * g1 + r12 * g2
             f2 = r20 * g0 + r21 * g1 + r22 * g2
             c0, c1, c2 = cross3(tx, ty, tz, f0, f1, f2)
-            ws[rp + R_N, k] += r00 * n0 + r01 * n1 + r02 * n2 + c0
-            ws[rp + R_N + 1, k] += r10 * n0 + r11 * n1 + r12 * n2 + c1
-            ws[rp + R_N + 2, k] += r20 * n0 + r21 * n1 + r22 * n2 + c2
-            ws[rp + R_F, k] += f0
-            ws[rp + R_F + 1, k] += f1
-            ws[rp + R_F + 2, k] += f2
+            m0, m1, m2 = lane3(ws, op, R_N, k)
+            put3(ws, op, R_N, k, m0 + r00 * n0 + r01 * n1 + r02 * n2 + c0,
+                 m1 + r10 * n0 + r11 * n1 + r12 * n2 + c1, m2 + r20 * n0 + r21 * n1 + r22 * n2 + c2)
+            b0, b1, b2 = lane3(ws, op, R_F, k)
+            put3(ws, op, R_F, k, b0 + f0, b1 + f1, b2 + f2)
+    for k in range(m):
+        for i in range(n):
+            tau[k0 + k, i] = ws[at(i * JR + R_Q) + nb.uint64(k)]
 
 
 @nb.njit(cache=True, nogil=True)
@@ -116,7 +119,7 @@ def rnea_range(q, dq, ddq, constants, parents, theta, ws, tau, start, stop):
     for k0 in range(start, stop, LANES):
         m = min(LANES, stop - k0)
         load_block(q, dq, ddq, k0, m, ws)
-        forward_block(ws, constants, parents, m)
+        forward_block(ws, constants, parents)
         rnea_backward(ws, constants, parents, theta, m, tau, k0)
 
 
@@ -124,13 +127,13 @@ def rnea_range(q, dq, ddq, constants, parents, theta, ws, tau, start, stop):
 def _rnea_parallel(q, dq, ddq, constants, parents, slots, gravity, theta, tau):
     count = q.shape[0]
     for c in nb.prange((count + CHUNK - 1) // CHUNK):
-        ws = new_workspace(q.shape[1], slots, constants, gravity)
+        ws = new_workspace(q.shape[1], slots, constants, gravity, 0)
         rnea_range(q, dq, ddq, constants, parents, theta, ws, tau, c * CHUNK, min(count, (c + 1) * CHUNK))
 
 
 @nb.njit(cache=True, nogil=True)
 def _rnea_serial(q, dq, ddq, constants, parents, slots, gravity, theta, tau):
-    ws = new_workspace(q.shape[1], slots, constants, gravity)
+    ws = new_workspace(q.shape[1], slots, constants, gravity, 0)
     rnea_range(q, dq, ddq, constants, parents, theta, ws, tau, 0, q.shape[0])
 
 

@@ -19,7 +19,7 @@ mimic joints a row of R is not zero before column 10 j, so the span starts at co
 
 ``add_motion`` (a tree robot, the streaming path) never forms R: the regressor kernel writes
 each joint's span columns as rows of a lane buffer X_j = [R_j O_j tau_j]^T (columns = samples,
-``dynid.dynamics.regressor.regressor_rows``) and ``gram_kernel.gram_block`` accumulates the
+``dynid.dynamics.regressor.regressor_rows_serial``) and ``gram_kernel.gram_block`` accumulates the
 lower triangle of X_j X_j^T from it, all compiled and without the GIL (no gather, no copy).
 """
 
@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from dynid.dynamics.lanes import kernel_arrays
+from dynid.dynamics.regressor import regressor_rows_serial
 from dynid.identify.block_regressor import rigid_regressor_block
 from dynid.identify.gram_kernel import gram_block
 from dynid.identify.model import joint_column_indices
@@ -123,9 +124,9 @@ class RegressorGram:
             self.add(rigid_regressor_block(robot, q, dq, ddq, rigid), own, tau, mask)
             return
         keep = np.ones((count, self.n), dtype=bool) if mask is None else np.ascontiguousarray(mask)
-        gram_block(q, dq, ddq, *kernel_arrays(robot), self.row_of, np.ascontiguousarray(own), self.own_rows,
-                   self.own_ratio, self.tau_row, np.ascontiguousarray(tau), keep, buffer, self.lower, self.rows,
-                   self.tau_sum)
+        regressor_rows_serial(q, dq, ddq, *kernel_arrays(robot), self.row_of, buffer)
+        gram_block(np.ascontiguousarray(own), self.own_rows, self.own_ratio, self.tau_row, np.ascontiguousarray(tau),
+                   keep, buffer, self.lower, self.rows, self.tau_sum)
 
     def fold(self) -> "RegressorGram":
         """Move the lower triangles ``add_motion`` accumulated into G, h, C (``merge`` and

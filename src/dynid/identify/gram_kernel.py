@@ -1,7 +1,10 @@
 """Compiled accumulation of the per-joint Gram matrices of a block of samples (gram.py's fast path).
 
 For a tree robot the regressor kernel writes each joint's base columns as rows of a lane buffer
-(``dynid.dynamics.regressor.regressor_rows``); ``gram_block`` adds the joint's own (friction,
+(``dynid.dynamics.regressor.regressor_rows_serial``, called by gram.py just before: a compiled
+kernel that called it would keep, in Numba's on-disk cache, the copy of the dynamics kernels it
+was compiled with, since the cache of this file is checked against this file only);
+``gram_block`` adds the joint's own (friction,
 rotor inertia, offset, motor) columns and torque as further rows, zeroes the samples left out,
 and accumulates the lower triangle of X_j X_j^T = [R_j O_j tau_j]^T [R_j O_j tau_j] with a
 register-blocked product (4 x 4 sums held in registers while the samples stream by: about 2.5x
@@ -12,8 +15,6 @@ All of it runs without the GIL, one call per block of samples.
 from __future__ import annotations
 
 import numba as nb
-
-from dynid.dynamics.regressor import regressor_rows_serial
 
 
 @nb.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
@@ -65,18 +66,16 @@ def syrk_lower(x, rows, count, g):
 
 
 @nb.njit(cache=True, nogil=True)
-def gram_block(q, dq, ddq, constants, parents, slots, gravity, row_of, own, own_rows, own_ratio, tau_row, tau,
-               keep, xt, acc, rows, tau_sum):
+def gram_block(own, own_rows, own_ratio, tau_row, tau, keep, xt, acc, rows, tau_sum):
     """Add the block's X_j X_j^T (lower triangle) to acc (n, W, W) for every joint j, the count
     of rows used to rows (n,) and their torque sum to tau_sum (n,).
 
-    q, dq, ddq (N, n) C-contiguous; row_of (n, 10 n): lane-buffer row of each regressor column
-    (row W for the columns not wanted); own (N, m, e) own columns; own_rows (n, E, 3): destination
-    row, motor and column of each own row (destination -1: unused), own_ratio (n, E) its factor;
-    tau_row (n,): the row of tau_j (the last of X_j); keep (N, n) rows to use; xt (n, W + 1, >= N)
-    lane buffer whose rows past tau_row are zero."""
-    count, n = q.shape
-    regressor_rows_serial(q, dq, ddq, constants, parents, slots, gravity, row_of, xt)
+    xt (n, W + 1, >= N): lane buffer holding the regressor rows of the block's N samples
+    (``regressor_rows_serial``), its rows past tau_row zero; own (N, m, e) own columns;
+    own_rows (n, E, 3): destination row, motor and column of each own row (destination -1:
+    unused), own_ratio (n, E) its factor; tau_row (n,): the row of tau_j (the last of X_j);
+    tau (N, n); keep (N, n) rows to use."""
+    count, n = tau.shape
     for j in range(n):
         x = xt[j]
         for e in range(own_rows.shape[1]):
