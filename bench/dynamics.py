@@ -1,35 +1,45 @@
 """Speed of dynid's regressor and inverse dynamics beside Pinocchio called from C++.
 
     .venv/bin/python bench/dynamics.py [--samples 20000] [--repeat 7] [--robots er3a,iiwa14,solo12]
+                                       [--target native|avx2]
 
 For each robot (6-DoF er3a; 7-DoF KUKA iiwa14 from shared/real, else the builtin kr500-rail;
 12-DoF solo12 from example-robot-data, a branched tree of four legs on a fixed base) and the
 same random states (seeded), prints in one run:
 
+- the machine: CPU model, its SIMD flags, the target dynid's kernels are compiled for, the store
+  bandwidth (one thread / all threads) and the load average, repeated beside every table;
 - Pinocchio 4 `computeJointTorqueRegressor` and `rnea` in a C++ loop (bench/cpp/, built here
-  with -O3 -march=native into a cache directory; one thread): the baseline of every ratio;
-- `dynid.regressor(..., out=Y)` and `dynid.inverse_dynamics` on one thread and on all cores;
-- the write bound: bytes of Y the regressor writes per sample over the machine's measured
-  store bandwidth (one thread / all cores), the floor no regressor that fills Y can beat;
+  with -O3 and the target's -march into a cache directory; one thread): the baseline of every
+  ratio;
+- `dynid.regressor(..., out=Y)` and `dynid.inverse_dynamics` on one thread and with all threads
+  allowed (the count the library chose from its own measurements: dynamics/threads.py), and the
+  parallel kernel forced onto all threads, to show the scaling it refused or took;
+- the write bound: bytes of Y's non-zero entries per sample over the measured store bandwidth
+  (one thread / all threads), the floor no regressor that fills Y with ordinary stores can beat,
+  and dynid's time over it;
 - agreement: max |Y_dynid - Y_pinocchio| and max |tau_dynid - tau_pinocchio| on these states.
 
-Times are the best of --repeat passes over all samples (wall clock; the machine is shared, so
-the load average is printed before and after).
+``--target avx2`` compiles dynid's kernels and the C++ loop for an AVX2 CPU without AVX-512
+(bench/machine.py): the proxy for the Intel CPUs we cannot run on. Times are the best of
+--repeat passes over all samples, wall clock and CPU time of the process (the machine is
+shared: the load average is printed beside every table).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
+import importlib
 import platform
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
+import machine  # noqa: E402  (bench/machine.py)
 import pinocchio_cpp  # noqa: E402  (bench/pinocchio_cpp.py)
+from machine import best_of_both  # noqa: E402
 
 
 def find_robot(name: str):
@@ -50,97 +60,106 @@ def find_robot(name: str):
     return dynid.load_robot(name), name
 
 
-def best_of(fn, repeat: int) -> float:
-    return best_of_both(fn, repeat)[0]
-
-
-def best_of_both(fn, repeat: int) -> tuple[float, float]:
-    """(best wall seconds, best CPU seconds of this process) over ``repeat`` calls."""
-    wall, cpu = [], []
-    for _ in range(repeat):
-        t0, c0 = time.perf_counter(), time.process_time()
-        fn()
-        wall.append(time.perf_counter() - t0)
-        cpu.append(time.process_time() - c0)
-    return min(wall), min(cpu)
-
-
-def store_bandwidth(threads: int, megabytes: int = 256, repeat: int = 5) -> float:
-    """Bytes per second that ordinary stores reach when filling a large array (what the
-    regressor's writes of Y are; no cache holds it)."""
-    import numba
-
-    @numba.njit(parallel=True)
-    def fill_parallel(a, value):
-        for k in numba.prange(a.size):
-            a[k] = value
-
-    a = np.empty(megabytes * 2**20 // 8)
-    numba.set_num_threads(threads)
-    fill_parallel(a, 1.0)
-    return a.nbytes / best_of(lambda: fill_parallel(a, 1.0), repeat)
-
-
-def main() -> None:
+def measure(robot, q, dq, ddq, y, cores: int, repeat: int) -> dict:
+    """Per-sample (wall, CPU) seconds of dynid's kernels: key (kind, how) with how = 1 (one
+    thread), "all" (all threads allowed, the library's choice) or "forced" (the parallel
+    kernel on all threads); key (kind, "chose") the thread count the library used."""
     import numba
 
     import dynid
 
+    threads = importlib.import_module("dynid.dynamics.threads")
+    regressor = importlib.import_module("dynid.dynamics.regressor")
+    rnea = importlib.import_module("dynid.dynamics.rnea")
+    lanes = importlib.import_module("dynid.dynamics.lanes")
+    constants, parents, slots, gravity = lanes.kernel_arrays(robot)
+    theta, tau = robot.parameters().reshape(-1, 10), np.empty_like(q)
+    calls = {
+        "reg": (lambda: dynid.regressor(robot, q, dq, ddq, out=y),
+                lambda: threads.with_threads(cores, regressor._regressor_parallel, q, dq, ddq, constants, parents,
+                                             slots, gravity, y)),
+        "id": (lambda: dynid.inverse_dynamics(robot, q, dq, ddq),
+               lambda: threads.with_threads(cores, rnea._rnea_parallel, q, dq, ddq, constants, parents,
+                                            np.full_like(slots, -1), gravity, theta, tau)),
+    }
+    count, timing = q.shape[0], {}
+    for key, (public, forced) in calls.items():
+        for how, allowed, fn in ((1, 1, public), ("all", cores, public), ("forced", cores, forced)):
+            numba.set_num_threads(allowed)
+            fn()  # compile or load, start the pool, let the library probe
+            timing[key, how] = [t / count for t in best_of_both(fn, repeat)]
+        state = threads.scaling("regressor" if key == "reg" else "inverse_dynamics", cores)
+        timing[key, "chose"] = state.fastest() if len(state.probes) == 2 else 1
+    numba.set_num_threads(cores)
+    return timing
+
+
+def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--samples", type=int, default=20_000)
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--robots", default="er3a,iiwa14,solo12")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--target", choices=sorted(machine.TARGETS), default="native",
+                    help="CPU to compile dynid's kernels and the C++ loop for (avx2: the Intel proxy)")
     args = ap.parse_args()
+    march = machine.select_target(args.target)  # before Numba is imported
+    import numba
+
+    import dynid
+
     cores = numba.config.NUMBA_NUM_THREADS
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
-          f"{platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}")
-    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    binary, how = pinocchio_cpp.build()
+    cpu, flags, target = machine.cpu_model(), machine.simd_flags(), machine.compiled_for()
+    print(f"CPU: {cpu}\nSIMD flags: {flags}\ndynid kernels compiled for: {target}; Numba threads: {cores}")
+    print(f"Python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}, "
+          f"dynid {getattr(dynid, '__version__', '?')}; load average before: {machine.load()}")
+    binary, how = pinocchio_cpp.build(march)
     print(f"Pinocchio C++ baseline: {how}" if binary else f"NOTE: {how}")
-    bandwidth = {1: store_bandwidth(1), cores: store_bandwidth(cores)}
-    print(f"store bandwidth (filling 256 MB): {bandwidth[1] / 1e9:.1f} GB/s one thread, "
-          f"{bandwidth[cores] / 1e9:.1f} GB/s {cores} threads")
-    rows = []
+    bandwidth = {1: machine.store_bandwidth(1), cores: machine.store_bandwidth(cores)}
+    stores = f"stores {bandwidth[1] / 1e9:.1f} / {bandwidth[cores] / 1e9:.1f} GB/s (1 / {cores} threads)"
+    print(f"store bandwidth (ordinary stores filling 256 MB): {stores}")
     for name in args.robots.split(","):
         robot, label = find_robot(name)
         n, count = robot.n, args.samples
         rng = np.random.default_rng(args.seed)
         q, dq, ddq = rng.uniform(-2.0, 2.0, (3, count, n))
         y = np.zeros((count, n, 10 * n))
-        dynid.regressor(robot, q[:600], dq[:600], ddq[:600])  # load the compiled kernels
-        dynid.inverse_dynamics(robot, q[:600], dq[:600], ddq[:600])
-        timing = {}
-        for threads in (1, cores):
-            numba.set_num_threads(threads)
-            for key, fn in (("reg", lambda: dynid.regressor(robot, q, dq, ddq, out=y)),
-                            ("id", lambda: dynid.inverse_dynamics(robot, q, dq, ddq))):
-                timing[key, threads] = [t / count for t in best_of_both(fn, args.repeat)]
-        numba.set_num_threads(cores)
+        load_before = machine.load()
+        timing = measure(robot, q, dq, ddq, y, cores, args.repeat)
         written = 8 * int(np.count_nonzero(np.any(y != 0.0, axis=0)))  # bytes of Y's non-zero pattern per sample
         tau = dynid.inverse_dynamics(robot, q, dq, ddq)
         pin = pinocchio_cpp.run(binary, robot, q, dq, ddq, repeats=args.repeat) if binary else None
-        print(f"\n{label}: n = {n}, {count} random states (seed {args.seed}), "
-              f"its Y has {written} bytes of non-zero entries per sample")
-        print(f"{'us/sample':31} {'Pinocchio C++':>15} {'dynid 1 thread':>15} {'ratio':>11} "
-              f"{f'dynid {cores} threads':>16} {'write bound':>12}")
-        print(f"{'':31} {'wall / CPU':>15} {'wall / CPU':>15} {'wall / CPU':>11} {'wall':>16} {'1 / all':>12}")
+        print(f"\n{label}: n = {n}, {count} random states (seed {args.seed}); Y: {written} bytes of non-zero entries "
+              f"per sample\n  [{cpu.split(' (')[0]} | {flags} | compiled for {target.split(' (')[0]} | {stores} | "
+              f"load {load_before} -> {machine.load()}]")
+        print(f"{'us/sample':24} {'Pinocchio C++':>15} {'dynid 1 thread':>15} {'ratio':>12} "
+              f"{f'dynid {cores} thr allowed':>21} {f'{cores} thr forced':>15} {'write bound':>13} {'dynid / bound':>14}")
+        print(f"{'':24} {'wall / CPU':>15} {'wall / CPU':>15} {'wall / CPU':>12} {'wall / CPU (used)':>21} "
+              f"{'wall / CPU':>15} {f'1 / {cores} thr':>13} {f'1 / {cores} thr':>14}")
         for key, what, pin_key in (("reg", "regressor", "regressor_ns"), ("id", "inverse dynamics (RNEA)", "rnea_ns")):
             base = (pin[pin_key][0] * 1e-3, pin[pin_key][2] * 1e-3) if pin else (float("nan"), float("nan"))
-            one, many = [t * 1e6 for t in timing[key, 1]], timing[key, cores][0] * 1e6
-            bound = (f"{written / bandwidth[1] * 1e6:.3f}/{written / bandwidth[cores] * 1e6:.3f}" if key == "reg" else "")
-            print(f"{what:31} {base[0]:>7.3f} / {base[1]:.3f} {one[0]:>7.3f} / {one[1]:.3f} "
-                  f"{base[0] / one[0]:>4.1f}x/{base[1] / one[1]:.1f}x {many:>16.3f} {bound:>12}")
-            rows.append((label, n, key, base, one, many))
+            one, allowed, forced = ([t * 1e6 for t in timing[key, how]] for how in (1, "all", "forced"))
+            if key == "reg":
+                bound = [written / bandwidth[t] * 1e6 for t in (1, cores)]
+                bound_text = f"{bound[0]:.3f}/{bound[1]:.3f}"
+                over = f"{one[0] / bound[0]:.1f}x/{allowed[0] / bound[1]:.1f}x"
+            else:
+                bound_text = over = ""
+            print(f"{what:24} {base[0]:>6.3f} / {base[1]:.3f} {one[0]:>6.3f} / {one[1]:.3f} "
+                  f"{base[0] / one[0]:>5.1f}x/{base[1] / one[1]:.1f}x "
+                  f"{allowed[0]:>8.3f} / {allowed[1]:.3f} ({timing[key, 'chose']}) {forced[0]:>7.3f} / {forced[1]:.3f} "
+                  f"{bound_text:>13} {over:>14}")
         if pin:
             checked = pin["Y"].shape[0]
             y_err = float(np.abs(pin["Y"] - y[:checked]).max())
             tau_err = float(np.abs(pin["tau"] - tau).max())
             print(f"agreement with Pinocchio C++: max |Y diff| = {y_err:.1e} ({checked} samples), "
                   f"max |tau diff| = {tau_err:.1e} N m (all samples; max |tau| {np.abs(tau).max():.3g})")
-    print(f"\nload average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print("ratio = Pinocchio C++ time / dynid one-thread time (both one thread, same states; wall clock and "
-          "CPU time of the best pass); write bound = bytes of Y's non-zero entries / store bandwidth")
+    print(f"\nload average after: {machine.load()}; Numba threading layer: {numba.threading_layer()}")
+    print("ratio = Pinocchio C++ time / dynid one-thread time (both one thread, same states; wall clock and CPU time "
+          "of the best pass); 'allowed': all threads allowed, (used) = the thread count dynid chose from its own "
+          "measurements; 'forced': the parallel kernel on all threads; write bound = bytes of Y's non-zero entries / "
+          "store bandwidth; CPU time is the process's, summed over its threads")
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 """Pinocchio called from C++ (bench/cpp/pinocchio_loop.cpp): build it, run it on dynid's robot and states.
 
 The honest baseline for the dynamics benchmarks: Pinocchio's own loop in C++, `-O3
--march=native`, one thread, its fastest joint types (RX/RY/RZ where the axis allows), against
-which dynid's per-thread figures are compared. Headers and the library come with the `pin`
+-march=native` (or the -march of the target benchmarked), one thread, its fastest joint types
+(RX/RY/RZ where the axis allows), against which dynid's per-thread figures are compared. Headers and the library come with the `pin`
 wheel, Eigen with `cmeel-eigen`; the binary is built at bench time into a cache directory
 (``$DYNID_BENCH_CACHE`` or ``~/.cache/dynid-bench``), never committed. ``build`` returns None
 with the reason when there is no C++ compiler or no Pinocchio headers.
@@ -24,7 +24,7 @@ SOURCE = Path(__file__).parent / "cpp" / "pinocchio_loop.cpp"
 # Pinocchio's CMake config (lib/cmake/pinocchio) requires these; without them Boost.MPL fails
 DEFINES = ["-DBOOST_MPL_CFG_NO_PREPROCESSED_HEADERS", "-DBOOST_MPL_LIMIT_LIST_SIZE=30",
            "-DBOOST_MPL_LIMIT_VECTOR_SIZE=30", "-DBOOST_FUSION_INVOKE_MAX_ARITY=12"]
-FLAGS = ["-O3", "-march=native", "-DNDEBUG", "-std=c++17", "-w"]
+FLAGS = ["-O3", "-DNDEBUG", "-std=c++17", "-w"]
 
 
 def prefix() -> Path:
@@ -39,8 +39,9 @@ def cache_dir() -> Path:
     return Path(os.environ.get("DYNID_BENCH_CACHE", Path.home() / ".cache" / "dynid-bench"))
 
 
-def build() -> tuple[Path | None, str]:
-    """(path of the compiled loop, how it was built) or (None, why not)."""
+def build(march: str = "native") -> tuple[Path | None, str]:
+    """(path of the compiled loop, how it was built) or (None, why not); ``march``: g++'s
+    -march (``haswell``: the AVX2-only proxy of bench/machine.py)."""
     cxx = os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++") or shutil.which("clang++")
     if cxx is None:
         return None, "no C++ compiler (g++, c++ or clang++; set CXX): Pinocchio C++ baseline not run"
@@ -49,11 +50,11 @@ def build() -> tuple[Path | None, str]:
     except FileNotFoundError as exc:
         return None, f"{exc}: Pinocchio C++ baseline not run"
     version = subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
-    command = [cxx, *FLAGS, *DEFINES, f"-I{root / 'include'}", f"-I{root / 'include' / 'eigen3'}", str(SOURCE),
+    command = [cxx, *FLAGS, f"-march={march}", *DEFINES, f"-I{root / 'include'}", f"-I{root / 'include' / 'eigen3'}", str(SOURCE),
                f"-L{root / 'lib'}", f"-Wl,-rpath,{root / 'lib'}", "-lpinocchio_default"]
     key = hashlib.sha256((SOURCE.read_text() + " ".join(command) + version).encode()).hexdigest()[:16]
     binary = cache_dir() / f"pinocchio_loop-{key}"
-    how = f"{version}, {' '.join(FLAGS[:3])}, Pinocchio headers from {root}"
+    how = f"{version}, {FLAGS[0]} -march={march}, Pinocchio headers from {root}"
     if binary.exists():
         return binary, how
     binary.parent.mkdir(parents=True, exist_ok=True)

@@ -22,7 +22,7 @@ import numpy as np
 import dynid
 
 sys.path.insert(0, str(Path(__file__).parent))
-from dynamics import best_of  # noqa: E402  (bench/dynamics.py: best wall time of repeated calls)
+from machine import best_of  # noqa: E402  (bench/machine.py: best wall time of repeated calls)
 
 
 @nb.njit(parallel=True, cache=True)

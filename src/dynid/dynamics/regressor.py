@@ -31,10 +31,10 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from dynid.dynamics import mimic
+from dynid.dynamics import mimic, threads
 from dynid.dynamics.arrays import joint_arrays
 from dynid.dynamics.lanes import (
-    CHUNK, FMA, JR, LANES, PARALLEL_MIN_SAMPLES, R_A, R_DV, R_DW, R_REL, R_T, R_V, R_W, at, cross3, forward_block,
+    CHUNK, FMA, JR, LANES, R_A, R_DV, R_DW, R_REL, R_T, R_V, R_W, at, cross3, forward_block,
     kernel_arrays, lane3, lanes, load_block, new_workspace, pair_row, put3, scratch_row, slots_used,
 )
 from dynid.dynamics.tiles import lanes_to_samples
@@ -221,7 +221,8 @@ def regressor(robot, q, dq, ddq, out: np.ndarray | None = None) -> np.ndarray:
     q, dq, ddq: (N, n) joint positions [rad | m], velocities, accelerations.
     Returns Y: (N, n, 10 n); a single sample (n,) gives (n, 10 n). ``out`` may supply a
     zero-filled (N, n, 10 n) array to fill (entries of non-ancestor blocks are left alone).
-    A robot with mimic joints gives (N, n, 10 n_bodies) (dynamics/mimic.py).
+    A robot with mimic joints gives (N, n, 10 n_bodies) (dynamics/mimic.py). Runs on one
+    thread or on all of Numba's, whichever this process measured faster (``threads.py``).
     """
     if robot.has_mimic:
         return mimic.regressor(robot, q, dq, ddq, out, tree=regressor)
@@ -231,6 +232,15 @@ def regressor(robot, q, dq, ddq, out: np.ndarray | None = None) -> np.ndarray:
         out = np.zeros(shape)
     elif out.shape != shape or out.dtype != np.float64 or not out.flags.c_contiguous:
         raise ValueError(f"out: expected a C-contiguous float64 array of shape {shape}")
-    kernel = _regressor_parallel if q.shape[0] >= PARALLEL_MIN_SAMPLES else regressor_serial
-    kernel(np.ascontiguousarray(q), np.ascontiguousarray(dq), np.ascontiguousarray(ddq), *kernel_arrays(robot), out)
+    q, dq, ddq = np.ascontiguousarray(q), np.ascontiguousarray(dq), np.ascontiguousarray(ddq)
+    arrays = kernel_arrays(robot)
+
+    def call(count, start, stop):
+        args = (q[start:stop], dq[start:stop], ddq[start:stop], *arrays, out[start:stop])
+        if count == 1:
+            regressor_serial(*args)
+        else:
+            threads.with_threads(count, _regressor_parallel, *args)
+
+    threads.run("regressor", q.shape[0], call)
     return out[0] if single else out

@@ -10,11 +10,11 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from dynid.dynamics import mimic
+from dynid.dynamics import mimic, threads
 from dynid.dynamics.arrays import joint_arrays
 from dynid.dynamics.kinematics import LinkMotion
 from dynid.dynamics.lanes import (
-    CHUNK, FMA, JR, LANES, PARALLEL_MIN_SAMPLES, R_DV, R_DW, R_F, R_N, R_Q, R_REL, R_T, R_V, R_W, at, cross3,
+    CHUNK, FMA, JR, LANES, R_DV, R_DW, R_F, R_N, R_Q, R_REL, R_T, R_V, R_W, at, cross3,
     forward_block, kernel_arrays, lane3, lanes, load_block, new_workspace, put3,
 )
 from dynid.dynamics.spatial import cross, inertia_times_motion, rotate
@@ -144,7 +144,8 @@ def inverse_dynamics(robot, q, dq, ddq, gravity=None, parameters=None) -> np.nda
     gravity: optional (3,) override of the robot's gravity vector [m/s^2].
     parameters: optional (10 n_bodies,) standard inertial parameters instead of the robot's
     (any values: tau = Y(q, dq, ddq) parameters, the recursion being linear in them).
-    Returns tau: (N, n) [N m | N]. A single sample (n,) gives (n,).
+    Returns tau: (N, n) [N m | N]. A single sample (n,) gives (n,). Runs on one thread or on
+    all of Numba's, whichever this process measured faster (``threads.py``).
     """
     if robot.has_mimic:  # actuated coordinates of a tree with mimic joints (dynamics/mimic.py)
         return mimic.inverse_dynamics(robot, q, dq, ddq, gravity, parameters, tree=inverse_dynamics)
@@ -153,11 +154,19 @@ def inverse_dynamics(robot, q, dq, ddq, gravity=None, parameters=None) -> np.nda
     if gravity is not None:
         g = np.ascontiguousarray(gravity, dtype=float).reshape(3)
     tau = np.empty_like(q)
-    kernel = _rnea_parallel if q.shape[0] >= PARALLEL_MIN_SAMPLES else _rnea_serial
-    kernel(np.ascontiguousarray(q), np.ascontiguousarray(dq), np.ascontiguousarray(ddq), constants, parents,
-           np.full_like(slots, -1), g,
-           np.ascontiguousarray((robot.parameters() if parameters is None else parameters), dtype=float).reshape(-1, 10),
-           tau)
+    q, dq, ddq = np.ascontiguousarray(q), np.ascontiguousarray(dq), np.ascontiguousarray(ddq)
+    theta = np.ascontiguousarray((robot.parameters() if parameters is None else parameters), dtype=float)
+    no_pairs = np.full_like(slots, -1)
+
+    def call(count, start, stop):
+        args = (q[start:stop], dq[start:stop], ddq[start:stop], constants, parents, no_pairs, g,
+                theta.reshape(-1, 10), tau[start:stop])
+        if count == 1:
+            _rnea_serial(*args)
+        else:
+            threads.with_threads(count, _rnea_parallel, *args)
+
+    threads.run("inverse_dynamics", q.shape[0], call)
     return tau[0] if single else tau
 
 

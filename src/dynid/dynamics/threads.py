@@ -1,0 +1,95 @@
+"""How many threads a batched dynamics kernel uses: measured on this machine, never assumed.
+
+More threads are not always faster: two hardware threads of one core (SMT, common in cloud VMs
+sold as "2 vCPUs") share its vector units, a kernel that fills a large Y can be bound by the
+memory that every core shares, and on a busy machine a second thread waits for a core. So the
+kernels of ``regressor`` and ``inverse_dynamics`` run on one thread or on all that Numba may
+use (``numba.get_num_threads()``, which the caller sets) according to what they measured:
+
+- below ``PARALLEL_MIN_SAMPLES`` samples, one thread (waking the pool costs more);
+- the first large call of a kind (and every ``REPROBE_CALLS``-th after it, as the load of the
+  machine changes) computes two equal slices of its own samples back to back, one on one thread
+  and one on all threads, and keeps the wall time per sample of each: a count's figure is the
+  best of its last ``KEEP`` probes (``Scaling``), as a busy machine only ever adds time, when
+  another process takes the core; the first parallel slice of a process starts the thread pool,
+  so a short slice goes before it, untimed;
+- every large call runs its remaining samples on the count that was faster.
+
+Every sample's numbers are the same whichever count computes it (a sample never depends on the
+others or on its place in a block: ``lanes.py``), so the choice changes only the time.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numba
+
+from dynid.dynamics.lanes import PARALLEL_MIN_SAMPLES
+
+PROBE_SAMPLES = 8192  # samples per probe slice (about 1-2 ms of work: long against timer noise)
+REPROBE_CALLS = 32  # large calls between two probes
+KEEP = 3  # probes remembered per thread count
+
+
+@dataclass
+class Scaling:
+    """The wall seconds per sample of one kernel's last ``KEEP`` probes, per thread count."""
+
+    probes: dict = field(default_factory=dict)
+    calls: int = 0
+
+    def add(self, threads: int, seconds: float, samples: int) -> None:
+        self.probes[threads] = (self.probes.get(threads, []) + [seconds / samples])[-KEEP:]
+
+    def per_sample(self, threads: int) -> float:
+        """Best recent wall seconds per sample on ``threads`` threads."""
+        return min(self.probes[threads])
+
+    def fastest(self) -> int:
+        return min(self.probes, key=self.per_sample)
+
+
+_measured: dict = {}
+_pool_started: list = []
+
+
+def scaling(kind: str, threads: int) -> Scaling:
+    """The measurements of kernel ``kind`` with up to ``threads`` threads (this process)."""
+    return _measured.setdefault((kind, threads), Scaling())
+
+
+def run(kind: str, count: int, call) -> None:
+    """Compute ``count`` samples with ``call(threads, start, stop)`` (samples start .. stop on
+    that many threads), choosing the thread count as the module docstring says."""
+    most = numba.get_num_threads()
+    if most == 1 or count < PARALLEL_MIN_SAMPLES:
+        call(1, 0, count)
+        return
+    state = scaling(kind, most)
+    start = 0
+    if len(state.probes) < 2 or state.calls % REPROBE_CALLS == 0:
+        if not _pool_started:
+            start = PARALLEL_MIN_SAMPLES // 2
+            call(most, 0, start)
+            _pool_started.append(most)
+        probe = min(PROBE_SAMPLES, (count - start) // 2)
+        for threads in (1, most):
+            t0 = time.perf_counter()
+            call(threads, start, start + probe)
+            state.add(threads, time.perf_counter() - t0, probe)
+            start += probe
+    state.calls += 1
+    if start < count:
+        call(state.fastest(), start, count)
+
+
+def with_threads(threads: int, kernel, *args) -> None:
+    """``kernel(*args)`` with Numba's parallel loops limited to ``threads`` threads."""
+    previous = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        kernel(*args)
+    finally:
+        numba.set_num_threads(previous)

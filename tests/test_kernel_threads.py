@@ -1,0 +1,97 @@
+"""The thread count of the batched dynamics kernels (dynamics/threads.py): chosen from what was
+measured, never slower by construction of the choice, and invisible in the numbers: a sample's
+regressor and torques are bit for bit the same whatever the thread count, the batch it came in
+or its place in a block of SIMD lanes."""
+
+import importlib
+
+import numba
+import numpy as np
+
+import dynid
+from dynid.dynamics.lanes import LANES, PARALLEL_MIN_SAMPLES, kernel_arrays
+
+threads = importlib.import_module("dynid.dynamics.threads")
+regressor_module = importlib.import_module("dynid.dynamics.regressor")
+rnea_module = importlib.import_module("dynid.dynamics.rnea")
+
+
+def _fake_kernel(seconds_per_sample: dict, calls: list):
+    """A kernel that takes seconds_per_sample[threads] per sample (by sleeping) and records
+    (threads, start, stop)."""
+    import time
+
+    def call(count, start, stop):
+        calls.append((count, start, stop))
+        time.sleep(seconds_per_sample[count] * (stop - start))
+
+    return call
+
+
+def _covered_once(calls, count):
+    spans = sorted((start, stop) for _, start, stop in calls)
+    assert spans[0][0] == 0 and spans[-1][1] == count
+    assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))
+
+
+def test_the_faster_thread_count_computes_the_rest_whichever_it_is(monkeypatch):
+    monkeypatch.setattr(threads, "_measured", {})
+    previous = numba.get_num_threads()
+    numba.set_num_threads(2)
+    try:
+        count = 40_000
+        for slow, fast in ((2, 1), (1, 2)):  # SMT-like (more threads slower), then real cores
+            calls = []
+            threads.run(f"fake-{slow}", count, _fake_kernel({slow: 2e-6, fast: 2e-7}, calls))
+            _covered_once(calls, count)
+            used = {c for c, _, _ in calls}
+            assert used == {1, 2}  # the probes ran both
+            last = calls[-1]
+            assert last[0] == fast and last[2] - last[1] > count / 2  # the bulk went to the faster count
+            assert threads.scaling(f"fake-{slow}", 2).fastest() == fast
+            # the next large call does not probe again: all of it on the faster count
+            calls.clear()
+            threads.run(f"fake-{slow}", count, _fake_kernel({slow: 2e-6, fast: 2e-7}, calls))
+            assert calls == [(fast, 0, count)]
+    finally:
+        numba.set_num_threads(previous)
+
+
+def test_small_batches_and_a_single_allowed_thread_never_start_the_pool(monkeypatch):
+    monkeypatch.setattr(threads, "_measured", {})
+    previous = numba.get_num_threads()
+    try:
+        numba.set_num_threads(2)
+        calls = []
+        threads.run("fake-small", PARALLEL_MIN_SAMPLES - 1, _fake_kernel({1: 0.0, 2: 0.0}, calls))
+        assert calls == [(1, 0, PARALLEL_MIN_SAMPLES - 1)]
+        numba.set_num_threads(1)
+        calls = []
+        threads.run("fake-one", 100_000, _fake_kernel({1: 0.0}, calls))
+        assert calls == [(1, 0, 100_000)]
+    finally:
+        numba.set_num_threads(previous)
+
+
+def test_a_samples_numbers_do_not_depend_on_threads_batch_or_lane():
+    robot = dynid.load_robot("er3a")
+    rng = np.random.default_rng(8)
+    count = 3 * PARALLEL_MIN_SAMPLES + 7
+    q, dq, ddq = rng.uniform(-2, 2, (3, count, robot.n))
+    constants, parents, slots, gravity = kernel_arrays(robot)
+    y_serial, y_parallel = np.zeros((2, count, robot.n, 10 * robot.n))
+    regressor_module.regressor_serial(q, dq, ddq, constants, parents, slots, gravity, y_serial)
+    threads.with_threads(2, regressor_module._regressor_parallel, q, dq, ddq, constants, parents, slots, gravity,
+                         y_parallel)
+    assert np.array_equal(y_serial, y_parallel)
+    shift = LANES // 2 + 3  # every sample in another lane of another block
+    assert np.array_equal(dynid.regressor(robot, q[shift:], dq[shift:], ddq[shift:]), y_serial[shift:])
+    assert np.array_equal(dynid.regressor(robot, q[5], dq[5], ddq[5]), y_serial[5])
+    theta = robot.parameters().reshape(-1, 10)
+    tau_serial, tau_parallel = np.zeros((2, count, robot.n))
+    no_pairs = np.full_like(slots, -1)
+    rnea_module._rnea_serial(q, dq, ddq, constants, parents, no_pairs, gravity, theta, tau_serial)
+    threads.with_threads(2, rnea_module._rnea_parallel, q, dq, ddq, constants, parents, no_pairs, gravity, theta,
+                         tau_parallel)
+    assert np.array_equal(tau_serial, tau_parallel)
+    assert np.array_equal(dynid.inverse_dynamics(robot, q[shift:], dq[shift:], ddq[shift:]), tau_serial[shift:])
