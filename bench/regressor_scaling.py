@@ -1,70 +1,117 @@
-"""How dynid's regressor scales from one thread to two with the size of Y, beside plain stores.
+"""How dynid's regressor scales with the size of Y, the threads and the memory, beside plain stores.
 
-    .venv/bin/python bench/regressor_scaling.py [--robot er3a]
+    .venv/bin/python bench/regressor_scaling.py [--robot er3a] [--target native|avx2] [--contend]
 
-For Y of three sizes (in L2/L3 cache, partly in L3, far beyond it) prints the best time per
-sample of ``dynid.regressor(..., out=Y)`` (Y reused, so no page faults) on one and two Numba
-threads, the scaling, and the bytes of Y written per second; then the rate of plain compiled
-stores into a 576 MB array and of ``ndarray.fill`` on one and two threads: the memory's own
-ceiling for a code that fills Y. Random states with seed 0.
+For Y of four sizes (in L2, in L3, beyond L3, far beyond it) prints the best time per sample of
+``dynid.regressor(..., out=Y)`` (Y reused, so no page faults) on one thread, with all threads
+allowed (the count the library chose: dynamics/threads.py) and with the parallel kernel forced
+onto all threads; the bytes of Y's non-zero entries written per second; and dynid's time over
+the write bound (those bytes over the store bandwidth of ordinary compiled stores measured in
+the same run, 1 / all threads). CPU model, SIMD flags, compile target and load are printed
+beside the figures (bench/machine.py).
+
+``--contend`` simulates a slower memory system: a second process streams stores into 512 MB for
+the whole run, so the one-thread figures (and the one-thread store bandwidth they are compared
+with) are those of a core whose memory is busy with a neighbour's writes, as on a smaller or
+busier machine. ``--target avx2`` compiles for an AVX2 CPU without AVX-512 (the Intel proxy).
+Random states with seed 0.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
+import importlib
+import multiprocessing
 import sys
 from pathlib import Path
 
-import numba as nb
 import numpy as np
 
-import dynid
-
 sys.path.insert(0, str(Path(__file__).parent))
-from machine import best_of  # noqa: E402  (bench/machine.py: best wall time of repeated calls)
+import machine  # noqa: E402  (bench/machine.py)
+
+SIZES = (256, 2048, 20_000, 200_000)  # samples: Y of er3a 0.7, 5.9, 58, 576 MB
 
 
-@nb.njit(parallel=True, cache=True)
-def _store(a, v):
-    for i in nb.prange(a.size):
-        a[i] = v * i
+def _stream_stores(stop) -> None:
+    a = np.empty(64 * 2**20)  # 512 MB
+    while not stop.is_set():
+        a.fill(1.0)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--robot", default="er3a")
+    parser.add_argument("--target", choices=sorted(machine.TARGETS), default="native")
+    parser.add_argument("--contend", action="store_true", help="a second process streams stores during the run")
     args = parser.parse_args()
+    stop = multiprocessing.Event()
+    neighbour = multiprocessing.Process(target=_stream_stores, args=(stop,), daemon=True) if args.contend else None
+    if neighbour:
+        neighbour.start()
+    try:
+        run(args)
+    finally:
+        if neighbour:
+            stop.set()
+            neighbour.join()
+
+
+def run(args) -> None:
+    machine.select_target(args.target)  # before Numba is imported
+    import numba
+
+    import dynid
+
+    threads = importlib.import_module("dynid.dynamics.threads")
+    regressor = importlib.import_module("dynid.dynamics.regressor")
+    lanes = importlib.import_module("dynid.dynamics.lanes")
+    cores = numba.config.NUMBA_NUM_THREADS
     robot = dynid.load_robot(args.robot)
-    n = robot.n
+    n, arrays = robot.n, lanes.kernel_arrays(robot)
+    print(f"CPU: {machine.cpu_model()}\nSIMD flags: {machine.simd_flags()}\ncompiled for: {machine.compiled_for()}")
+    print(f"{args.robot}: n = {n}; {'a neighbour process streams stores all along; ' if args.contend else ''}"
+          f"load average {machine.load()}")
+    bandwidth = {t: machine.store_bandwidth(t) for t in (1, cores)}
+    print(f"store bandwidth (ordinary stores filling 256 MB): {bandwidth[1] / 1e9:.1f} GB/s one thread, "
+          f"{bandwidth[cores] / 1e9:.1f} GB/s {cores} threads")
     rng = np.random.default_rng(0)
-    print(f"{args.robot}: n = {n}, load average {os.getloadavg()[0]:.2f}")
-    for count in (2048, 20_000, 200_000):
-        q, dq, ddq = (rng.uniform(-1.0, 1.0, (count, n)) for _ in range(3))
-        y = np.empty((count, n, 10 * n))
+    print(f"{'Y':>18} {'us/sample: 1 thread':>20} {f'{cores} thr allowed (used)':>22} {f'{cores} thr forced':>15} "
+          f"{'GB/s of Y':>10} {'dynid / write bound':>20} {'load':>6}")
+    for count in SIZES:
+        q, dq, ddq = (rng.uniform(-2.0, 2.0, (count, n)) for _ in range(3))
+        y = np.zeros((count, n, 10 * n))
+        dynid.regressor(robot, q, dq, ddq, out=y)
+        written = 8 * int(np.count_nonzero(np.any(y != 0.0, axis=0)))
         reps = max(1, 400_000 // count)
         per_sample = {}
-        for threads in (1, 2, 1, 2):
-            nb.set_num_threads(threads)
-            dynid.regressor(robot, q, dq, ddq, out=y)
-
-            def run():
-                for _ in range(reps):
+        for how, allowed in ((1, 1), ("all", cores), ("forced", cores), (1, 1), ("all", cores), ("forced", cores)):
+            numba.set_num_threads(allowed)
+            if how == "forced":
+                def call():
+                    threads.with_threads(cores, regressor._regressor_parallel, q, dq, ddq, *arrays, y)
+            else:
+                def call():
                     dynid.regressor(robot, q, dq, ddq, out=y)
+            call()
 
-            t = best_of(run, 5) / reps / count
-            per_sample[threads] = min(per_sample.get(threads, t), t)
-        written = y.nbytes / count
-        print(f"Y {y.nbytes / 1e6:7.1f} MB ({count:7d} samples): 1 thread {1e6 * per_sample[1]:.3f} us, "
-              f"2 threads {1e6 * per_sample[2]:.3f} us/sample, scaling {per_sample[1] / per_sample[2]:.2f}x, "
-              f"Y written at {written / per_sample[2] / 1e9:.1f} GB/s with 2 threads")
-    a = np.zeros(72_000_000)
-    for threads in (1, 2):
-        nb.set_num_threads(threads)
-        _store(a, 1.0)
-        print(f"plain compiled stores into 576 MB, {threads} thread(s): {a.nbytes / best_of(lambda: _store(a, 2.0), 5) / 1e9:.1f} GB/s")
-    print(f"ndarray.fill of 576 MB: {a.nbytes / best_of(lambda: a.fill(3.0), 5) / 1e9:.1f} GB/s")
-    print(f"load average at end {os.getloadavg()[0]:.2f}")
+            def repeated():
+                for _ in range(reps):
+                    call()
+
+            t = machine.best_of(repeated, 5) / reps / count
+            per_sample[how] = min(per_sample.get(how, t), t)
+        numba.set_num_threads(cores)
+        state = threads.scaling("regressor", cores)
+        used = state.fastest() if len(state.probes) == 2 and count >= lanes.PARALLEL_MIN_SAMPLES else 1
+        best = min(per_sample[1], per_sample["all"])
+        bound = (written / bandwidth[1], written / bandwidth[cores])
+        print(f"{y.nbytes / 1e6:9.1f} MB {count:6d} {1e6 * per_sample[1]:20.3f} "
+              f"{1e6 * per_sample['all']:17.3f} ({used}) {1e6 * per_sample['forced']:15.3f} "
+              f"{written / best / 1e9:10.1f} {per_sample[1] / bound[0]:9.1f}x / {per_sample['all'] / bound[1]:.1f}x "
+              f"{machine.load().split()[0]:>6}")
+    print(f"(Y's non-zero entries: {written} bytes per sample; write bound = those bytes / store bandwidth; "
+          f"load average at end {machine.load()})")
 
 
 if __name__ == "__main__":
