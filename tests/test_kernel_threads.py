@@ -16,14 +16,23 @@ regressor_module = importlib.import_module("dynid.dynamics.regressor")
 rnea_module = importlib.import_module("dynid.dynamics.rnea")
 
 
-def _fake_kernel(seconds_per_sample: dict, calls: list):
-    """A kernel that takes seconds_per_sample[threads] per sample (by sleeping) and records
+class _Clock:
+    """The clock threads.py reads, advanced only by the fake kernels (no timing noise)."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def perf_counter(self):
+        return self.now
+
+
+def _fake_kernel(clock: _Clock, seconds_per_sample: dict, calls: list):
+    """A kernel that takes seconds_per_sample[threads] per sample on ``clock`` and records
     (threads, start, stop)."""
-    import time
 
     def call(count, start, stop):
         calls.append((count, start, stop))
-        time.sleep(seconds_per_sample[count] * (stop - start))
+        clock.now += seconds_per_sample[count] * (stop - start)
 
     return call
 
@@ -36,13 +45,15 @@ def _covered_once(calls, count):
 
 def test_the_faster_thread_count_computes_the_rest_whichever_it_is(monkeypatch):
     monkeypatch.setattr(threads, "_measured", {})
+    clock = _Clock()
+    monkeypatch.setattr(threads, "time", clock)
     previous = numba.get_num_threads()
     numba.set_num_threads(2)
     try:
         count = 40_000
         for slow, fast in ((2, 1), (1, 2)):  # SMT-like (more threads slower), then real cores
             calls = []
-            threads.run(f"fake-{slow}", count, _fake_kernel({slow: 2e-6, fast: 2e-7}, calls))
+            threads.run(f"fake-{slow}", count, _fake_kernel(clock, {slow: 2e-6, fast: 2e-7}, calls))
             _covered_once(calls, count)
             used = {c for c, _, _ in calls}
             assert used == {1, 2}  # the probes ran both
@@ -51,7 +62,7 @@ def test_the_faster_thread_count_computes_the_rest_whichever_it_is(monkeypatch):
             assert threads.scaling(f"fake-{slow}", 2).fastest() == fast
             # the next large call does not probe again: all of it on the faster count
             calls.clear()
-            threads.run(f"fake-{slow}", count, _fake_kernel({slow: 2e-6, fast: 2e-7}, calls))
+            threads.run(f"fake-{slow}", count, _fake_kernel(clock, {slow: 2e-6, fast: 2e-7}, calls))
             assert calls == [(fast, 0, count)]
     finally:
         numba.set_num_threads(previous)
@@ -63,11 +74,11 @@ def test_small_batches_and_a_single_allowed_thread_never_start_the_pool(monkeypa
     try:
         numba.set_num_threads(2)
         calls = []
-        threads.run("fake-small", PARALLEL_MIN_SAMPLES - 1, _fake_kernel({1: 0.0, 2: 0.0}, calls))
+        threads.run("fake-small", PARALLEL_MIN_SAMPLES - 1, _fake_kernel(_Clock(), {1: 0.0, 2: 0.0}, calls))
         assert calls == [(1, 0, PARALLEL_MIN_SAMPLES - 1)]
         numba.set_num_threads(1)
         calls = []
-        threads.run("fake-one", 100_000, _fake_kernel({1: 0.0}, calls))
+        threads.run("fake-one", 100_000, _fake_kernel(_Clock(), {1: 0.0}, calls))
         assert calls == [(1, 0, 100_000)]
     finally:
         numba.set_num_threads(previous)
@@ -95,3 +106,21 @@ def test_a_samples_numbers_do_not_depend_on_threads_batch_or_lane():
                          tau_parallel)
     assert np.array_equal(tau_serial, tau_parallel)
     assert np.array_equal(dynid.inverse_dynamics(robot, q[shift:], dq[shift:], ddq[shift:]), tau_serial[shift:])
+
+
+def test_the_choice_follows_the_machine_when_it_changes(monkeypatch):
+    """A neighbour that leaves the second core (or takes it) changes the choice within
+    KEEP re-probes."""
+    monkeypatch.setattr(threads, "_measured", {})
+    clock = _Clock()
+    monkeypatch.setattr(threads, "time", clock)
+    previous = numba.get_num_threads()
+    numba.set_num_threads(2)
+    try:
+        busy, free = {1: 2e-7, 2: 2e-6}, {1: 2e-7, 2: 1e-7}
+        for speeds, expected in ((busy, 1), (free, 2), (busy, 1)):
+            for _ in range(threads.KEEP * threads.REPROBE_CALLS):
+                threads.run("fake-changing", 20_000, _fake_kernel(clock, speeds, []))
+            assert threads.scaling("fake-changing", 2).fastest() == expected
+    finally:
+        numba.set_num_threads(previous)
