@@ -150,6 +150,9 @@ def identify(robot: str = robot_option(),
         samples = sum(c.samples for c in counts)
         notes = [(f"{d.source}: " if len(readies) > 1 else "") + note for d in readies for note in d.notes]
         if by:
+            if friction_drift:  # each cycle of the warm robot: the fitted drift taken off (identify.drift_fit)
+                from dynid.identify.drift_fit import without_drift
+                readies = without_drift(readies, covariates, drifting.drift)
             stats = per_cycle(r, readies, options, base, make, by, prep, prepared=True)
             extra["per_" + by] = {"labels": stats["labels"], "failed": stats["failed"],
                                   "mean": stats["mean"].tolist(), "std": stats["std"].tolist(),

@@ -193,3 +193,15 @@ def identify_drifting(robot, readies: list[JointData], covariates: list[np.ndarr
     found = find_undetermined(robot, options, base, used.min(axis=0), used.max(axis=0), still_range)
     fit = fit_drifting(robot, readies, covariates, options, base, prep, make, mode, found, max_rows, masks=masks)
     return fit, counts, found
+
+
+def without_drift(readies: list[JointData], covariates: list[np.ndarray], drift: FrictionDrift) -> list[JointData]:
+    """The logs with the fitted drift's friction torque taken off their torques: what a static
+    model of the warm robot sees. ``identify --per cycle`` with a drift fits each cycle to these,
+    so a cycle's parameters no longer carry the friction it had then (thesis Table 5.4)."""
+    out = []
+    for ready, covariate in zip(readies, covariates):
+        warm = ready.select(slice(None))
+        warm.tau = ready.tau - drift.torque(ready.dq, covariate)
+        out.append(warm)
+    return out
