@@ -15,8 +15,10 @@ DOCS = Path(__file__).resolve().parents[1] / "docs"
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 
 
-def doc_text(name: str) -> str:
-    return (DOCS / name).read_text()
+def doc_text(name: str, flat: bool = False) -> str:
+    """docs/``name``; ``flat``: every run of white space one blank (sentences across lines)."""
+    text = (DOCS / name).read_text()
+    return " ".join(text.split()) if flat else text
 
 
 def doc_rows(name: str, header: str) -> list[list[str]]:

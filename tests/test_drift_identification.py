@@ -5,15 +5,18 @@ warm log as well as its own training log, where the static model misses both by 
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
 
 from cli_helpers import failing, read_columns, run_ok
+from doc_figures import assert_same_figures, doc_rows, doc_text
 from dynid.data.io import write_columns
 from dynid.simulate.thesis_friction import TABLE_5_6
 
 NOISE = 0.3  # N m
+DOC = "thesis-chapter5.md"  # figures of its section 1 (Fig. 5.15) and of docs/identification.md come from here
 
 
 def _error(output: str) -> float:
@@ -52,6 +55,10 @@ def test_the_drifting_model_predicts_cold_and_warm_where_the_static_one_misses(t
                                                d / f"{log}.csv", "--since-cold", since))
     own = errors["drift", "self"]
     assert errors["drift", "cold"] <= 1.5 * own and errors["drift", "warm"] <= 1.5 * own, errors
+    documented = {r[0]: r[1:] for r in doc_rows("identification.md", "| relative error | training log")}
+    for model, label in (("static", "static model"), ("drift", "drifting friction")):  # docs/identification.md
+        assert_same_figures(documented[label], [f"{100 * errors[model, log]} %" for log in ("self", "cold", "warm")],
+                            label)
     assert errors["static", "cold"] >= 3 * own and errors["static", "warm"] >= 3 * own, errors
     # the static model averages cold and warm: off on its own training log too
     assert errors["static", "self"] >= 3 * own, errors
@@ -71,6 +78,11 @@ def test_time_constants_and_cold_friction_of_table_5_6(thesis_test):
     ratio = np.array([float(r[4]) for r in rows if r[1].strip().isdigit()])
     determined = tc[:, 0] < 60  # joint 2's t1 (57 min) is beyond what 35 minutes determine
     np.testing.assert_allclose(ratio[determined], truth[determined], rtol=0.10)
+    text = doc_text("identification.md", flat=True)  # the figures docs/identification.md quotes
+    fast = re.search(r"\(([\d.]+), ([\d.]+), ([\d.]+) min for joints 3, 5, 6 against", text).groups()
+    assert_same_figures(list(fast), [f"{v}" for v in tc[[2, 4, 5], 1]], "t2 of joints 3, 5, 6")
+    quoted = re.search(r"cold over warm \(here ([\d., ]+); Table 5.6", text).group(1).split(", ")
+    assert_same_figures(quoted, [f"{v}" for v in ratio], "cold / warm")
 
 
 def test_the_operating_time_of_a_log_is_stated(thesis_test, tmp_path):
@@ -102,6 +114,9 @@ def test_fig_5_15_errors_at_the_start_and_the_end_of_the_first_warming(thesis_te
     rmsd = json.loads((d / "f515.json").read_text())[str(d / "test.csv")]["start_end"]["rmsd"]
     own = {w: np.array(rmsd[w]["own"]) for w in ("start", "end")}
     assert np.all(own["end"] > own["start"]), own
+    quoted = re.search(r"\(RMSD ([\d. /]+) N m at the start, ([\d. /]+) at the end\)", doc_text(DOC, flat=True))
+    for text, w in zip(quoted.groups(), ("start", "end")):  # docs/thesis-chapter5.md section 1
+        assert_same_figures(text.split(" / "), [f"{v}" for v in own[w]], f"Fig. 5.15 {w}")
     for w in ("start", "end"):
         np.testing.assert_allclose(rmsd[w]["whole"], NOISE, rtol=0.2)
 

@@ -5,16 +5,20 @@ per-sample eq. 5.4 fit resolves the fast time constants that one point per cycle
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
 
 import dynid
 from cli_helpers import read_columns, run_ok
+from doc_figures import assert_same_figures, doc_rows, doc_text, printed_rows
 from dynid.excite.builtin import thesis_table_4_1
 from dynid.excite.protocol import FRICTION_LEVELS, ProtocolSettings, cycle_timeline
 from dynid.simulate.thesis_friction import (TABLE_5_6, TABLE_H_F_WARM, TABLE_N1_ROBOT2_TEST1, table_5_6_truth,
                                             warm_level_friction)
+
+DOC = "thesis-chapter5.md"  # its figures are those of the commands here (tests/doc_figures.py)
 
 
 def test_table_n1_lists_the_reciprocal_time_constants_of_table_5_6():
@@ -82,8 +86,10 @@ def test_simulated_protocol_defaults_to_the_thesis_friction(thesis_log):
 def test_table_5_6_recovered_from_every_sample(thesis_log):
     """dynid friction drift on the simulated thesis test: recovered beside the synthetic truth
     (Table 5.6's ratios and time constants on Table H's warm friction) and beside Table 5.6."""
-    run_ok("friction", "drift", "-r", "er3a", "-d", thesis_log / "s.csv", "--max-rows", 6000, "--thesis",
-           "--json", thesis_log / "drift.json")
+    out = run_ok("friction", "drift", "-r", "er3a", "-d", thesis_log / "s.csv", "--max-rows", 6000, "--thesis",
+                 "--json", thesis_log / "drift.json")
+    for doc, printed in zip(doc_rows(DOC, "| joint | a | b | t1"), printed_rows(out)):  # the page's table
+        assert_same_figures(doc[:6], printed[:6], "docs/thesis-chapter5.md section 3")
     rows = json.loads((thesis_log / "drift.json").read_text())["joints"]
     truth = table_5_6_truth(dynid.load_robot("er3a"))
     got = np.array([[r[k] for k in ("a", "b", "t1", "c", "t2")] for r in rows], dtype=float)
@@ -107,6 +113,10 @@ def test_one_point_per_cycle_misses_the_fast_constants(thesis_log):
         p = fits[j]["parameters"]
         flagged = any("not determined separately" in n for n in fits[j]["notes"])
         assert flagged or (p["c"] < 0.5 * truth[j - 1, 3] and p["t2"] / 60 > 3 * truth[j - 1, 4]), fits[j]
+    quoted = re.search(r"c = ([-\d.]+) / ([-\d.]+) / ([-\d.]+) N m and t2 = ([\d.]+) / ([\d.]+) / ([\d.]+) min",
+                       doc_text(DOC, flat=True)).groups()
+    measured = [fits[j]["parameters"]["c"] for j in (3, 5, 6)] + [fits[j]["parameters"]["t2"] / 60 for j in (3, 5, 6)]
+    assert_same_figures(list(quoted), [f"{v}" for v in measured], "docs/thesis-chapter5.md section 3")
 
 
 def test_validate_per_stage(thesis_log):
@@ -147,3 +157,12 @@ def test_table_5_4_early_cycles_and_the_drifting_friction(thesis_log, tmp_path):
         assert drift["all"]["sdv"][k] < 1e-6 * abs(drift["all"]["mean"][k]), p
     k = names.index("Fc1")
     assert static["all"]["sdv"][k] > 0.1 * static["all"]["mean"][k] and drift["all"]["sdv"][k] < 1e-6
+    documented = {r[0]: r[1:4] for r in doc_rows(DOC, "| Sdv over the cycles")}
+    for p in ("mx2R", "Ixx2R", "Fc1"):  # docs/thesis-chapter5.md section 4, Table 5.4
+        k = names.index(p)
+        assert_same_figures(documented[f"{p}, thesis' model"], [f"{static['all']['sdv'][k]}",
+                            f"{static['without_first']['sdv'][k]}", f"{static['sdv_difference'][k]}"], p)
+    quoted = re.search(r"Per cycle mx2R goes ([\d.]+), ([\d.]+), ([\d.]+), ([\d.]+), ([\d.]+), \.\.\. ([\d.]+)",
+                       doc_text(DOC, flat=True)).groups()
+    k = names.index("mx2R")
+    assert_same_figures(list(quoted), [f"{v}" for v in list(values[:5, k]) + [values[-1, k]]], "mx2R per cycle")
