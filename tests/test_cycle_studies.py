@@ -187,3 +187,20 @@ def test_table_5_1_all_tests_columns(logs):
         np.testing.assert_allclose(every["d_mm"], (pooled.max(0) - pooled.min(0)) / pooled.max(0))
         np.testing.assert_allclose(every["d_se"], np.max([np.abs(v[-1] - v[0]) / v[0] for v in values], axis=0))
         np.testing.assert_allclose(every["sdv"], pooled.std(axis=0, ddof=1))
+
+
+def test_thesis_groups_and_warm_up_scaled_to_the_cycles_present(logs):
+    """A log of 8 cycles, not the thesis' 24: the default units keep their places (late, spread,
+    early) scaled to 8 cycles, said in a note, and the statistics leave out the first 2 (5 of 24
+    scaled), so the 'without the first' columns are filled."""
+    d = logs
+    out = run_ok("cycles", "groups", "-r", "planar2", "-d", d / "cold.csv", "--out", d / "units.json")
+    assert "has 8 cycles, not the thesis' 24" in " ".join(out.split())
+    study = json.loads((d / "units.json").read_text())
+    assert {k: v["cycles"] for k, v in study["groups"].items()} == {"unit1": [3, 5, 7], "unit2": [1, 3, 5, 7],
+                                                                   "unit3": [1, 2, 3]}
+    assert study["skip_first"] == 2 and study["groups"]["unit3"]["closest"] == "first"
+    run_ok("validate", "-r", "planar2", "-p", d / "cold.json", "-d", d / "cold.csv", "--per", "cycle",
+           "--json", d / "v8.json")
+    rep = json.loads((d / "v8.json").read_text())[str(d / "cold.csv")]
+    assert rep["skip_first"] == 2 and rep["kinds"]["whole"]["statistics"]["without_first"] is not None

@@ -15,7 +15,8 @@ from dynid.cli.common import console, friendly_errors, robot_option
 cycles_app = typer.Typer(help="Per-cycle statistics and identification on groups of cycles (thesis 5.1.5).",
                          no_args_is_help=True)
 
-SKIP_FIRST = typer.Option(5, "--skip-first", help="statistics also without the first K cycles (thesis: 5 of 24)")
+SKIP_FIRST = typer.Option(None, "--skip-first", help="statistics also without the first K cycles (default: the "
+                          "thesis' 5 of 24, scaled to the cycles present: 1 of 6)")
 
 
 def _f(x, spec=".4f") -> str:
@@ -223,7 +224,7 @@ def stats(params: Path = typer.Option(..., "--params", "-p", help="result.json o
     out = statistics_to_json(thesis_statistics(np.array(per["values"], dtype=float), per["labels"], skip_first), names)
     console.print(statistics_table(out, f"statistics of the per-cycle parameters of {params} (thesis Table H)", names))
     if out["sdv_difference"] is not None:
-        console.print("Table 5.4 difference Sdv(without first %d) - Sdv(all): " % skip_first
+        console.print("Table 5.4 difference Sdv(without first %d) - Sdv(all): " % out["skip_first"]
                       + ", ".join(f"{n} {_f(v)}" for n, v in zip(names, out["sdv_difference"])))
     if json_out:
         atomic_write_text(json_out, json.dumps(out, indent=1) + "\n")
@@ -263,7 +264,14 @@ def groups(robot: str = robot_option(),
 
     r = load_robot(robot)
     joint_data = load_joint_data(data, r)
-    specs = parse_groups(group or ["unit1", "unit2", "unit3"])
+    if group:
+        specs = parse_groups(group)
+    else:  # the thesis' units, scaled to the cycles present when there are fewer than 24
+        from dynid.identify.cycle_groups import scaled_units
+
+        specs, note = scaled_units(joint_data.cycle, str(data))
+        if note:
+            console.print(f"[dim]note: {note}[/]")
     options = ModelOptions(friction=friction)
     cutoff = lowpass_from(lowpass)
     prep = Preprocessing(lowpass_hz=cutoff if isinstance(cutoff, float) else None)
@@ -276,6 +284,7 @@ def groups(robot: str = robot_option(),
             console.print(f"low-pass cutoff {selection['chosen_hz']:.3g} Hz chosen by cross-validation, as identify")
     study = group_study(r, joint_data, specs, options, skip_first, prep)
     study["preprocessing"] = prep.to_dict()
+    skip_first = study["skip_first"]
     names = study["names"]
     table = Table("parameter", *[f"{g} ({study['groups'][g]['selection']})" for g in study["groups"]],
                   "mean all", f"mean 1-{skip_first}", f"mean after {skip_first}",

@@ -47,8 +47,9 @@ def identify(robot: str = robot_option(),
                                     "the spread"),
              cycles: str = typer.Option(None, "--cycles", help="identify on these cycles only: '6-24', '3,9,16,22', "
                                         "'last19' or a thesis group unit1|unit2|unit3 (Table 5.5)"),
-             skip_first: int = typer.Option(5, "--skip-first", help="--per cycle: statistics also without the first "
-                                            "K cycles (thesis Table H)"),
+             skip_first: int = typer.Option(None, "--skip-first", help="--per cycle: statistics also without the first "
+                                            "K cycles (thesis Table H; default the thesis' 5 of 24, scaled to the cycles "
+                                            "present)"),
              essential: bool = typer.Option(False, "--essential", help="also the essential parameters: backward "
                                             "elimination of the least identifiable base parameter while the residual "
                                             "does not grow significantly (Pham & Gautier 1991; result 'essential')"),
@@ -367,8 +368,9 @@ def validate(robot: str = robot_option(),
                                      "self-verification with each cycle's own parameters, the result's "
                                      "per-cycle parameters on the same cycle, its model on every cycle "
                                      "(thesis Tables 5.1-5.3, F.x)"),
-             skip_first: int = typer.Option(5, "--skip-first", help="--per cycle: statistics also without the "
-                                            "first K cycles (thesis Table 5.3: 5)"),
+             skip_first: int = typer.Option(None, "--skip-first", help="--per cycle: statistics also without the "
+                                            "first K cycles (thesis Table 5.3: 5 of 24; default scaled to the cycles "
+                                            "present)"),
              figure: Path = typer.Option(None, "--figure", help="--per cycle: PNG of the relative RMSD per cycle "
                                          "(thesis Figs 5.4-5.7)"),
              json_out: Path = typer.Option(None, "--json", help="write the figures to this JSON file"),

@@ -9,6 +9,10 @@ A selection is written as a list of cycles and ranges, ``6-24`` or ``3,9,16,22``
     unit3: cycles 3, 5, 10       (early: close to the cold start)
 
 ``lastK`` (e.g. ``last19``) names the last K cycles of the data, as Table 5.4's "Last 19 Cycles".
+
+A log of fewer than the thesis' 24 cycles gets the units scaled to its cycles (``scaled_units``):
+cycle c of 24 becomes round(c C / 24), at least 1, so each unit keeps its place in the test (late,
+spread, early); on 6 cycles unit1 = 2,4,5, unit2 = 1,2,4,6, unit3 = 1,2,2 -> 1,2.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import numpy as np
 from dynid.errors import DataError
 
 THESIS_UNITS = {"unit1": (10, 15, 20), "unit2": (3, 9, 16, 22), "unit3": (3, 5, 10)}
+THESIS_CYCLES = 24
 
 
 def parse_cycles(spec: str, available=None) -> list[int]:
@@ -81,3 +86,22 @@ def parse_groups(specs: list[str]) -> list[tuple[str, str]]:
     if len(set(names)) != len(names):
         raise DataError(f"--group: names must differ, got {names}")
     return out
+
+
+def scaled_units(cycle_column, source: str = "<data>") -> tuple[list[tuple[str, str]], str | None]:
+    """The thesis' units as (name, selection) for the cycles of ``cycle_column`` (module
+    docstring): as printed with 24 cycles or more, scaled to the C cycles present otherwise (then
+    a note saying so)."""
+    if cycle_column is None:
+        raise DataError(f"{source}: no 'cycle' column; groups of cycles need the cycle of every sample")
+    have = sorted(int(c) for c in np.unique(np.asarray(cycle_column)))
+    if len(have) >= THESIS_CYCLES:
+        return [(name, name) for name in THESIS_UNITS], None
+    count = len(have)
+    specs = []
+    for name, cycles in THESIS_UNITS.items():
+        picked = sorted({have[min(count, max(1, round(c * count / THESIS_CYCLES))) - 1] for c in cycles})
+        specs.append((name, ",".join(str(c) for c in picked)))
+    note = (f"{source} has {count} cycles, not the thesis' {THESIS_CYCLES}: its units scaled to them (cycle c -> "
+            f"round(c x {count} / {THESIS_CYCLES})): " + "; ".join(f"{n} = {s}" for n, s in specs))
+    return specs, note

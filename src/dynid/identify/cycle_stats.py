@@ -39,6 +39,15 @@ import numpy as np
 from dynid.errors import DataError
 
 STATISTICS = ("mean", "min", "max", "d_mm", "d_se", "sdv")
+THESIS_CYCLES, THESIS_SKIP = 24, 5  # the thesis' tests: 24 cycles, statistics also without the first 5
+
+
+def default_skip_first(cycles: int) -> int:
+    """The warm-up cycles left out by default: the thesis' 5 of 24, scaled to ``cycles`` when
+    there are fewer (at least 1: a 6-cycle log leaves out its first)."""
+    if cycles >= THESIS_CYCLES:
+        return THESIS_SKIP
+    return max(1, round(THESIS_SKIP * cycles / THESIS_CYCLES))
 HEADERS = {"mean": "Mean", "min": "MIN", "max": "MAX", "d_mm": "D/MM", "d_se": "D/SE", "sdv": "Sdv"}
 
 
@@ -62,8 +71,9 @@ def cycle_statistics(values: np.ndarray) -> dict:
             "sdv": sdv, "cycles": int(x.shape[0])}
 
 
-def thesis_statistics(values: np.ndarray, labels=None, skip_first: int = 5) -> dict:
-    """Table H layout: statistics over all cycles and without the first ``skip_first`` cycles.
+def thesis_statistics(values: np.ndarray, labels=None, skip_first: int | None = THESIS_SKIP) -> dict:
+    """Table H layout: statistics over all cycles and without the first ``skip_first`` cycles
+    (None: ``default_skip_first`` of the cycles given).
 
     values: (C, p) per-cycle values in time order; labels: C cycle labels (default 1..C).
     Returns {"labels", "skip_first", "all": stats, "without_first": stats or None (fewer
@@ -75,6 +85,8 @@ def thesis_statistics(values: np.ndarray, labels=None, skip_first: int = 5) -> d
     labels = list(range(1, x.shape[0] + 1)) if labels is None else list(labels)
     if len(labels) != x.shape[0]:
         raise DataError(f"{len(labels)} cycle labels for {x.shape[0]} cycles")
+    if skip_first is None:
+        skip_first = default_skip_first(x.shape[0])
     if skip_first < 0:
         raise DataError(f"--skip-first must be >= 0, got {skip_first}")
     out = {"labels": [str(v) for v in labels], "skip_first": int(skip_first), "all": cycle_statistics(x),

@@ -27,7 +27,7 @@ import numpy as np
 from dynid.data.columns import ColumnMapping, JointData
 from dynid.data.preprocess import edge_mask, edge_samples, prepare, sample_rate, segments
 from dynid.errors import DataError
-from dynid.identify.cycle_stats import statistics_to_json, thesis_statistics
+from dynid.identify.cycle_stats import default_skip_first, statistics_to_json, thesis_statistics
 from dynid.identify.drift import log_covariate, stored_drift, trained_entry
 from dynid.identify.model import identification_regressor, motor_columns
 
@@ -103,7 +103,7 @@ def own_parameters(robot, ready: JointData, options, base, prep, by: str = "cycl
 
 
 def validate_segments(robot, data: JointData, result: dict, by: str = "cycle", min_velocity: float = 0.05,
-                      skip_first: int = 5, self_data: bool = False, mapping=None,
+                      skip_first: int | None = None, self_data: bool = False, mapping=None,
                       since_cold: float | None = None) -> dict:
     """Per-segment verification of ``result`` on raw joint data (module docstring).
 
@@ -143,6 +143,8 @@ def validate_segments(robot, data: JointData, result: dict, by: str = "cycle", m
             result.get("column_mapping")), robot.n, since_cold, trained_entry(result, data.source))
         added = {"whole": stored[0].torque(ready.dq, timing.at(ready.t))}
     scores = score_segments(robot, ready, options, base, parameters, by, min_velocity, interior, added)
+    if skip_first is None:  # the thesis' 5 of 24, scaled to the cycles present
+        skip_first = default_skip_first(len(scores["labels"]))
     out = {"by": by, "labels": scores["labels"], "min_velocity": min_velocity, "skip_first": skip_first,
            "kinds": {}, "failed": failed, "source": data.source}
     for kind in parameters:

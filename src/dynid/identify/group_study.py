@@ -23,7 +23,7 @@ from dynid.data.preprocess import Preprocessing, prepare, segments
 from dynid.errors import DataError
 from dynid.identify.base import base_parameters
 from dynid.identify.cycle_groups import parse_cycles
-from dynid.identify.cycle_stats import statistics_to_json, thesis_statistics
+from dynid.identify.cycle_stats import default_skip_first, statistics_to_json, thesis_statistics
 from dynid.identify.model import ModelOptions, motor_columns
 from dynid.identify.normal_equations import NormalEquations
 from dynid.identify.pipeline import make_estimator, regressor_arrays
@@ -34,8 +34,9 @@ def _floats(a) -> list:
 
 
 def group_study(robot, data: JointData, specs: list[tuple[str, str]], options: ModelOptions = ModelOptions(),
-                skip_first: int = 5, prep: Preprocessing = Preprocessing()) -> dict:
-    """Per-cycle OLS and OLS on each (name, selection) group of cycles; JSON-ready comparison."""
+                skip_first: int | None = None, prep: Preprocessing = Preprocessing()) -> dict:
+    """Per-cycle OLS and OLS on each (name, selection) group of cycles; JSON-ready comparison.
+    skip_first: the first cycles' block (None: ``cycle_stats.default_skip_first``)."""
     if data.cycle is None:
         raise DataError(f"{data.source}: no 'cycle' column; groups of cycles need the cycle of every sample")
     base = base_parameters(robot, options)
@@ -67,6 +68,7 @@ def group_study(robot, data: JointData, specs: list[tuple[str, str]], options: M
     if not rows:
         raise DataError(f"{data.source}: no cycle could be identified: {failed}")
     values = np.array(rows)
+    skip_first = default_skip_first(len(values)) if skip_first is None else skip_first
     std_cycles = values.std(axis=0, ddof=1) if len(values) > 1 else np.zeros(values.shape[1])
     with np.errstate(divide="ignore", invalid="ignore"):
         spread = 100.0 * std_cycles / np.abs(values.mean(axis=0))
