@@ -65,7 +65,7 @@ def test_table_h_against_table_5_6_section_2():
 
 def test_appendix_d_section_5():
     out = run_ok("base-params", "er3a", "--friction", "polynomial", "--table")
-    printed = re.search(r"cond\(S\) = (\S+)", out).group(1)
-    documented = re.search(r"cond\(S\) = (\S+) \(thesis", doc_text(DOC, flat=True)).group(1)
-    assert float(printed) == pytest.approx(float(documented.replace("e", "e+")), rel=5e-4)
+    printed = float(re.search(r"cond\(S\) = (\S+)", out).group(1))
+    documented = re.search(r"cond\(S\) of order 1e(\d+) \(thesis", doc_text(DOC, flat=True)).group(1)
+    assert round(np.log10(printed)) == int(documented)  # 1 over rounding: only its order means something
     assert "-0.7071 on Ia2 and +0.7071 on Izz2" in " ".join(out.split())
