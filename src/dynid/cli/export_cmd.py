@@ -1,4 +1,4 @@
-"""dynid export: the identified (physically consistent) model as URDF and/or JSON / YAML."""
+"""dynid export: the identified (physically consistent) model as URDF, MJCF (MuJoCo) and/or JSON / YAML."""
 
 from __future__ import annotations
 
@@ -11,33 +11,49 @@ from dynid.cli.common import command_warnings, console, friendly_errors, robot_o
 from dynid.errors import DataError
 
 
-@friendly_errors(outputs=("urdf", "json_out", "yaml_out"))
+@friendly_errors(outputs=("urdf", "mjcf", "json_out", "yaml_out"))
 def export(robot: str = robot_option("the robot identified: builtin name, .urdf or .yaml (its kinematics and drives)"),
            params: Path = typer.Option(..., "--params", "-p",
                                        help="result.json of 'dynid identify --estimator pc' (physically consistent)"),
-           urdf: Path = typer.Option(None, "--urdf", help="URDF to write, inertials in kg, m, kg m^2"),
+           urdf: Path = typer.Option(None, "--urdf", help="URDF to write, inertials in kg, m, kg m^2; joint "
+                                     "<dynamics damping friction> (viscous, Coulomb)"),
+           mjcf: Path = typer.Option(None, "--mjcf", help="MuJoCo model (MJCF) to write: identified inertials, "
+                                     "armature (rotor inertia), damping (viscous), frictionloss (Coulomb)"),
            json_out: Path = typer.Option(None, "--json", help="model file to write as JSON (links, friction, drives; SI)"),
            yaml_out: Path = typer.Option(None, "--yaml", help="model file to write as YAML (same content as --json)"),
            name: str = typer.Option(None, "--name", help="robot name in the URDF (default: the robot's name)"),
            force: bool = typer.Option(False, "--force", help="export even if the result was identified on another "
                                       "robot (said in the files written)")) -> None:
-    """Export the identified model: URDF with the identified inertial elements, JSON/YAML with
-    friction, rotor inertia and drive parameters. Needs a physically consistent estimate."""
-    from dynid.export import identified_model, model_dict, write_model_file, write_urdf
+    """Export the identified model: URDF with the identified inertial elements and friction, MJCF
+    for MuJoCo (also rotor inertia as armature), JSON/YAML with friction, rotor inertia and drive
+    parameters. Needs a physically consistent estimate."""
+    import warnings
+
+    from dynid.errors import DynidWarning
+    from dynid.export import identified_model, model_dict, motor_terms, write_mjcf, write_model_file, write_urdf
     from dynid.identify.result import load_result
 
-    if urdf is None and json_out is None and yaml_out is None:
-        raise DataError("nothing to write: give --urdf, --json and/or --yaml")
+    if urdf is None and mjcf is None and json_out is None and yaml_out is None:
+        raise DataError("nothing to write: give --urdf, --mjcf, --json and/or --yaml")
     r = dynid.load_robot(robot)
     result = load_result(params, r, force)
     mismatch = command_warnings()
     model = identified_model(r, result, str(params))
     forced = f"; --force: {' '.join(mismatch)}" if mismatch and force else ""
-    if urdf is not None:
+    _, damping, coulomb, _ = motor_terms(model)
+    if urdf is not None:  # a coupled motor's friction acts on several joints: URDF cannot say it
         write_urdf(urdf, model.robot, name, comment=f"identified by dynid ({model.estimator} estimate, {params}); "
-                                                     "friction, rotor inertia and drives: see the JSON/YAML export"
-                                                     + forced.replace("--", "- -"))
+                                                     "rotor inertia and drives: see the MJCF and JSON/YAML exports"
+                                                     + forced.replace("--", "- -"),
+                   dynamics=None if model.robot.is_coupled else (damping, coulomb))
         console.print(f"wrote [bold]{urdf}[/] (URDF, {model.robot.n} links)")
+    if mjcf is not None:
+        notes = write_mjcf(mjcf, model, name, comment=f"identified by dynid ({model.estimator} estimate, {params})"
+                           + forced)
+        for note in notes:
+            warnings.warn(DynidWarning(f"{mjcf}: {note}"), stacklevel=1)
+        console.print(f"wrote [bold]{mjcf}[/] (MJCF, {model.robot.n} joints: inertials, armature, damping, "
+                      "frictionloss)")
     content = model_dict(model, result)
     if forced:
         content["warnings"] = mismatch

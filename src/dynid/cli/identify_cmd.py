@@ -43,6 +43,9 @@ def identify(robot: str = robot_option(),
              nan: str = O.NAN,
              prior_bound: float = typer.Option(None, "--prior-bound",
                                                help="pc: keep rigid-body parameters within this fraction of the robot's own"),
+             regularize: str = typer.Option(None, "--regularize", help="pc: pull the link inertials toward the "
+                                            "description's with this weight of the entropic (log-det) divergence, or "
+                                            "'auto' (chosen by cross-validation); docs/identification.md"),
              by: str = typer.Option(None, "--per", help="also identify each 'cycle', 'stage' or 'segment' and report "
                                     "the spread"),
              cycles: str = typer.Option(None, "--cycles", help="identify on these cycles only: '6-24', '3,9,16,22', "
@@ -112,6 +115,11 @@ def identify(robot: str = robot_option(),
         kw["max_iter"] = irls_iterations
     if estimator == "pc":
         kw["bound"] = prior_bound
+        if regularize is not None:
+            kw["regularize"], extra["regularization"] = _regularization(regularize, r, paths, options, base, prep,
+                                                                        mapping, nan, cv_folds, kw, chunk_rows)
+    elif regularize is not None:
+        raise DataError(f"--regularize needs --estimator pc (got --estimator {estimator})")
 
     def make():
         return make_estimator(estimator, r, options, base, **kw)
@@ -218,6 +226,27 @@ def _auto_lowpass(r, paths, options, base, prep, mapping, nan, strict, folds, ex
         console.print(f"low-pass cutoff {selection['chosen_hz']:.3g} Hz chosen by {selection['folds']}-fold blocked "
                       f"cross-validation (held-out relative error %: {curve})")
     return prep, selection, notes
+
+
+def _regularization(text, r, paths, options, base, prep, mapping, nan, folds, kw, chunk_rows):
+    """(weight, result.json "regularization") of --regularize WEIGHT | auto (identify/regularize_cv.py)."""
+    from dynid.identify.pipeline import make_estimator
+    from dynid.identify.regularize_cv import fold_normal_equations, select_weight
+
+    if text.strip() != "auto":
+        try:
+            weight = float(text)
+        except ValueError:
+            raise DataError(f"--regularize '{text}': expected a weight >= 0 or 'auto'") from None
+        return weight, {"weight": weight, "chosen_by": "--regularize"}
+    parts = fold_normal_equations(r, paths, options, base, prep, mapping, nan, folds, chunk_rows)
+    selection = select_weight(make_estimator("pc", r, options, base, regularize=1.0, **kw), parts)
+    table = selection.to_dict()
+    curve = ", ".join(f"{w:.3g}: {_fmt(s and 100 * s, '.4f')}" for w, s in zip(table["weights"], table["scores"]))
+    console.print(f"regularization weight {selection.chosen:.3g} chosen by {selection.folds}-fold blocked "
+                  f"cross-validation (held-out relative error %: {curve}; least squares "
+                  f"{_fmt(selection.ols_score and 100 * selection.ols_score, '.4f')})")
+    return selection.chosen, selection.to_dict()
 
 
 def _print_result(result: dict) -> None:

@@ -22,6 +22,7 @@ from dynid.cli.fleet_cmd import fleet_app
 from dynid.cli.identify_cmd import identify, predict, validate
 from dynid.cli.multibody import multibody_app
 from dynid.cli.payload_cmd import payload_app
+from dynid.cli.replay_cmd import replay
 from dynid.cli.report import report
 from dynid.cli.robots import robot_app, robots
 from dynid.cli.simulate_cmd import simulate
@@ -59,6 +60,7 @@ friction_app.command("drift")(friction_drift)
 app.add_typer(friction_app, name="friction")
 app.add_typer(cycles_app, name="cycles")
 app.command("export")(export)
+app.command("replay")(replay)
 app.command("report")(report)
 app.add_typer(fleet_app, name="fleet")
 

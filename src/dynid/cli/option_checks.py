@@ -94,6 +94,9 @@ RULES: dict[str, Rule] = {
     "--decimate": COUNT, "--chunk-rows": COUNT,
     "--max-condition": Rule(low=1, finite=False, why="condition number limit; inf = no limit"),
     "--prior-bound": Rule(low=0, why="a fraction of the description's parameters"),
+    "--regularize": Rule(low=0, words=("auto",), why="weight of the prior's entropic divergence; auto = chosen "
+                         "by cross-validation"),
+    "--window": SECONDS,
     "--tol": Rule(low=0, high=1, open_low=True, open_high=True, why="relative pivot tolerance"),
     "--skip-first": Rule(low=0, why="a number of cycles"),
     "--share": Rule(low=0, high=1, open_low=True, why="a share of dq_max"),

@@ -78,10 +78,15 @@ def _limit(joint) -> str:
     return f"<limit {' '.join(attrs)}/>"
 
 
-def urdf_text(robot, name: str | None = None, comment: str = "") -> str:
+def urdf_text(robot, name: str | None = None, comment: str = "", dynamics=None) -> str:
     """URDF of ``robot`` (its current standard parameters). Revolute joints without finite
     position limits become ``continuous``; a missing effort or velocity limit is written as 0
-    (URDF's "unspecified")."""
+    (URDF's "unspecified"). ``dynamics``: (damping, friction), each (n,) per actuated joint
+    (viscous [N m s/rad | N s/m] and Coulomb [N m | N] coefficients), written as
+    ``<dynamics damping friction>`` (MuJoCo reads them as damping and frictionloss, Pinocchio
+    as its damping and friction)."""
+    joint_dynamics = {} if dynamics is None else {
+        joint.name: (float(dynamics[0][k]), float(dynamics[1][k])) for k, joint in enumerate(robot.actuated_joints)}
     names = _unique_names(robot)
     lines = ['<?xml version="1.0"?>']
     if comment:
@@ -105,7 +110,7 @@ def urdf_text(robot, name: str | None = None, comment: str = "") -> str:
         lines += [f"  <joint name={quoteattr(joint.name)} type=\"{kind}\">",
                   f"    <parent link={quoteattr(parent_link)}/>", f"    <child link={quoteattr(names[i])}/>",
                   f"    {_origin(rot, trans)}", f'    <axis xyz="{_vec(joint.axis)}"/>',
-                  f"    {_limit(joint)}", *_mimic(joint), "  </joint>"]
+                  f"    {_limit(joint)}", *_dynamics(joint_dynamics.get(joint.name)), *_mimic(joint), "  </joint>"]
     for joint in robot.actuated_joints:
         if joint.drive.gear_ratio != 1.0:
             lines += [f"  <transmission name={quoteattr(joint.name + '_transmission')}>",
@@ -117,6 +122,12 @@ def urdf_text(robot, name: str | None = None, comment: str = "") -> str:
     lines += _couplings(robot)
     lines.append("</robot>")
     return "\n".join(lines) + "\n"
+
+
+def _dynamics(values) -> list[str]:
+    if values is None:
+        return []
+    return [f'    <dynamics damping="{_num(values[0])}" friction="{_num(values[1])}"/>']
 
 
 def _mimic(joint) -> list[str]:
@@ -135,6 +146,6 @@ def _couplings(robot) -> list[str]:
             for k, j in zip(*np.nonzero(t)) if k != j]
 
 
-def write_urdf(path: str | Path, robot, name: str | None = None, comment: str = "") -> None:
+def write_urdf(path: str | Path, robot, name: str | None = None, comment: str = "", dynamics=None) -> None:
     """Write ``urdf_text(robot)`` to ``path`` atomically."""
-    atomic_write_text(path, urdf_text(robot, name, comment))
+    atomic_write_text(path, urdf_text(robot, name, comment, dynamics))

@@ -53,6 +53,7 @@ from dynid.errors import IllConditionedError, ModelError
 from dynid.identify.estimators import Estimator, joint_noise_variances
 from dynid.identify.model import FRICTION_MODELS, ModelOptions, full_parameters, parameter_slices
 from dynid.identify.normal_equations import NormalEquations
+from dynid.identify.threads import single_blas_thread
 from dynid.robot.inertia import consistency_problems, from_pseudo_inertia, pseudo_inertia
 from dynid.robot.validation import projected_links
 
@@ -137,8 +138,10 @@ class PhysicallyConsistent(Estimator):
         self.weighted, self.solver = weighted, solver
 
     def fit_normal_equations(self, ne: NormalEquations) -> "PhysicallyConsistent":
-        import cvxpy as cp
+        with single_blas_thread():  # b x b matrices: on a busy machine BLAS threads only contend
+            return self._fit(ne)
 
+    def _fit(self, ne: NormalEquations) -> "PhysicallyConsistent":
         if np.isfinite(self.max_condition):  # data that cannot determine beta: the SDP would return the prior
             try:
                 self._solve(*ne.totals())
@@ -162,34 +165,16 @@ class PhysicallyConsistent(Estimator):
         # weighted), so the regularization stays far below the noise level of the fit
         rss_ls = float(np.sum(ne.residual_ss(pseudo_solve(a, rhs)) / var))
         norm = max(rss_ls, 1e-12 * float(np.sum(ne.C / var)), 1e-300)
-        theta = cp.Variable(self.base.K.shape[1])
-        scale = self._parameter_scale()
-        objective = cp.sum_squares(g @ theta - c) / norm
-        objective += self.regularization * cp.sum_squares(cp.multiply(1.0 / scale, theta - self.prior))
-        constraints = []
-        basis = pseudo_inertia_basis()
         n = self.robot.n_bodies  # one LMI per moving body (mimic followers included)
-        for i in range(n):  # Wensing et al. 2017: J(theta_i) >= 0, one LMI per link
-            ti = theta[10 * i:10 * i + 10]
-            mass_scale = max(abs(self.prior[10 * i]), 1e-3)
-            j_i = sum(ti[k] * basis[k] for k in range(10)) / mass_scale
-            constraints.append(j_i >> 0)
-        constraints += self._sign_constraints(theta)
-        if self.bound is not None:
-            rigid = slice(0, 10 * n)
-            constraints.append(cp.abs(theta[rigid] - self.prior[rigid])
-                               <= self.bound * np.abs(self.prior[rigid]) + 1e-12)
-        problem = cp.Problem(cp.Minimize(objective), constraints)
-        status = self._solve_problem(problem, cp)
-        if theta.value is None or status not in ("optimal", "optimal_inaccurate"):
+        value, status, self.n_iter_ = self._solve_sdp(g, c, norm)
+        if value is None or status not in ("optimal", "optimal_inaccurate"):
             raise IllConditionedError(f"physically consistent identification: solver status '{status}'; "
                                       "the constraints may contradict the prior bounds")
-        solution = np.asarray(theta.value, dtype=float)
+        solution = np.asarray(value, dtype=float)
         self.theta_ = physical_projection(solution, n, self._nonnegative())
         self._report_projection(solution, n, status)
         self.solver_status_ = status
         self.converged_ = status == "optimal"
-        self.n_iter_ = getattr(problem.solver_stats, "num_iters", None)
         self.lmi_min_eig_ = link_lmi_margins(self.theta_, n)
         beta = self.base.K @ self.theta_
         s2 = float(np.sum(ne.residual_ss(beta) / var)) / self._dof(ne)
@@ -204,6 +189,36 @@ class PhysicallyConsistent(Estimator):
         self.warnings_ = (notes + ([f"solver status {status}"] if status != "optimal" else []) + self._moved
                           + prior_note)
         return self._finish(ne, beta, s2 * inv, cond)
+
+    def _solve_sdp(self, g: np.ndarray, c: np.ndarray, norm: float) -> tuple[np.ndarray | None, str, int | None]:
+        """(theta or None, solver status, iterations) of the program of the module docstring:
+        data term ||g theta - c||^2 / norm (~1 at the noise level) and the prior's term."""
+        import cvxpy as cp
+
+        theta = cp.Variable(self.base.K.shape[1])
+        scale = self._parameter_scale()
+        objective = cp.sum_squares(g @ theta - c) / norm
+        objective += self.regularization * cp.sum_squares(cp.multiply(1.0 / scale, theta - self.prior))
+        problem = cp.Problem(cp.Minimize(objective), self._constraints(theta))
+        status = self._solve_problem(problem, cp)
+        return theta.value, status, getattr(problem.solver_stats, "num_iters", None)
+
+    def _constraints(self, theta) -> list:
+        """J(theta_i) >= 0 for every link (Wensing et al. 2017, one LMI per link, scaled by the
+        prior mass), the sign constraints and the prior bound (module docstring)."""
+        import cvxpy as cp
+
+        vec_basis = pseudo_inertia_basis().reshape(10, 16).T  # vec J(theta_i) = P theta_i
+        constraints = []
+        for i in range(self.robot.n_bodies):
+            mass_scale = max(abs(self.prior[10 * i]), 1e-3)
+            constraints.append(cp.reshape(vec_basis @ theta[10 * i:10 * i + 10], (4, 4), order="C") / mass_scale >> 0)
+        constraints += self._sign_constraints(theta)
+        if self.bound is not None:
+            rigid = slice(0, 10 * self.robot.n_bodies)
+            constraints.append(cp.abs(theta[rigid] - self.prior[rigid])
+                               <= self.bound * np.abs(self.prior[rigid]) + 1e-12)
+        return constraints
 
     def _report_projection(self, solution: np.ndarray, n: int, status: str) -> None:
         """projection_ (diagnostics) and the warning when the step onto the constraints is beyond rounding."""

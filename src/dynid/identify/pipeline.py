@@ -42,13 +42,18 @@ BLOCK = 2048  # samples per regressor evaluation: its scratch stays in cache for
 
 
 def make_estimator(name: str, robot, options: ModelOptions, base: BaseParameters, **kw) -> Estimator:
-    """An estimator by name: ols | wls | irls | pc (keyword options passed through)."""
+    """An estimator by name: ols | wls | irls | pc (keyword options passed through; pc with
+    ``regularize=WEIGHT`` is regularized toward the prior, identify/regularized.py)."""
     if name == "pc":
+        weight = kw.pop("regularize", None)
+        if weight is not None:
+            from dynid.identify.regularized import EntropicPhysicallyConsistent
+            return EntropicPhysicallyConsistent(robot, options, base, weight=weight, **kw)
         from dynid.identify.physical import PhysicallyConsistent
         return PhysicallyConsistent(robot, options, base, **kw)
     if name not in ESTIMATORS:
         raise DataError(f"estimator '{name}' unknown, expected one of {list(ESTIMATOR_NAMES)}")
-    for pc_only in ("prior", "bound"):
+    for pc_only in ("prior", "bound", "regularize"):
         kw.pop(pc_only, None)
     return ESTIMATORS[name](names=base.names, **kw)
 

@@ -34,6 +34,7 @@ from dynid.identify.model import ModelOptions, identification_regressor
 from dynid.identify.normal_equations import NormalEquations
 from dynid.identify.result_schema import check_result, check_result_robot
 from dynid.robot.identity import robot_identity
+from dynid.robot.inertia import link_inertials
 
 
 def _num(x) -> float | None:
@@ -82,6 +83,8 @@ def build_result(robot_spec: str, robot, options: ModelOptions, base: BaseParame
         result["standard_parameters"] = [{"name": n, "value": float(v)}
                                          for n, v in zip(base.standard_names, est.theta_)]
         result["lmi_min_eigenvalues"] = [float(v) for v in est.lmi_min_eig_]
+        result["links"] = [link_inertials(link.name, est.theta_[10 * i:10 * i + 10])
+                           for i, link in enumerate(robot.links)]  # every link's standard inertials
     if extra:
         result.update(extra)
     fit["description_scale"], fit["description_scale_per_joint"] = description_scale(robot, options, base,
@@ -183,7 +186,8 @@ def predict_chunks(robot, result: dict, path, mapping: ColumnMapping | None = No
                    with_std: bool = False, since_cold: float | None = None) -> Iterator[dict]:
     """Model torques on a data file, chunk by chunk (bounded memory: ``data.stream``), preprocessed
     as in training (without decimation). Each chunk: {"t" (N,), "tau_hat" (N, n), "tau" (N, n) or
-    None (measured, unfiltered unless ``filter_torque``), "dq" (N, n), "interior" (N,) False for the
+    None (measured, unfiltered unless ``filter_torque``), "q", "dq", "ddq" (N, n) the preprocessed
+    motion the torques are computed from, "interior" (N,) False for the
     ``edge_samples`` at both ends of every segment, "segment" (N,) segment index (``data.segments``),
     "notes"}; chunks of length 0 carry only notes. A torque that is not finite (parameters of
     absurd size) is an error. prep_override: preprocessing fields to change ({"segments": "auto"}).
@@ -225,7 +229,8 @@ def predict_chunks(robot, result: dict, path, mapping: ColumnMapping | None = No
                 raise DataError(f"{path}: the model's torque is not finite at t = {chunk.t[k]:.6g} s; the result's "
                                 f"parameters (largest |value| {np.max(np.abs(beta)):.3g}) cannot be right")
             segment = np.zeros(len(chunk), dtype=np.int64) if chunk.segment is None else chunk.segment
-            out = {"t": chunk.t, "tau_hat": tau_hat, "tau": chunk.tau, "dq": chunk.dq, "interior": keep,
+            out = {"t": chunk.t, "tau_hat": tau_hat, "tau": chunk.tau, "q": chunk.q, "dq": chunk.dq, "ddq": chunk.ddq,
+                   "interior": keep,
                    "segment": segment, "notes": list(chunk.notes)}
             if cov is not None:
                 out["tau_std"] = tau_std
@@ -238,7 +243,7 @@ def predict_file(robot, result: dict, path, mapping: ColumnMapping | None = None
     """``predict_chunks`` of a whole file in memory: the same keys, arrays over all samples
     ("tau" None when the file has no torques; "tau_std" with ``with_std``); for long logs prefer
     the chunks."""
-    parts = {key: [] for key in ("t", "tau_hat", "tau", "dq", "interior", "segment")
+    parts = {key: [] for key in ("t", "tau_hat", "tau", "q", "dq", "ddq", "interior", "segment")
              + (("tau_std",) if with_std else ())}
     notes = []
     for chunk in predict_chunks(robot, result, path, mapping, chunk_rows, filter_torque, prep_override, with_std,

@@ -180,6 +180,16 @@ def _violation_text(theta) -> str:
     return " (no positive moment)" if not math.isfinite(v) else f" by {100 * v:.3g} % of J3"
 
 
+def link_inertials(name: str, theta: np.ndarray) -> dict:
+    """One link's standard inertials as result.json stores them: {"name", "mass" [kg],
+    "first_moment" m c [kg m], "inertia" [Ixx, Ixy, Ixz, Iyy, Iyz, Izz] about the link frame
+    origin [kg m^2], "com" [m], "inertia_about_com" [kg m^2]} (link axes, CONTRACTS.md order)."""
+    theta = np.asarray(theta, dtype=float)
+    mass, com, ic = to_mass_com_inertia(theta)
+    return {"name": name, "mass": mass, "first_moment": theta[1:4].tolist(), "inertia": theta[4:10].tolist(),
+            "com": com.tolist(), "inertia_about_com": inertia_six(ic).tolist()}
+
+
 def solid_cylinder(mass: float, radius: float, length: float) -> np.ndarray:
     """Principal central moments (axis first) of a homogeneous cylinder: [m r^2/2, m(3r^2+l^2)/12 x2]."""
     axial = 0.5 * mass * radius**2

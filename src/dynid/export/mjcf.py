@@ -1,0 +1,153 @@
+"""MJCF (MuJoCo) model of an identified robot: its kinematics, the identified link inertials and
+each motor's identified terms as MuJoCo's joint (or tendon) attributes.
+
+Bodies are dynid's link frames at q = 0: body i sits at P_i E_i in its parent's link frame
+(placement, then the link offset of standard DH; identity offsets for URDF and MDH robots), and
+its joint turns (hinge) or slides (slide) about R_E^T axis through the joint-frame origin
+-R_E^T t_E in body coordinates, so that P_i M_i(q) E_i = (P_i E_i)(E_i^-1 M_i(q) E_i). Each body
+carries ``<inertial pos mass fullinertia>`` (centre of mass, mass, central inertia in link axes,
+17 significant digits); ``<compiler inertiafromgeom="false">`` keeps MuJoCo from replacing them,
+and the capsules drawn between joints (``group 1``, no contact, no mass) are only for viewing.
+
+Identified model terms (identify.model), joint side, per motor k:
+
+    tau += I_a,k ddq_k + Fv_k dq_k + Fc_k sign(dq_k)   ->   armature, damping, frictionloss
+
+MuJoCo puts ``armature`` into the mass matrix and ``damping`` into the passive force
+-damping dq, so ``mj_inverse`` with constraints disabled returns M ddq + c + g + I_a ddq + Fv dq;
+``frictionloss`` is a friction *constraint*: while the joint moves it resists with exactly
+Fc (the Coulomb term), at rest it holds up to Fc (static friction), with MuJoCo's constraint
+softness in between. With a coupled transmission (R = diag(N)^-1 T, motor k moving several
+joints) motor k's terms act on its velocity R_k dq: they go on a fixed tendon of length
+sum_j R_kj q_j (``<tendon><fixed armature damping frictionloss>``), whose armature, damping
+and friction MuJoCo maps onto the joints through R_k^T exactly as dynid's eq. C1 does.
+
+What MuJoCo cannot express is left out, each with a note (written into the file and returned):
+torque offsets (no constant joint force in a model: add them to the applied torque),
+asymmetric friction (written as the mean of the two directions), the polynomial model's
+Fv2 dq^2 sign(dq) + Fv3 dq^3 (only Fc and Fv are written), the tanh of ``--smooth-sign``
+(frictionloss has its own regularization), and mimic joints (refused: not written).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from xml.sax.saxutils import quoteattr
+
+import numpy as np
+
+from dynid.data.io import atomic_write_text
+from dynid.errors import DataError
+from dynid.export.urdf import _num, _unique_names, _vec
+from dynid.identify.model import FRICTION_MODELS
+from dynid.robot.inertia import to_mass_com_inertia
+
+VIEW_RADIUS = 0.02  # m, capsules drawn between joints (viewing only)
+
+
+def motor_terms(model) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """(armature, damping, frictionloss) (n,) per motor, joint side, and the notes on what the
+    identified model has that MuJoCo cannot express (module docstring)."""
+    n, options = model.robot.n, model.options
+    names = FRICTION_MODELS[options.friction]
+    f = dict(zip(names, np.asarray(model.friction, dtype=float).reshape(n, len(names)).T))
+    notes = []
+    zero = np.zeros(n)
+    if options.friction == "asymmetric":
+        coulomb, viscous = 0.5 * (f["Fcp"] + f["Fcn"]), 0.5 * (f["Fvp"] + f["Fvn"])
+        notes.append("asymmetric friction written as the mean of both directions (MuJoCo's damping and "
+                     "frictionloss are symmetric): Fc = (Fcp + Fcn) / 2, Fv = (Fvp + Fvn) / 2")
+    else:
+        coulomb, viscous = f.get("Fc", zero), f.get("Fv", zero)
+    if options.friction == "polynomial" and (np.any(f["Fv2"]) or np.any(f["Fv3"])):
+        notes.append("polynomial friction: Fv2 dq^2 sign(dq) + Fv3 dq^3 left out (MuJoCo's damping is linear); "
+                     f"Fv2 = {np.round(f['Fv2'], 6).tolist()}, Fv3 = {np.round(f['Fv3'], 6).tolist()}")
+    if options.smooth_sign > 0:
+        notes.append(f"the identified Coulomb term uses tanh(dq / {options.smooth_sign:g}); MuJoCo's frictionloss "
+                     "is a friction constraint (full Fc while moving, static friction at rest)")
+    if model.offsets is not None and np.any(model.offsets):
+        notes.append("torque offsets left out (MuJoCo has no constant joint force): add them to the applied "
+                     f"torques: {np.round(model.offsets, 6).tolist()} N m")
+    armature = zero if model.rotor_inertia is None else np.asarray(model.rotor_inertia, dtype=float)
+    return armature, viscous, coulomb, notes
+
+
+def mjcf_text(model, name: str | None = None, comment: str = "") -> tuple[str, list[str]]:
+    """(MJCF text, notes) of an ``export.identified.IdentifiedModel`` (module docstring)."""
+    robot = model.robot
+    if robot.has_mimic:
+        raise DataError(f"robot '{robot.name}' has mimic joints: the MJCF export does not write them (MuJoCo "
+                        "needs an <equality joint> constraint per follower); export the URDF instead")
+    armature, damping, frictionloss, notes = motor_terms(model)
+    rows = robot.motor_rows if robot.is_coupled else np.eye(robot.n)
+    own = [bool(np.count_nonzero(rows[k]) == 1 and rows[k, k] == 1.0) for k in range(robot.n)]
+    names = _unique_names(robot)
+    children = {i: [c for c, j in enumerate(robot.joints) if j.parent == i] for i in range(-1, robot.n_bodies)}
+    lines = ['<?xml version="1.0"?>']
+    for text in ([comment] if comment else []) + notes:
+        lines.append("<!-- " + text.replace("--", "- -") + " -->")
+    lines += [f"<mujoco model={quoteattr(name or robot.name)}>",
+              '  <compiler angle="radian" inertiafromgeom="false" autolimits="true"/>',
+              f'  <option gravity="{_vec(robot.gravity)}"/>',
+              f'  <default><geom type="capsule" size="{VIEW_RADIUS}" contype="0" conaffinity="0" group="1" '
+              'mass="0" rgba="0.6 0.6 0.7 1"/></default>',
+              "  <worldbody>"]
+    actuated = {int(i): k for k, i in enumerate(robot.actuated)}
+
+    def body(i: int, depth: int) -> None:
+        joint, pad = robot.joints[i], "  " * depth
+        re, te = joint.offset_rotation, joint.offset_translation
+        rot = joint.placement_rotation @ re
+        pos = joint.placement_translation + joint.placement_rotation @ te
+        axes = np.concatenate([rot[:, 0], rot[:, 1]])  # MJCF xyaxes: the body's x and y axes, exactly
+        lines.append(f"{pad}<body name={quoteattr(names[i])} pos=\"{_vec(pos)}\" xyaxes=\"{_vec(axes)}\">")
+        mass, com, ic = to_mass_com_inertia(robot.links[i].inertial)
+        full = (ic[0, 0], ic[1, 1], ic[2, 2], ic[0, 1], ic[0, 2], ic[1, 2])
+        lines.append(f'{pad}  <inertial pos="{_vec(com)}" mass="{_num(mass)}" fullinertia="{_vec(full)}"/>')
+        attrs = [f"name={quoteattr(joint.name)}", f'type="{"slide" if joint.type == "prismatic" else "hinge"}"',
+                 f'pos="{_vec(-re.T @ te)}"', f'axis="{_vec(re.T @ joint.axis)}"']
+        lim = joint.limits
+        if math.isfinite(lim.q_min) and math.isfinite(lim.q_max):
+            attrs.append(f'range="{_num(lim.q_min)} {_num(lim.q_max)}"')
+        k = actuated.get(i)
+        if k is not None and own[k]:
+            attrs += [f'armature="{_num(armature[k])}"', f'damping="{_num(damping[k])}"',
+                      f'frictionloss="{_num(frictionloss[k])}"']
+        lines.append(f"{pad}  <joint {' '.join(attrs)}/>")
+        for c in children[i]:
+            child = robot.joints[c]
+            tip = child.placement_translation  # the child's joint origin, in this link frame
+            if np.linalg.norm(tip) > 1e-9:
+                lines.append(f'{pad}  <geom fromto="0 0 0 {_vec(tip)}"/>')
+            body(c, depth + 1)
+        lines.append(f"{pad}</body>")
+
+    for root in children[-1]:
+        body(root, 2)
+    lines.append("  </worldbody>")
+    tendons = [k for k in range(robot.n) if not own[k]]
+    if tendons:  # coupled motors: their terms act through row k of R (module docstring)
+        lines.append("  <tendon>")
+        joint_names = [robot.joints[i].name for i in robot.actuated]
+        for k in tendons:
+            lines.append(f"    <fixed name={quoteattr(joint_names[k] + '_motor')} armature=\"{_num(armature[k])}\" "
+                         f"damping=\"{_num(damping[k])}\" frictionloss=\"{_num(frictionloss[k])}\">")
+            lines += [f"      <joint joint={quoteattr(joint_names[j])} coef=\"{_num(rows[k, j])}\"/>"
+                      for j in np.flatnonzero(rows[k])]
+            lines.append("    </fixed>")
+        lines.append("  </tendon>")
+    lines.append("  <actuator>")  # joint torques as controls (ctrl = tau [N m | N])
+    for joint in robot.actuated_joints:
+        limit = joint.limits.tau_max
+        bound = f' ctrlrange="{_num(-limit)} {_num(limit)}"' if math.isfinite(limit) else ' ctrllimited="false"'
+        lines.append(f"    <motor name={quoteattr(joint.name)} joint={quoteattr(joint.name)} gear=\"1\"{bound}/>")
+    lines += ["  </actuator>", "</mujoco>"]
+    return "\n".join(lines) + "\n", notes
+
+
+def write_mjcf(path: str | Path, model, name: str | None = None, comment: str = "") -> list[str]:
+    """Write ``mjcf_text(model)`` to ``path`` atomically; returns its notes."""
+    text, notes = mjcf_text(model, name, comment)
+    atomic_write_text(path, text)
+    return notes
