@@ -38,7 +38,8 @@ def fits(tmp_path_factory):
         write_columns(d / f"{name}.csv", mujoco_log(model, true, random_multisine(cad, seed=seed, fraction=0.7),
                                                     seconds, seed=seed))
     results, validation = {}, {}
-    for name, args in (("ols", []), ("pc", ["--estimator", "pc"]), ("reg", ["--estimator", "pc", "--regularize", "auto"])):
+    estimators = (("ols", []), ("pc", ["--estimator", "pc"]), ("reg", ["--estimator", "pc", "--regularize", "auto"]))
+    for name, args in estimators:
         out = run_ok("identify", "-r", "er3a", "--data", d / "train.csv", "--out", d / f"{name}.json", *args)
         if name == "reg":
             assert "chosen by 5-fold blocked cross-validation" in out
@@ -136,3 +137,30 @@ def test_regularize_needs_pc_and_a_weight(tmp_path):
                                      "--estimator", "pc", "--regularize", "lots")
     assert "--regularize -1" in failing("identify", "-r", "planar2", "--data", log, "--out", tmp_path / "r.json",
                                         "--estimator", "pc", "--regularize", "-1")
+
+
+def test_parameters_a_joint_held_still_cannot_determine_stay_at_the_description(tmp_path):
+    """er3a with joint 1 held still (as the real iiwa's joints 1-2): the base parameters its
+    motion would excite keep the description's values exactly (std null, said so), as least
+    squares keeps them; plain pc leaves them to its constraints."""
+    from dynid.data.io import write_joint_data
+    from dynid.simulate import Measurement, simulate_joint_data
+
+    robot = dynid.load_robot("er3a")
+    t = np.arange(0.0, 12.0, 0.01)
+    q, dq, ddq = random_multisine(robot, seed=5, fraction=0.6).sample(t)
+    q[:, 0], dq[:, 0], ddq[:, 0] = 0.3, 0.0, 0.0
+    data, _, _ = simulate_joint_data(perturbed(robot, 5), t, q, dq, ddq, ModelOptions(),
+                                     measurement=Measurement(tau_noise=0.01), seed=5)
+    write_joint_data(tmp_path / "still.csv", data)
+    out = run_ok("identify", "-r", "er3a", "--data", tmp_path / "still.csv", "--out", tmp_path / "reg.json",
+                 "--estimator", "pc", "--regularize", "10", "--lowpass", "8")
+    assert "keeps the robot description's value" in out
+    result = json.loads((tmp_path / "reg.json").read_text())
+    base = base_parameters(robot, ModelOptions())
+    prior = base.K @ full_parameters(robot, ModelOptions())
+    held = [k for k, p in enumerate(result["base_parameters"]) if p.get("determined") is False]
+    assert held and all(result["base_parameters"][k]["std"] is None for k in held)
+    values = np.array([p["value"] for p in result["base_parameters"]])
+    np.testing.assert_allclose(values[held], prior[held], rtol=1e-6, atol=1e-9 * np.abs(prior).max())
+    np.testing.assert_allclose(base.K @ _theta(result), values, rtol=1e-9, atol=1e-12)  # the links say the same

@@ -117,7 +117,8 @@ def identify(robot: str = robot_option(),
         kw["bound"] = prior_bound
         if regularize is not None:
             kw["regularize"], extra["regularization"] = _regularization(regularize, r, paths, options, base, prep,
-                                                                        mapping, nan, cv_folds, kw, chunk_rows)
+                                                                        mapping, nan, cv_folds, kw, chunk_rows,
+                                                                        still_range)
     elif regularize is not None:
         raise DataError(f"--regularize needs --estimator pc (got --estimator {estimator})")
 
@@ -228,7 +229,7 @@ def _auto_lowpass(r, paths, options, base, prep, mapping, nan, strict, folds, ex
     return prep, selection, notes
 
 
-def _regularization(text, r, paths, options, base, prep, mapping, nan, folds, kw, chunk_rows):
+def _regularization(text, r, paths, options, base, prep, mapping, nan, folds, kw, chunk_rows, still_range):
     """(weight, result.json "regularization") of --regularize WEIGHT | auto (identify/regularize_cv.py)."""
     from dynid.identify.pipeline import make_estimator
     from dynid.identify.regularize_cv import fold_normal_equations, select_weight
@@ -239,13 +240,19 @@ def _regularization(text, r, paths, options, base, prep, mapping, nan, folds, kw
         except ValueError:
             raise DataError(f"--regularize '{text}': expected a weight >= 0 or 'auto'") from None
         return weight, {"weight": weight, "chosen_by": "--regularize"}
-    parts = fold_normal_equations(r, paths, options, base, prep, mapping, nan, folds, chunk_rows)
-    selection = select_weight(make_estimator("pc", r, options, base, regularize=1.0, **kw), parts)
+    parts, found = fold_normal_equations(r, paths, options, base, prep, mapping, nan, folds, chunk_rows, still_range)
+    estimator = make_estimator("pc", r, options, base, regularize=1.0, **kw)
+    estimator.hold = (found.index, found.prior[found.index]) if found else None
+    selection = select_weight(estimator, parts, found)
     table = selection.to_dict()
     curve = ", ".join(f"{w:.3g}: {_fmt(s and 100 * s, '.4f')}" for w, s in zip(table["weights"], table["scores"]))
     console.print(f"regularization weight {selection.chosen:.3g} chosen by {selection.folds}-fold blocked "
                   f"cross-validation (held-out relative error %: {curve}; least squares "
-                  f"{_fmt(selection.ols_score and 100 * selection.ols_score, '.4f')})")
+                  f"{_fmt(selection.ols_score and 100 * selection.ols_score, '.4f')})"
+                  + {"upper": "; the largest weight tried: the log does not move the link inertials off the "
+                              "description's (friction, rotor inertia and offsets are fitted all the same)",
+                     "lower": "; the smallest weight tried: the description's inertials cost accuracy"}.get(
+                      selection.edge, ""))
     return selection.chosen, selection.to_dict()
 
 

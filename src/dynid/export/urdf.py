@@ -11,7 +11,9 @@ Numbers are written with 17 significant digits (``repr``), so a reader recovers 
 doubles. The inertial <origin> carries the center of mass with rpy 0 and the full central
 inertia tensor (no diagonalization). A ``<mujoco><compiler>`` element tells MuJoCo to take
 the inertials as written (no inertia from geometry, no balancing, no fusion of static bodies);
-other URDF readers ignore it.
+other URDF readers ignore it. Joint friction, when given, is ``<dynamics damping friction>``
+(viscous and Coulomb coefficients: the URDF spec's meaning, read by MuJoCo as damping and
+frictionloss and by Pinocchio as damping and friction).
 """
 
 from __future__ import annotations

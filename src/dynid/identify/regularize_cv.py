@@ -19,9 +19,13 @@ walks decades from ``START``: down while a tenth of the weight scores better by 
 ``TIE``, or, when already on the plateau, up while the score stays on it (within
 ``GRID_LIMITS``); then the weight sqrt(10) above the chosen one is tried. A typical log needs
 4-5 weights x the folds refits.
-The least-squares refits (OLS) are scored alongside, for comparison (``ols_score``).
+The least-squares refits (OLS, the undetermined parameters held alike: crossval.py's
+``held_out_score``) are scored alongside, for comparison (``ols_score``).
 
-One estimator (one compiled convex program, regularized.py) serves every fold and weight.
+Base parameters that joints held still leave undetermined (undetermined.py, on the folds'
+position ranges as crossval.py finds them) are held at the description's values in every refit,
+as in the final fit. One estimator (one compiled convex program, regularized.py) serves every
+fold and weight.
 """
 
 from __future__ import annotations
@@ -37,11 +41,13 @@ from dynid.data.columns import ColumnMapping
 from dynid.data.preprocess import Preprocessing, edge_samples, sample_rate
 from dynid.errors import DataError, IllConditionedError
 from dynid.identify.base import BaseParameters, identifiability_table
-from dynid.identify.crossval import BUDGET, FOLDS, _subtract, fold_equations, fold_labels
+from dynid.identify.crossval import (
+    BUDGET, FOLDS, _subtract, _undetermined, fold_equations, fold_labels, held_out_score,
+)
 from dynid.identify.model import ModelOptions
 from dynid.identify.normal_equations import NormalEquations
-from dynid.identify.physical import pseudo_solve
 from dynid.identify.threads import single_blas_thread
+from dynid.identify.undetermined import STILL_RANGE, Undetermined
 
 START = 1e2  # the first weight tried (with START / 10)
 GRID_LIMITS = (1e-4, 1e7)  # the weights tried stay within these
@@ -61,13 +67,24 @@ class WeightSelection:
     failures: dict = field(default_factory=dict)
     cpu_seconds: float = 0.0
 
+    @property
+    def edge(self) -> str | None:
+        """"upper" when the chosen weight is the largest the search may try (the data do not move
+        the link inertials off the description's by more than the score can see), "lower" for the
+        smallest, else None."""
+        if self.chosen == max(self.weights) and self.chosen * 10 > GRID_LIMITS[1]:
+            return "upper"
+        if self.chosen == min(self.weights) and self.chosen / 10 < GRID_LIMITS[0]:
+            return "lower"
+        return None
+
     def to_dict(self) -> dict:
         order = np.argsort(self.weights)
         return {"divergence": "entropic (log-det) divergence of pseudo-inertias, Lee, Wensing & Park 2020",
                 "weight": self.chosen, "chosen_by": "blocked cross-validation",
                 "criterion": "held-out relative torque error, all joints (refit without the fold)",
                 "weights": [self.weights[k] for k in order], "scores": [self.scores[k] for k in order],
-                "ols_score": self.ols_score, "folds": self.folds, "samples": self.samples,
+                "ols_score": self.ols_score, "edge": self.edge, "folds": self.folds, "samples": self.samples,
                 "failures": self.failures, "cpu_seconds": self.cpu_seconds}
 
 
@@ -91,19 +108,11 @@ def held_out_scores(estimator, parts: list[NormalEquations], weights) -> tuple[d
     return scores, failures
 
 
-def ols_score(parts: list[NormalEquations]) -> float:
-    """Score (R4) of the least-squares refits (minimum norm where the folds leave directions free)."""
-    total = NormalEquations(parts[0].n, parts[0].b)
-    for p in parts:
-        total.merge(p)
-    with single_blas_thread():
-        rss = sum(float(p.residual_ss(pseudo_solve(*_subtract(total, p).totals())).sum()) for p in parts)
-    return math.sqrt(rss / max(float(total.C.sum()), 1e-300))
-
-
-def select_weight(estimator, parts: list[NormalEquations]) -> WeightSelection:
+def select_weight(estimator, parts: list[NormalEquations], found: Undetermined | None = None) -> WeightSelection:
     """The weight of the module docstring for the ``EntropicPhysicallyConsistent`` ``estimator``
-    (left fitted on the last fold tried; refit it on all data with the chosen weight)."""
+    (left fitted on the last fold tried; refit it on all data with the chosen weight); ``found``:
+    the base parameters held at the description's values (by the estimator's ``hold``), held in
+    the least-squares refits too."""
     cpu = time.process_time()
     scores, failures = {}, {}
 
@@ -129,9 +138,15 @@ def select_weight(estimator, parts: list[NormalEquations]) -> WeightSelection:
         raise DataError("--regularize auto: no weight could be scored (every refit without a fold failed: "
                         f"{next(iter(failures.values()))}); give --regularize WEIGHT")
     chosen = _largest_tied(scores)
-    score(chosen * math.sqrt(10))  # between the chosen decade and the next
+    if chosen * math.sqrt(10) <= GRID_LIMITS[1]:
+        score(chosen * math.sqrt(10))  # between the chosen decade and the next
     chosen = _largest_tied(scores)
-    return WeightSelection(chosen, list(scores), list(scores.values()), ols_score(parts), len(parts),
+    try:
+        with single_blas_thread():
+            ols = held_out_score(parts, None, float("inf"), found)[0]
+    except IllConditionedError:
+        ols = None
+    return WeightSelection(chosen, list(scores), list(scores.values()), ols, len(parts),
                            int(sum(int(p.rows.max()) for p in parts)), failures, time.process_time() - cpu)
 
 
@@ -149,9 +164,11 @@ def _largest_tied(scores: dict) -> float:
 
 def fold_normal_equations(robot, paths, options: ModelOptions, base: BaseParameters, prep: Preprocessing,
                           mapping: ColumnMapping = ColumnMapping(), nan: str = "drop", folds: int = FOLDS,
-                          chunk_rows: int = 50_000) -> list[NormalEquations]:
-    """Per-fold normal equations of the log file(s) ``paths`` preprocessed with ``prep`` (module
-    docstring: the folds of crossval.py)."""
+                          chunk_rows: int = 50_000, still_range: float = STILL_RANGE
+                          ) -> tuple[list[NormalEquations], Undetermined]:
+    """(per-fold normal equations, the base parameters joints held still leave undetermined
+    there) of the log file(s) ``paths`` preprocessed with ``prep`` (module docstring: the folds
+    and the still joints of crossval.py)."""
     paths = [paths] if isinstance(paths, str) or not hasattr(paths, "__iter__") else list(paths)
     share = max(BUDGET // len(paths), 1)
     blocks = pieces([b for p in paths for b in read_blocks(p, robot, mapping, nan, share, folds, chunk_rows, prep)])
@@ -175,4 +192,4 @@ def fold_normal_equations(robot, paths, options: ModelOptions, base: BaseParamet
     if empty:
         raise DataError(f"{paths[0]}: the log is too short for {folds}-fold cross-validation of --regularize (fold "
                         f"{empty[0] + 1} is empty); give --regularize WEIGHT or fewer --cv-folds")
-    return parts
+    return parts, _undetermined(robot, options, base, blocks, trim, still_range)

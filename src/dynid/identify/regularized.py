@@ -92,23 +92,25 @@ def link_divergences(theta: np.ndarray, prior: np.ndarray, n_bodies: int) -> lis
 
 class EntropicPhysicallyConsistent(PhysicallyConsistent):
     """``PhysicallyConsistent`` with the entropic prior term of eq. (R3), weight ``weight`` (w of
-    eq. R2, >= 0; it may be changed between fits). The convex program is compiled once per
-    estimator with its data as cvxpy parameters, so refits (cross-validation folds, other
-    weights) only solve. Extra results: divergence_ (n_bodies,) D(J_i || Jbar_i) at the estimate
-    (None for a link without a prior)."""
+    eq. R2, >= 0; it may be changed between fits). ``hold``: (indices, values) of base
+    parameters held at given values (K_U theta = beta_U: those a log with joints held still
+    cannot determine, at the description's values, as least squares holds them; undetermined.py).
+    The convex program is compiled once per estimator with its data as cvxpy parameters, so
+    refits (cross-validation folds, other weights) only solve. Extra results: divergence_
+    (n_bodies,) D(J_i || Jbar_i) at the estimate (None for a link without a prior)."""
 
-    def __init__(self, robot, options, base, weight: float = 1.0, **kw):
+    def __init__(self, robot, options, base, weight: float = 1.0, hold=None, **kw):
         super().__init__(robot, options, base, **kw)
-        self.weight = weight
-        self._program = None
+        self.weight, self.hold = weight, hold
+        self._program, self._compiled_hold = None, None
 
     def _solve_sdp(self, g: np.ndarray, c: np.ndarray, norm: float):
         import cvxpy as cp
 
         if not (np.isfinite(self.weight) and self.weight >= 0):
             raise ValueError(f"regularization weight {self.weight!r}: expected a finite number >= 0")
-        if self._program is None:
-            self._program = self._compile(cp)
+        if self._program is None or self._compiled_hold is not self.hold:
+            self._program, self._compiled_hold = self._compile(cp), self.hold
         problem, theta, data, rhs, prior_scale = self._program
         rows = np.zeros(data.shape)  # g has at most b rows (directions the data see): pad with zeros
         rows[:g.shape[0]] = g / np.sqrt(norm)
@@ -136,16 +138,52 @@ class EntropicPhysicallyConsistent(PhysicallyConsistent):
             x = cp.reshape(white @ theta[10 * i:10 * i + 10], (4, 4), order="C")
             divergences.append(cp.trace(x) - cp.log_det(x) - 4.0)  # eq. (R1) with Jbar = 1
         scale = self._parameter_scale()
-        objective = cp.sum_squares(data @ theta - rhs)  # physical.py's small term on every parameter, as w = 0
+        objective = cp.sum_squares(data @ theta - rhs)
+        # physical.py's small term on every parameter (what w = 0 leaves)
         objective += self.regularization * cp.sum_squares(cp.multiply(1.0 / scale, theta - self.prior))
         if divergences:
             objective += prior_scale * cp.sum(cp.hstack(divergences))
-        problem = cp.Problem(cp.Minimize(objective), self._constraints(theta))
+        constraints = self._constraints(theta)
+        if self.hold is not None and len(self.hold[0]):  # base parameters the log cannot determine
+            constraints.append(self.base.K[np.asarray(self.hold[0])] @ theta == np.asarray(self.hold[1], dtype=float))
+        problem = cp.Problem(cp.Minimize(objective), constraints)
         return problem, theta, data, rhs, prior_scale
 
     def fit_normal_equations(self, ne):
         super().fit_normal_equations(ne)
         self.divergence_ = link_divergences(self.theta_, self.prior, self.robot.n_bodies)
+        return self
+
+    def _solve(self, a, rhs):
+        """``Estimator._solve`` of the base parameters not held (their conditioning is what the
+        data must carry; a held parameter's regressor column may be zero): (beta, A^-1, cond)
+        with zeros in the held rows and columns of A^-1."""
+        if self.hold is None or not len(self.hold[0]):
+            return super()._solve(a, rhs)
+        held, values = np.asarray(self.hold[0]), np.asarray(self.hold[1], dtype=float)
+        free = np.setdiff1d(np.arange(a.shape[0]), held)
+        names = self.names
+        self.names = None if names is None else [names[k] for k in free]  # labels of the sub-problem's errors
+        try:
+            reduced = rhs[free] - a[np.ix_(free, held)] @ values  # the held parameters' share moved right
+            beta_free, inv_free, cond = super()._solve(a[np.ix_(free, free)], reduced)
+        finally:
+            self.names = names
+        beta, inv = np.empty(a.shape[0]), np.zeros(a.shape)
+        beta[free], beta[held] = beta_free, values
+        inv[np.ix_(free, free)] = inv_free
+        return beta, inv, cond
+
+    def _finish(self, ne, beta, cov, cond):
+        """``Estimator._finish`` with the held base parameters out of the covariance (they are not
+        estimated: std NaN, as least squares reports them, undetermined.expand)."""
+        if self.hold is None or not len(self.hold[0]):
+            return super()._finish(ne, beta, cov, cond)
+        held = np.asarray(self.hold[0])
+        cov = np.array(cov, dtype=float)
+        cov[held, :], cov[:, held] = 0.0, 0.0
+        super()._finish(ne, beta, cov, cond)
+        self.std_[held], self.rel_std_[held] = np.nan, np.nan
         return self
 
     def diagnostics(self) -> dict:

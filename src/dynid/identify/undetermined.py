@@ -22,7 +22,9 @@ is estimated and ``mx2`` keeps its description value.
 The undetermined parameters are fixed at ``prior = K theta_description`` (friction and
 offsets 0, rotor inertias from the drives) and the others are estimated from the normal
 equations of tau - W_U beta_U = W_D beta_D (``reduce``); result.json marks them
-``"determined": false`` with ``std: null`` and says why.
+``"determined": false`` with ``std: null`` and says why. The physically consistent estimate
+fits them all (its constraints bound them) unless it is regularized toward the description
+(regularized.py), which holds them there as the equality K_U theta = prior_U.
 """
 
 from __future__ import annotations
@@ -119,7 +121,7 @@ def annotate(result: dict, found: Undetermined, robot, base: BaseParameters, est
     add ``undetermined`` and a warning naming them."""
     if not found:
         return
-    held = "keeps the robot description's value" if estimator != "pc" else \
+    held = "keeps the robot description's value" if estimator != "pc" or "regularization" in result else \
         "is chosen by the physical-consistency constraints, not by the data"
     for k in found.index:
         entry = result["base_parameters"][k]
@@ -148,9 +150,13 @@ def fit_determined(make, ne: NormalEquations, base: BaseParameters, found: Undet
     """Fit ``make()`` (an estimator) to the determined parameters; returns it with ``coef_``,
     ``std_``, ``rel_std_`` over all b base parameters (NaN std for the undetermined ones,
     whose values are the prior). ``pc``: the physically consistent estimator fits them all
-    (its constraints bound what the data leave free; ``annotate`` says so)."""
+    (its constraints bound what the data leave free; ``annotate`` says so), unless it can
+    ``hold`` them at the prior (pc regularized toward the description, regularized.py)."""
     if not found or pc:
-        return make().fit_normal_equations(ne)
+        est = make()
+        if found and hasattr(est, "hold"):  # pc regularized toward the description: held there (regularized.py)
+            est.hold = (found.index, found.prior[found.index])
+        return est.fit_normal_equations(ne)
     fixed = found.index
     keep = np.setdiff1d(np.arange(base.rank), fixed)
     est = make()

@@ -38,18 +38,12 @@ def load_model(path: str | Path):
 
 def joint_addresses(model, joint_names: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """(qpos, dof) addresses (n,) of the named joints in a MuJoCo model."""
-    qpos, dof = [], []
-    for name in joint_names:
-        jid = model.joint(name).id if name in _joint_names(model) else -1
-        if jid < 0:
-            raise DataError(f"the MuJoCo model has no joint '{name}' (its joints: {_joint_names(model)})")
-        qpos.append(model.jnt_qposadr[jid])
-        dof.append(model.jnt_dofadr[jid])
-    return np.array(qpos), np.array(dof)
-
-
-def _joint_names(model) -> list[str]:
-    return [model.joint(i).name for i in range(model.njnt)]
+    names = [model.joint(i).name for i in range(model.njnt)]
+    missing = [name for name in joint_names if name not in names]
+    if missing:
+        raise DataError(f"the MuJoCo model has no joint {missing[0]!r} (its joints: {names})")
+    ids = [names.index(name) for name in joint_names]
+    return np.array(model.jnt_qposadr[ids]), np.array(model.jnt_dofadr[ids])
 
 
 def _sign(v: np.ndarray, smooth_sign: float) -> np.ndarray:
@@ -64,20 +58,22 @@ def inverse_torques(model, joint_names: list[str], q, dq, ddq, smooth_sign: floa
     qadr, dadr = joint_addresses(model, joint_names)
     if model.nq != model.nv or model.nv != len(joint_names):
         raise DataError(f"the MuJoCo model has {model.nv} degrees of freedom, the data {len(joint_names)} joints")
-    model.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
+    flags = int(model.opt.disableflags)
+    model.opt.disableflags = flags | int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
     data = mujoco.MjData(model)
     out = np.empty(q.shape)
-    friction = np.empty(q.shape)
-    for s in range(q.shape[0]):  # MuJoCo has no batched inverse dynamics (module docstring)
-        data.qpos[qadr], data.qvel[dadr], data.qacc[dadr] = q[s], dq[s], ddq[s]
-        mujoco.mj_inverse(model, data)
-        out[s] = data.qfrc_inverse[dadr]
-        force = model.dof_frictionloss * _sign(data.qvel, smooth_sign)
-        if model.ntendon:
-            force = force + (model.tendon_frictionloss * _sign(data.ten_velocity, smooth_sign)) @ _tendon_jacobian(
-                model, data)
-        friction[s] = force[dadr]
-    return out + friction
+    try:
+        for s in range(q.shape[0]):  # MuJoCo has no batched inverse dynamics (module docstring)
+            data.qpos[qadr], data.qvel[dadr], data.qacc[dadr] = q[s], dq[s], ddq[s]
+            mujoco.mj_inverse(model, data)
+            force = data.qfrc_inverse + model.dof_frictionloss * _sign(data.qvel, smooth_sign)
+            if model.ntendon:
+                force += (model.tendon_frictionloss * _sign(data.ten_velocity, smooth_sign)) @ _tendon_jacobian(
+                    model, data)
+            out[s] = force[dadr]
+    finally:
+        model.opt.disableflags = flags
+    return out
 
 
 def _tendon_jacobian(model, data) -> np.ndarray:
@@ -92,16 +88,41 @@ def _tendon_jacobian(model, data) -> np.ndarray:
     return dense
 
 
+def windows(t: np.ndarray, window: float | None, breaks=(), keep=None) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, ends) sample indices of the replay windows: runs of ``keep`` samples (default all)
+    not crossing a segment start (``breaks``), each cut every ``window`` seconds of its own time
+    (None: whole runs); windows of one sample are dropped."""
+    keep = np.ones(len(t), dtype=bool) if keep is None else np.asarray(keep, dtype=bool)
+    cut = np.zeros(len(t) + 1, dtype=bool)
+    cut[np.asarray(breaks, dtype=np.int64)] = True
+    edges = np.flatnonzero(np.diff(np.concatenate([[False], keep, [False]]).astype(np.int8)) != 0)
+    starts, ends = [], []
+    for a, b in zip(edges[::2], edges[1::2]):  # runs of kept samples, then split at the breaks
+        inner = np.concatenate([[a], a + 1 + np.flatnonzero(cut[a + 1:b]), [b]])
+        for lo, hi in zip(inner[:-1], inner[1:]):
+            span = float(t[hi - 1] - t[lo])
+            cuts = [lo] if window is None or window <= 0 or window >= span else \
+                lo + np.searchsorted(t[lo:hi], t[lo] + window * np.arange(int(np.ceil(span / window))))
+            cuts = np.unique(cuts)
+            starts += list(cuts)
+            ends += list(np.append(cuts[1:], hi))
+    starts, ends = np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64)
+    return starts[ends - starts > 1], ends[ends - starts > 1]
+
+
 def replay(model, joint_names: list[str], t, q, dq, tau, window: float | None = None,
-           step: float = 1e-3, breaks=()) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+           step: float = 1e-3, breaks=(), keep=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(q_sim, dq_sim, starts): the MuJoCo model simulated open loop under the joint torques
     tau (N, n) given at the times t (N,) [s] (linearly interpolated onto MuJoCo's time ``step``,
-    RK4), sampled at t. Each ``window`` seconds (None: one window) the simulation starts again
-    from the logged state (q, dq) (N, n) at that sample (``starts``: their indices): an arm under
-    gravity is open-loop unstable (errors grow e-fold in ~sqrt(l / g), a fifth of a second), so
-    a simulation is judged over horizons where that growth is small (multiple shooting). A
-    window also starts at every index of ``breaks`` (a new segment of the log). All windows run
-    in one ``mujoco.rollout`` call."""
+    RK4: both set in ``model.opt``), sampled at t. Each ``window`` seconds (None: one window)
+    the simulation starts again from the logged state (q, dq) (N, n) at that sample
+    (``starts``: their indices): an arm under gravity is open-loop unstable (errors grow e-fold
+    in ~sqrt(l / g), a fifth of a second), so a simulation is judged over horizons where that
+    growth is small (multiple shooting). A window also starts at every index of ``breaks`` (a
+    new segment of the log, whose clock may start again), and only samples of ``keep`` (default
+    all) are replayed: the filter edges of a segment carry distorted accelerations, whose
+    torques would kick the simulation off (others are NaN). All windows run in one
+    ``mujoco.rollout`` call."""
     import mujoco
     from mujoco import rollout
 
@@ -110,12 +131,10 @@ def replay(model, joint_names: list[str], t, q, dq, tau, window: float | None = 
     qadr, dadr = joint_addresses(model, joint_names)
     model.opt.timestep = step
     model.opt.integrator = int(mujoco.mjtIntegrator.mjINT_RK4)
-    span = float(t[-1] - t[0])
-    window = span if window is None or window <= 0 or window > span else float(window)
-    starts = np.searchsorted(t, t[0] + window * np.arange(int(np.ceil(span / window)) + 1))
-    starts = np.unique(np.concatenate([starts, np.asarray(breaks, dtype=np.int64)]))
-    starts = starts[starts < len(t) - 1]
-    ends = np.append(starts[1:], len(t))
+    starts, ends = windows(t, window, breaks, keep)
+    if not starts.size:
+        raise DataError(f"{len(t)} samples ({int(np.sum(keep)) if keep is not None else len(t)} away from the "
+                        "filter edges): nothing to replay")
     steps = int(np.ceil(max(float(t[e - 1] - t[s]) for s, e in zip(starts, ends)) / step)) + 1
     data = mujoco.MjData(model)
     spec = int(mujoco.mjtState.mjSTATE_FULLPHYSICS)  # time, qpos, qvel, ... in this order
@@ -125,9 +144,10 @@ def replay(model, joint_names: list[str], t, q, dq, tau, window: float | None = 
         data.qpos[qadr], data.qvel[dadr], data.time = q[s], dq[s], t[s]
         mujoco.mj_getState(model, data, initial[w], spec)
         grid = t[s] + step * np.arange(steps)
-        applied[w][:, dadr] = np.column_stack([np.interp(grid, t, tau[:, j]) for j in range(tau.shape[1])])
+        e = ends[w]  # the window's own samples (a log's clock may restart at a segment)
+        applied[w][:, dadr] = np.column_stack([np.interp(grid, t[s:e], tau[s:e, j]) for j in range(tau.shape[1])])
     states, _ = rollout.rollout(model, data, initial, applied, control_spec=int(mujoco.mjtState.mjSTATE_QFRC_APPLIED))
-    q_sim, dq_sim = np.empty(q.shape), np.empty(q.shape)
+    q_sim, dq_sim = np.full(q.shape, np.nan), np.full(q.shape, np.nan)
     for w, (s, e) in enumerate(zip(starts, ends)):  # loop over windows: each a few interpolations
         times = np.concatenate([[t[s]], states[w, :, 0]])
         qpos = np.vstack([initial[w, 1:1 + model.nq], states[w, :, 1:1 + model.nq]])
