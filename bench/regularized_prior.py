@@ -30,23 +30,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # tests/
 
 def run_seed(seed: int, root: Path) -> None:
     from cli_helpers import run_ok
-    from mujoco_logs import mujoco_log, perturbed, truth_model
+    from mujoco_logs import er3a_off_its_description
 
-    import dynid
-    from dynid.data.io import write_columns
     from dynid.identify import ModelOptions, base_parameters
     from dynid.identify.model import full_parameters
     from dynid.identify.regularized import link_divergences
-    from dynid.simulate import default_friction, random_multisine
 
-    cad = dynid.load_robot("er3a")
-    true = perturbed(cad, seed)
-    rotor = cad.rotor_inertias * np.random.default_rng(seed).uniform(0.6, 1.4, cad.n)
-    friction = default_friction(cad, ModelOptions())
-    for name, s, seconds in (("train", seed, 20.0), ("validation", seed + 100, 10.0)):
-        model = truth_model(true, rotor, friction[:, 1], friction[:, 0])
-        write_columns(root / f"{name}.csv", mujoco_log(model, true, random_multisine(cad, seed=s, fraction=0.7),
-                                                       seconds, seed=s))
+    cad, truth = er3a_off_its_description(root, seed)
     results, errors, seconds = {}, {}, {}
     estimators = (("ols", []), ("pc", ["--estimator", "pc"]), ("reg", ["--estimator", "pc", "--regularize", "auto"]))
     for name, args in estimators:
@@ -57,8 +47,6 @@ def run_seed(seed: int, root: Path) -> None:
                "--json", root / f"v_{name}.json")
         results[name] = json.loads((root / f"{name}.json").read_text())
         errors[name] = json.loads((root / f"v_{name}.json").read_text())[str(root / "validation.csv")]["relative_error"]
-    truth = full_parameters(true, ModelOptions(), friction)
-    truth[-cad.n:] = rotor
     prior = full_parameters(cad, ModelOptions())
     base = base_parameters(cad, ModelOptions())
     std = np.array([p["std"] for p in results["ols"]["base_parameters"]])

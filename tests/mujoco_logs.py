@@ -85,3 +85,28 @@ def mujoco_log(model, robot, reference, duration: float, rate: float = 200.0, co
     columns.update({f"q{j + 1}": q[:, j] for j in range(robot.n)})
     columns.update({f"tau{j + 1}": tau[:, j] for j in range(robot.n)})
     return columns
+
+
+def er3a_off_its_description(root, seed: int, amount: float = 0.4) -> tuple[object, np.ndarray]:
+    """(er3a description, true full parameters (p,)) of an er3a whose inertials (``perturbed``) and
+    rotor inertias are off the description's by up to ``amount``, with the description's default
+    friction; writes ``root``/train.csv (20 s) and validation.csv (10 s, another multi-sine) of
+    MuJoCo logs at 200 Hz (``mujoco_log``): the experiment of tests/test_regularized_pc.py and
+    bench/regularized_prior.py."""
+    import dynid
+    from dynid.data.io import write_columns
+    from dynid.identify import ModelOptions
+    from dynid.identify.model import full_parameters
+    from dynid.simulate import default_friction, random_multisine
+
+    cad = dynid.load_robot("er3a")
+    true = perturbed(cad, seed, amount)
+    rotor = cad.rotor_inertias * np.random.default_rng(seed).uniform(1 - amount, 1 + amount, cad.n)
+    friction = default_friction(cad, ModelOptions())
+    for name, s, seconds in (("train", seed, 20.0), ("validation", seed + 100, 10.0)):
+        model = truth_model(true, rotor, friction[:, 1], friction[:, 0])
+        write_columns(root / f"{name}.csv", mujoco_log(model, true, random_multisine(cad, seed=s, fraction=0.7),
+                                                       seconds, seed=s))
+    truth = full_parameters(true, ModelOptions(), friction)
+    truth[-cad.n:] = rotor
+    return cad, truth

@@ -13,15 +13,14 @@ import json
 import numpy as np
 import pytest
 from cli_helpers import failing, run_ok
-from mujoco_logs import mujoco_log, perturbed, truth_model
+from mujoco_logs import er3a_off_its_description, perturbed
 
 import dynid
-from dynid.data.io import write_columns
 from dynid.identify import ModelOptions, base_parameters
 from dynid.identify.model import full_parameters
 from dynid.identify.regularized import entropic_divergence, link_divergences, prior_pseudo_inertia
 from dynid.robot.inertia import consistency_problems, pseudo_inertia
-from dynid.simulate import default_friction, random_multisine
+from dynid.simulate import random_multisine
 
 SEED = 11
 
@@ -29,14 +28,7 @@ SEED = 11
 @pytest.fixture(scope="module")
 def fits(tmp_path_factory):
     d = tmp_path_factory.mktemp("regularized")
-    cad = dynid.load_robot("er3a")
-    true = perturbed(cad, SEED)
-    rotor = cad.rotor_inertias * np.random.default_rng(SEED).uniform(0.6, 1.4, cad.n)
-    friction = default_friction(cad, ModelOptions())
-    for name, seed, seconds in (("train", SEED, 20.0), ("validation", SEED + 100, 10.0)):
-        model = truth_model(true, rotor, friction[:, 1], friction[:, 0])
-        write_columns(d / f"{name}.csv", mujoco_log(model, true, random_multisine(cad, seed=seed, fraction=0.7),
-                                                    seconds, seed=seed))
+    cad, truth = er3a_off_its_description(d, SEED)
     results, validation = {}, {}
     estimators = (("ols", []), ("pc", ["--estimator", "pc"]), ("reg", ["--estimator", "pc", "--regularize", "auto"]))
     for name, args in estimators:
@@ -47,8 +39,6 @@ def fits(tmp_path_factory):
                "--json", d / f"v_{name}.json")
         results[name] = json.loads((d / f"{name}.json").read_text())
         validation[name] = json.loads((d / f"v_{name}.json").read_text())[str(d / "validation.csv")]
-    truth = full_parameters(true, ModelOptions(), friction)
-    truth[-cad.n:] = rotor
     return cad, truth, results, validation
 
 
