@@ -17,7 +17,7 @@ from cli_helpers import failing, run_ok
 import dynid
 from dynid.export import identified_model
 from dynid.identify.model import parameter_slices
-from dynid.identify.result import load_result, predict_file
+from dynid.identify.result import load_result, predict_file, result_model
 from dynid.simulate.mujoco_bridge import inverse_torques, load_model
 from dynid.simulate.mujoco_check import mujoco_check
 
@@ -153,3 +153,28 @@ def test_mimic_robot_is_refused_for_mjcf(tmp_path):
     run_ok("identify", "-r", path, "--data", log, "--out", result, "--estimator", "pc", "--lowpass", "8")
     line = failing("export", "-r", path, "--params", result, "--mjcf", tmp_path / "m.xml")
     assert "mimic joints" in line and not (tmp_path / "m.xml").exists()
+
+
+def test_point_masses_and_massless_links_are_raised_to_what_mujoco_accepts(er3a_pc, tmp_path):
+    """A result whose link 6 is a point mass and link 5 massless (physical, the limits of bodies)
+    exports with a note per link, MuJoCo loads it, and its inverse dynamics still equals
+    ``dynid predict`` within 1e-5 of the RMS torque."""
+    d, _ = er3a_pc
+    result = json.loads((d / "pc.json").read_text())
+    values = [p["value"] for p in result["standard_parameters"]]
+    m6, h6 = values[50], np.array(values[51:54])
+    c6 = h6 / m6
+    values[54:60] = (m6 * np.array([c6[1] ** 2 + c6[2] ** 2, -c6[0] * c6[1], -c6[0] * c6[2], c6[0] ** 2 + c6[2] ** 2,
+                                    -c6[1] * c6[2], c6[0] ** 2 + c6[1] ** 2])).tolist()  # I about the origin of a point
+    values[40:50] = [0.0] * 10
+    for entry, v in zip(result["standard_parameters"], values):
+        entry["value"] = v
+    base = result_model(result)[1]
+    for entry, v in zip(result["base_parameters"], base.K @ np.array(values)):  # predict reads these
+        entry["value"] = float(v)
+    (tmp_path / "points.json").write_text(json.dumps(result))
+    out = run_ok("export", "-r", "er3a", "--params", tmp_path / "points.json", "--mjcf", tmp_path / "p.xml")
+    assert "link 'link6': principal moments" in out and "link 'link5'" in out and "mass 0 raised" in out
+    robot = dynid.load_robot("er3a")
+    agreement, _ = _agreement(robot, tmp_path / "points.json", tmp_path / "p.xml", d / "log.csv")
+    assert np.all(agreement < AGREEMENT), agreement

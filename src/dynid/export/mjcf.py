@@ -26,7 +26,9 @@ What MuJoCo cannot express is left out, each with a note (written into the file 
 torque offsets (no constant joint force in a model: add them to the applied torque),
 asymmetric friction (written as the mean of the two directions), the polynomial model's
 Fv2 dq^2 sign(dq) + Fv3 dq^3 (only Fc and Fv are written), the tanh of ``--smooth-sign``
-(frictionloss has its own regularization), and mimic joints (refused: not written).
+(frictionloss has its own regularization), and mimic joints (refused: not written). MuJoCo
+refuses point masses, rods and massless moving bodies: their principal moments and mass are
+raised to ``INERTIA_FLOOR`` and ``MASS_FLOOR``, with a note (``mujoco_inertial``).
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ from dynid.identify.model import FRICTION_MODELS
 from dynid.robot.inertia import to_mass_com_inertia
 
 VIEW_RADIUS = 0.02  # m, capsules drawn between joints (viewing only)
+INERTIA_FLOOR = 1e-12  # kg m^2: MuJoCo refuses a principal moment <= 0 (point masses, rods)
+MASS_FLOOR = 1e-9  # kg: MuJoCo refuses a massless body that moves
 
 
 def motor_terms(model) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
@@ -71,6 +75,24 @@ def motor_terms(model) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
                      f"torques: {np.round(model.offsets, 6).tolist()} N m")
     armature = zero if model.rotor_inertia is None else np.asarray(model.rotor_inertia, dtype=float)
     return armature, viscous, coulomb, notes
+
+
+def mujoco_inertial(link, notes: list[str]) -> tuple[float, np.ndarray, np.ndarray]:
+    """(mass, com, central inertia) of a link as MuJoCo accepts it: a mass below ``MASS_FLOOR``
+    and principal moments below ``INERTIA_FLOOR`` raised to them (a note says so; the triangle
+    inequality still holds)."""
+    mass, com, ic = to_mass_com_inertia(link.inertial)
+    lam, vec = np.linalg.eigh(0.5 * (ic + ic.T))
+    raised = []
+    if lam[0] < INERTIA_FLOOR:
+        ic = (vec * np.maximum(lam, INERTIA_FLOOR)) @ vec.T
+        raised.append(f"principal moments {np.round(lam, 15).tolist()} raised to >= {INERTIA_FLOOR:g} kg m^2")
+    if mass < MASS_FLOOR:
+        raised.append(f"mass {mass:g} raised to {MASS_FLOOR:g} kg")
+        mass = MASS_FLOOR
+    if raised:
+        notes.append(f"link '{link.name}': {' and '.join(raised)} (MuJoCo needs positive ones)")
+    return mass, com, ic
 
 
 def mjcf_text(model, name: str | None = None, comment: str = "") -> tuple[str, list[str]]:
@@ -102,7 +124,7 @@ def mjcf_text(model, name: str | None = None, comment: str = "") -> tuple[str, l
         pos = joint.placement_translation + joint.placement_rotation @ te
         axes = np.concatenate([rot[:, 0], rot[:, 1]])  # MJCF xyaxes: the body's x and y axes, exactly
         lines.append(f"{pad}<body name={quoteattr(names[i])} pos=\"{_vec(pos)}\" xyaxes=\"{_vec(axes)}\">")
-        mass, com, ic = to_mass_com_inertia(robot.links[i].inertial)
+        mass, com, ic = mujoco_inertial(robot.links[i], notes)
         full = (ic[0, 0], ic[1, 1], ic[2, 2], ic[0, 1], ic[0, 2], ic[1, 2])
         lines.append(f'{pad}  <inertial pos="{_vec(com)}" mass="{_num(mass)}" fullinertia="{_vec(full)}"/>')
         attrs = [f"name={quoteattr(joint.name)}", f'type="{"slide" if joint.type == "prismatic" else "hinge"}"',
