@@ -26,6 +26,7 @@ import warnings
 import numpy as np
 
 from dynid.errors import DynidWarning, ModelError
+from dynid.robot.inertia import to_mass_com_inertia
 
 UNBOUNDED = 1e6  # a limit this large is a way of writing "none" (URDFs use 1e16): never a unit mistake
 TURNS = 2  # revolute ranges beyond this many turns each side are almost surely degrees
@@ -118,8 +119,6 @@ def angle_warning(value: float, field: str, where: str) -> None:
 def projected_links(robot) -> list[dict]:
     """Per tolerated link (``Link.tolerated``): {"link", "violation" (of J3), "principal_moments" (as
     written), "used" (those of ``Robot.physical``), "inertia_change" (Frobenius, relative)} [kg m^2]."""
-    from dynid.robot.inertia import to_mass_com_inertia
-
     out = []
     for given, used in zip(robot.links, robot.physical.links):
         if given.tolerated:
