@@ -231,8 +231,7 @@ def _auto_lowpass(r, paths, options, base, prep, mapping, nan, strict, folds, ex
 
 def _regularization(text, r, paths, options, base, prep, mapping, nan, folds, kw, chunk_rows, still_range):
     """(weight, result.json "regularization") of --regularize WEIGHT | auto (identify/regularize_cv.py)."""
-    from dynid.identify.pipeline import make_estimator
-    from dynid.identify.regularize_cv import fold_normal_equations, select_weight
+    from dynid.identify.regularize_cv import choose_weight
 
     if text.strip() != "auto":
         try:
@@ -240,10 +239,7 @@ def _regularization(text, r, paths, options, base, prep, mapping, nan, folds, kw
         except ValueError:
             raise DataError(f"--regularize '{text}': expected a weight >= 0 or 'auto'") from None
         return weight, {"weight": weight, "chosen_by": "--regularize"}
-    parts, found = fold_normal_equations(r, paths, options, base, prep, mapping, nan, folds, chunk_rows, still_range)
-    estimator = make_estimator("pc", r, options, base, regularize=1.0, **kw)
-    estimator.hold = (found.index, found.prior[found.index]) if found else None
-    selection = select_weight(estimator, parts, found)
+    selection = choose_weight(r, paths, options, base, prep, mapping, nan, folds, chunk_rows, still_range, **kw)
     table = selection.to_dict()
     curve = ", ".join(f"{w:.3g}: {_fmt(s and 100 * s, '.4f')}" for w, s in zip(table["weights"], table["scores"]))
     console.print(f"regularization weight {selection.chosen:.3g} chosen by {selection.folds}-fold blocked "

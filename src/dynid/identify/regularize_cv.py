@@ -46,6 +46,7 @@ from dynid.identify.crossval import (
 )
 from dynid.identify.model import ModelOptions
 from dynid.identify.normal_equations import NormalEquations
+from dynid.identify.regularized import EntropicPhysicallyConsistent
 from dynid.identify.threads import single_blas_thread
 from dynid.identify.undetermined import STILL_RANGE, Undetermined
 
@@ -193,3 +194,17 @@ def fold_normal_equations(robot, paths, options: ModelOptions, base: BaseParamet
         raise DataError(f"{paths[0]}: the log is too short for {folds}-fold cross-validation of --regularize (fold "
                         f"{empty[0] + 1} is empty); give --regularize WEIGHT or fewer --cv-folds")
     return parts, _undetermined(robot, options, base, blocks, trim, still_range)
+
+
+def choose_weight(robot, paths, options: ModelOptions, base: BaseParameters, prep: Preprocessing,
+                  mapping: ColumnMapping = ColumnMapping(), nan: str = "drop", folds: int = FOLDS,
+                  chunk_rows: int = 50_000, still_range: float = STILL_RANGE, **estimator_options) -> WeightSelection:
+    """``--regularize auto`` on the log file(s) ``paths``: the folds (``fold_normal_equations``),
+    a regularized pc estimator (``estimator_options``: max_condition, bound, ... as for
+    ``pipeline.make_estimator``) holding what joints held still leave undetermined, and the
+    weight chosen by ``select_weight``."""
+    parts, found = fold_normal_equations(robot, paths, options, base, prep, mapping, nan, folds, chunk_rows,
+                                         still_range)
+    estimator = EntropicPhysicallyConsistent(robot, options, base, weight=1.0, **estimator_options)
+    estimator.hold = (found.index, found.prior[found.index]) if found else None
+    return select_weight(estimator, parts, found)
