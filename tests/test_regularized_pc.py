@@ -127,6 +127,12 @@ def test_regularize_needs_pc_and_a_weight(tmp_path):
                                      "--estimator", "pc", "--regularize", "lots")
     assert "--regularize -1" in failing("identify", "-r", "planar2", "--data", log, "--out", tmp_path / "r.json",
                                         "--estimator", "pc", "--regularize", "-1")
+    bare = tmp_path / "bare.yaml"  # a DH table without links: no inertias to pull toward
+    bare.write_text("name: bare\nconvention: mdh\njoints:\n  - {type: revolute, a: 0.0, alpha: 0.0, d: 0.3}\n"
+                    "  - {type: revolute, a: 0.4, alpha: 0.0, d: 0.0}\n")
+    run_ok("simulate", "-r", "planar2", "--out", tmp_path / "b.csv", "--duration", "4")
+    assert "no inertial parameters" in failing("identify", "-r", bare, "--data", tmp_path / "b.csv", "--out",
+                                               tmp_path / "b.json", "--estimator", "pc", "--regularize", "5")
 
 
 def test_parameters_a_joint_held_still_cannot_determine_stay_at_the_description(tmp_path):

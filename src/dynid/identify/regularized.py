@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dynid.errors import ModelError
 from dynid.identify.physical import PhysicallyConsistent, pseudo_inertia_basis
 from dynid.robot.inertia import from_mass_com_inertia, nearest_physical, pseudo_inertia, to_mass_com_inertia
 
@@ -101,6 +102,10 @@ class EntropicPhysicallyConsistent(PhysicallyConsistent):
 
     def __init__(self, robot, options, base, weight: float = 1.0, hold=None, **kw):
         super().__init__(robot, options, base, **kw)
+        if self.from_least_squares:
+            raise ModelError(f"--regularize: robot '{robot.name}' has no inertial parameters to pull the links "
+                             "toward (its description has no links' masses and inertias); give them or leave "
+                             "--regularize out")
         self.weight, self.hold = weight, hold
         self._program, self._compiled_hold = None, None
 
