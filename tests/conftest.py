@@ -6,6 +6,36 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from shared_data import shared_path  # noqa: E402
+from tiers import REPORT_ABOVE, is_slow, stale_entries  # noqa: E402
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark the slow tier (tests/tiers.py): ``make check`` runs ``-m "not slow"``."""
+    collected = set()
+    for item in items:
+        name = getattr(item, "originalname", None) or item.name.split("[")[0]
+        collected.add((item.path.name, name))
+        if is_slow(item.path.name, name):
+            item.add_marker(pytest.mark.slow)
+    for entry in stale_entries(collected):
+        config.issue_config_time_warning(pytest.PytestConfigWarning(
+            f"tests/tiers.py: SLOW_TESTS names {entry}, which is not collected (renamed or removed?)"), 2)
+
+
+_long_fast_tests: list[tuple[float, str]] = []
+
+
+def pytest_runtest_logreport(report):
+    if report.when in ("setup", "call") and "slow" not in report.keywords and report.duration > REPORT_ABOVE:
+        _long_fast_tests.append((report.duration, f"{report.nodeid} ({report.when})"))
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _long_fast_tests:
+        terminalreporter.write_sep("-", f"fast-tier tests over {REPORT_ABOVE:.0f} s (a busy machine, or add them "
+                                        "to tests/tiers.py)")
+        for duration, nodeid in sorted(_long_fast_tests, reverse=True):
+            terminalreporter.write_line(f"{duration:6.1f} s  {nodeid}")
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,66 @@
+"""The test suite in two tiers.
+
+``make check`` runs the fast tier (``pytest -m "not slow"``: under a minute on the idle 2-core
+machine); ``make test`` runs everything. The slow tier is the end-to-end runs (the demo, the
+fleet on Dask, the real iiwa logs, killed processes, the installed wheel, full excitation
+optimizations, CLI subprocess sweeps) and the tests that take more than about 10 s on a loaded
+machine (``pytest --durations=0``, 2026-11-27, load 20: the 10 s there is 1-2 s idle).
+
+A test is slow when its file is in ``SLOW_FILES`` (or the file sets ``pytestmark =
+pytest.mark.slow``), or when ``file::test_name`` is in ``SLOW_TESTS`` (every parametrization of
+it). Keeping the list here leaves the test files alone; a file whose expensive module fixture is
+shared by its tests is listed whole, so that no fast test pays the fixture. When a fast test
+takes longer than ``REPORT_ABOVE`` seconds, the run's summary names it (the machine may just be
+busy: check with ``--durations``).
+"""
+
+from __future__ import annotations
+
+SLOW_FILES = {
+    "test_cli_errors.py",            # every command's user errors, as subprocesses
+    "test_drift_identification.py",  # a simulated thesis test identified with drifting friction
+    "test_excite_collision_cli.py",  # collision-free optimization through the CLI
+    "test_excite_optimize.py",       # full excitation optimizations
+    "test_excite_protocol.py",       # the thesis protocol sampled for every test
+    "test_fleet_drift.py",           # a simulated fleet, identified and analysed
+    "test_fleet_identify.py",        # identification on a Dask LocalCluster
+    "test_friction_cli.py",          # friction analysis of protocol logs through the CLI
+    "test_iiwa_real.py",             # the real KUKA iiwa 14 logs, end to end
+    "test_interrupted_runs.py",      # commands killed mid-run
+    "test_lowpass_auto.py",          # cross-validated cutoffs on logs up to 5 kHz
+    "test_report.py",                # the demo, then its report in a browser
+    "test_thesis_protocol.py",       # a full thesis protocol log
+}
+
+SLOW_TESTS = {
+    "test_diagnose.py::test_each_injected_mistake_is_named",
+    "test_diagnose.py::test_the_real_iiwa_log_torque_sign_flip_and_velocity_lag",
+    "test_excite_limits.py::test_cli_limits_printed_stored_and_reused_by_evaluate",
+    "test_excite_limits.py::test_default_acceleration_is_within_half_the_effort_against_pinocchio_inertia",
+    "test_export.py::test_least_squares_result_is_refused_by_the_command",
+    "test_friction_drift.py::test_drift_aware_model_beats_static_on_other_cycles",
+    "test_friction_drift.py::test_drift_of_every_level_recovered_within_its_interval",
+    "test_friction_drift.py::test_mix_fit_and_two_robots_of_one_model",
+    "test_fuzz_readers.py::test_cli_turns_bad_input_into_one_line_and_exit_2",
+    "test_identify_model.py::test_full_and_base_regressors_agree_for_random_theta",
+    "test_identify_recovery.py::test_reported_standard_deviations_match_the_spread_over_50_noise_seeds",
+    "test_identify_stream.py::test_streamed_fit_equals_in_memory_fit",
+    "test_output_safety.py::test_an_input_read_during_the_run_is_protected_at_the_write",
+    "test_robot_urdf.py::test_a_mimic_robot_through_identify_predict_and_export",
+    "test_voltage_identification.py::test_noisy_velocity_comparison_with_acceleration_based",
+}
+
+REPORT_ABOVE = 10.0  # s: a fast-tier test slower than this is named in the summary
+
+
+def is_slow(file_name: str, test_name: str) -> bool:
+    """Whether the test ``test_name`` (without its parametrization) of ``file_name`` is slow."""
+    return file_name in SLOW_FILES or f"{file_name}::{test_name}" in SLOW_TESTS
+
+
+def stale_entries(collected: set[tuple[str, str]]) -> list[str]:
+    """Entries of SLOW_TESTS whose file was collected but that name no collected test (renamed or
+    removed tests: their slow mark would silently be lost)."""
+    files = {f for f, _ in collected}
+    return sorted(entry for entry in SLOW_TESTS
+                  if entry.split("::")[0] in files and tuple(entry.split("::")) not in collected)
