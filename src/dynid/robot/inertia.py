@@ -183,7 +183,7 @@ def _violation_text(theta) -> str:
 def link_inertials(name: str, theta: np.ndarray) -> dict:
     """One link's standard inertials as result.json stores them: {"name", "mass" [kg],
     "first_moment" m c [kg m], "inertia" [Ixx, Ixy, Ixz, Iyy, Iyz, Izz] about the link frame
-    origin [kg m^2], "com" [m], "inertia_about_com" [kg m^2]} (link axes, CONTRACTS.md order)."""
+    origin [kg m^2], "com" [m], "inertia_about_com" [kg m^2]} (link axes, docs/formats.md section 1 order)."""
     theta = np.asarray(theta, dtype=float)
     mass, com, ic = to_mass_com_inertia(theta)
     return {"name": name, "mass": mass, "first_moment": theta[1:4].tolist(), "inertia": theta[4:10].tolist(),
