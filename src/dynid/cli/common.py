@@ -16,12 +16,18 @@ from rich.console import Console
 from rich.markup import escape
 
 from dynid.cli.option_checks import check_value
-from dynid.files.outputs import check_output_directory, check_outputs, command_scope
+from dynid.files.outputs import check_output_directory, check_outputs, command_scope, running_command
 from dynid.errors import DataError, DynidError, DynidWarning
 
+
+def _is_terminal(stream) -> bool:
+    """Whether ``stream`` is a terminal; False for a closed one (``dynid ... >&-`` leaves sys.stdout None)."""
+    return stream is not None and stream.isatty()
+
+
 # Piped output (logs, CI) gets a wide console instead of rich's default of 80 columns.
-console = Console(width=None if sys.stdout.isatty() else 140)
-err_console = Console(stderr=True, width=None if sys.stderr.isatty() else 140)
+console = Console(width=None if _is_terminal(sys.stdout) else 140)
+err_console = Console(stderr=True, width=None if _is_terminal(sys.stderr) else 140)
 
 _issued: list[list[str]] = []  # DynidWarning texts of the running command(s), innermost last
 
@@ -42,7 +48,10 @@ def warn_line(text: str) -> None:
 def _error_text(exc: BaseException) -> str:
     if isinstance(exc, OSError) and not isinstance(exc, DynidError) and exc.filename and exc.strerror:
         return f"{exc.filename}: {exc.strerror}"
-    return str(exc)
+    text = str(exc)
+    if isinstance(exc, FileNotFoundError) and " " not in text.strip():  # a library's bare path (pyarrow)
+        return f"{text}: file not found"
+    return text
 
 
 def _option_name(fn, name: str) -> str:
@@ -75,12 +84,16 @@ def friendly_errors(fn=None, *, outputs: tuple[str, ...] = (), directories: tupl
     def wrapper(*args, **kwargs):
         issued: list[str] = []
         others: list[str] = []
+        scope = []  # the command's inputs registry: names copies of FIFOs as the user gave them
+
+        def user_text(text: str) -> str:
+            return scope[0].user_text(text) if scope else text
 
         def show(message, category, filename, lineno, file=None, line=None):
             if issubclass(category, DynidWarning):
                 if str(message) not in issued:
                     issued.append(str(message))
-                    warn_line(str(message))
+                    warn_line(user_text(str(message)))
             elif f"{category.__name__}: {message}" not in others:
                 others.append(f"{category.__name__}: {message}")
 
@@ -90,6 +103,7 @@ def friendly_errors(fn=None, *, outputs: tuple[str, ...] = (), directories: tupl
             u.exc_value, Warning) else RuntimeWarning, "", 0)
         try:
             with command_scope(), warnings.catch_warnings():
+                scope.append(running_command())
                 warnings.simplefilter("default")
                 warnings.showwarning = show
                 bound = inspect.signature(fn).bind(*args, **kwargs)
@@ -111,7 +125,8 @@ def friendly_errors(fn=None, *, outputs: tuple[str, ...] = (), directories: tupl
         except (DynidError, OSError) as exc:
             if debug_enabled():
                 raise
-            err_console.print(f"[bold red]error:[/] {escape(_error_text(exc))}", highlight=False, soft_wrap=True)
+            err_console.print(f"[bold red]error:[/] {escape(user_text(_error_text(exc)))}", highlight=False,
+                              soft_wrap=True)
             sys.exit(2)
         finally:
             _issued.pop()

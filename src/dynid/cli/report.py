@@ -36,6 +36,7 @@ def report(source: Path = _FROM,
     """Write an HTML report (inline figures and styles, viewable offline): torques and residuals,
     parameters with standard deviations, identifiability, excitation, evolution across cycles,
     friction curves and drift, and the multibody per-body table. Sections without input show a note."""
+    from dynid.files.outputs import refuse_if_input
     from dynid.errors import DataError
     from dynid.report import ReportInputs, build_report, write_report
 
@@ -45,8 +46,9 @@ def report(source: Path = _FROM,
     if source is None and all(v is None for v in explicit.values()):
         raise DataError("no input: give --from DIR (a 'dynid demo' output) or files such as --result result.json")
     inputs = ReportInputs.gather(source, robot, **explicit)
-    text = build_report(inputs, title, progress=lambda name: console.print(f"[dim]section {name}[/]"), force=force)
     target = out or ((source / "report.html") if source is not None else Path("report.html"))
+    refuse_if_input(target)  # the files found in --from DIR are inputs too
+    text = build_report(inputs, title, progress=lambda name: console.print(f"[dim]section {name}[/]"), force=force)
     write_report(target, text)
     omitted = [s for s in ("pc_result", "trajectory", "validation", "friction", "multibody") if s in inputs.missing]
     console.print(f"wrote [bold]{target}[/] ({len(text) / 1e6:.1f} MB)"

@@ -1,9 +1,13 @@
 """Opening input files and documents so that a bad one ends in one clear DataError.
 
-- ``input_file``: the path names a readable regular file (a FIFO where streaming allows it); a
+- ``input_file``: the path names a readable regular file (a FIFO where the reader allows it); a
   directory, a device such as ``/dev/zero`` or a socket is refused before any reader touches it.
   The file is registered as an input of the running command (``dynid.files.outputs.note_input``),
-  so no output of that command may overwrite it.
+  so no output of that command may overwrite it. A FIFO (``--data <(zcat log.csv.gz)``, a pipe
+  on ``/dev/stdin``) can be read once only, while readers look at a file more than once (its
+  header, its time stamps, then its rows): it is copied once into a private temporary file
+  (``spooled``), which the readers then use; messages name the FIFO as the user gave it, and
+  the copy is removed when the command ends.
 - ``read_json_document`` / ``read_yaml_document``: text -> Python objects with bounds on what a
   document may expand to: nesting depth (``MAX_DEPTH``) and the number of values after YAML
   aliases are expanded (``MAX_NODES``; an 838-byte file of nested aliases expands to billions).
@@ -40,7 +44,43 @@ def input_file(path, what: str = "input file", fifo: bool = False, error=DataErr
     if not os.access(path, os.R_OK):
         raise PermissionError(f"{path}: no permission to read the {what}")
     note_input(path)
+    if stat.S_ISFIFO(st.st_mode):
+        return spooled(path, (st.st_dev, st.st_ino))
     return path
+
+
+_SPOOLS: dict[tuple[int, int], Path] = {}  # FIFO (device, inode) -> its copy, outside a command
+
+
+def spooled(path: Path, key: tuple[int, int]) -> Path:
+    """A regular-file copy of the FIFO ``path`` (module docstring), made once per FIFO."""
+    import shutil
+    import tempfile
+    import weakref
+
+    from dynid.files.outputs import running_command
+
+    scope = running_command()
+    for copy, original in (scope.spools.items() if scope is not None else ()):
+        if original == str(path):
+            return Path(copy)
+    if scope is None and key in _SPOOLS:
+        return _SPOOLS[key]
+    directory = tempfile.mkdtemp(prefix="dynid-fifo-")
+    copy = Path(directory) / (path.name or "input")
+    try:
+        with open(path, "rb") as source, open(copy, "wb") as target:
+            shutil.copyfileobj(source, target, 1 << 20)
+    except OSError as exc:
+        shutil.rmtree(directory, ignore_errors=True)
+        raise DataError(f"{path}: reading the FIFO failed ({exc.strerror or exc})") from None
+    if scope is not None:
+        scope.spools[str(copy)] = str(path)
+        scope.temporary.append(directory)
+    else:
+        _SPOOLS[key] = copy
+        weakref.finalize(copy, shutil.rmtree, directory, True)  # at exit at the latest
+    return copy
 
 
 def read_text(path, what: str, error=DataError) -> str:

@@ -12,8 +12,10 @@ What a command writes goes through ``write_output`` (``dynid.data.io.atomic_writ
   when the command is interrupted (SIGINT, or SIGTERM inside ``command_scope``), and one left by a
   killed run (SIGKILL, power loss) is removed by the next write to the same output;
 - an output that is the same file as one of the command's inputs (after resolving links) is
-  refused: ``check_outputs`` before the work starts, and again at the write for inputs that
-  readers registered with ``note_input`` during the run.
+  refused: ``check_outputs`` before the work starts, and again at the write (before and after the
+  temporary is written) for inputs that readers registered with ``note_input`` during the run, in
+  any thread of the command; an output inside a directory given as an input is refused when the
+  readers of directories would take it as data (a ``.parquet`` file: fleet ROOT, ``--data DIR``).
 
 A directory output (``dynid demo --out DIR``) is built in a hidden directory beside the target and
 replaces the target in one rename, only when the target is missing, empty, or recognisably an
@@ -54,11 +56,41 @@ class OutputError(DataError):
 
 # -- inputs of the running command --------------------------------------------------------
 
-_scope = threading.local()
+# The inputs of the running command, innermost command last. One registry for the whole process,
+# not one per thread: a command may read in worker threads (a thread pool of cross-validation,
+# a read-ahead), and what they open is an input all the same.
+_registry: list["_Inputs"] = []
+# Directories read as data sets: their Parquet files below (names starting with '.' or '_' are
+# skipped by every reader: fleet/dataset.py, data/sources.py), so an output there would be read
+# as data by the next run.
+DATASET_SUFFIXES = (".parquet",)
 
 
-def _inputs() -> dict | None:
-    return getattr(_scope, "inputs", None)
+class _Inputs:
+    """What one command reads: files by (device, inode) -> the name given; directories; copies of
+    inputs that can be read only once (``inputs.spooled``: copy -> the name the user gave), removed
+    when the command ends."""
+
+    def __init__(self):
+        self.files: dict[tuple[int, int], str] = {}
+        self.directories: list[str] = []
+        self.spools: dict[str, str] = {}
+        self.temporary: list[str] = []
+
+    def user_text(self, text: str) -> str:
+        """``text`` with the copies of inputs named as the user named them."""
+        for copy, original in self.spools.items():
+            text = text.replace(copy, original)
+        return text
+
+
+def running_command() -> _Inputs | None:
+    """The inputs registry of the running command (None outside ``command_scope``)."""
+    return _inputs()
+
+
+def _inputs() -> _Inputs | None:
+    return _registry[-1] if _registry else None
 
 
 def _file_id(path) -> tuple[int, int] | None:
@@ -77,15 +109,38 @@ def note_input(path) -> None:
         return
     key = _file_id(path)
     if key is not None and stat.S_ISREG(os.stat(path).st_mode):
-        inputs.setdefault(key, str(path))
+        inputs.files.setdefault(key, str(path))
+
+
+def refuse_if_input(path, option: str = "--out") -> None:
+    """Refuse an output that is one of the inputs found so far (before the work, when a command has
+    just found its inputs: ``report --from DIR``)."""
+    _refuse_if_input(Path(path), option)
 
 
 def _refuse_if_input(path: Path, option: str = "output") -> None:
     inputs = _inputs()
     key = _file_id(path)
-    if inputs and key is not None and key in inputs:
-        raise OutputError(f"{option} {path} is the same file as the input {inputs[key]}: "
+    if inputs is None:
+        return
+    if key is not None and key in inputs.files:
+        raise OutputError(f"{option} {path} is the same file as the input {inputs.files[key]}: "
                           "refusing to overwrite an input; choose another output path")
+    for directory in inputs.directories:
+        if _inside_data_set(Path(path), Path(directory)):
+            raise OutputError(f"{option} {path} is inside the data set {directory} (an input): the next run would "
+                              f"read it as data; write it outside {directory}")
+
+
+def _inside_data_set(path: Path, directory: Path) -> bool:
+    """Whether ``path`` would be read as a data file of the input directory ``directory``."""
+    if path.suffix.lower() not in DATASET_SUFFIXES:
+        return False
+    try:
+        relative = Path(os.path.realpath(os.path.abspath(path))).relative_to(os.path.realpath(directory))
+    except ValueError:
+        return False
+    return not any(part.startswith((".", "_")) for part in relative.parts)
 
 
 # -- checks before the work starts --------------------------------------------------------
@@ -114,7 +169,9 @@ def check_outputs(outputs: dict[str, object], inputs: list, directories: tuple[s
         if value is not None:
             key = _file_id(value)
             if key is not None and scope is not None:
-                scope.setdefault(key, str(value))
+                scope.files.setdefault(key, str(value))
+                if os.path.isdir(value):
+                    scope.directories.append(str(value))
     seen = {}
     for option, value in outputs.items():
         if value is None:
@@ -228,6 +285,7 @@ def write_output(path, write) -> None:
     os.close(fd)
     try:
         write(tmp)
+        _refuse_if_input(path)  # again: the writer may have opened inputs (a generator's source files)
         os.chmod(tmp, mode)
         os.replace(tmp, target)
     except OSError as exc:
@@ -314,7 +372,8 @@ def _on_sigterm(signum, frame):
 def command_scope():
     """Inputs registry and SIGTERM-as-exception for the duration of one command."""
     outer = _inputs()
-    _scope.inputs = {} if outer is None else outer
+    scope = _Inputs() if outer is None else outer
+    _registry.append(scope)
     previous = None
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, _on_sigterm)
@@ -323,4 +382,7 @@ def command_scope():
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
-        _scope.inputs = outer
+        _registry.pop()
+        if outer is None:
+            for directory in scope.temporary:
+                shutil.rmtree(directory, ignore_errors=True)

@@ -43,6 +43,12 @@ def load_context(inputs: ReportInputs, force: bool = False) -> sections.Context:
         raise DynidError(f"{inputs.multibody}: no 'bodies' list; expected a 'dynid multibody identify' result")
     ctx.summary = load_json(inputs.summary, "demo summary")
     spec = inputs.robot_spec(ctx.result)
+    named = {str(path): r.get("robot") for path, r in ((inputs.result, ctx.result), (inputs.pc_result, ctx.pc_result))
+             if r is not None}
+    if inputs.robot is None and len(set(named.values())) > 1 and not force:  # which one is foreign is the user's call
+        raise DataError("the results name different robots: " + ", ".join(f"{p} ({r})" for p, r in named.items())
+                        + "; give --robot for the one the report is about (the other is then refused), or results "
+                        "of one robot")
     if spec is None:
         ctx.robot_problem = "no robot: give --robot or a result.json that names it"
     else:

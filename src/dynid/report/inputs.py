@@ -87,8 +87,16 @@ class ReportInputs:
             else:
                 where = f"{DEMO_FILES[role]} not in {directory}" if directory is not None else "not given"
                 found.missing[role] = f"{ROLE_HELP[role]}: {where}"
+        if directory is not None and all(getattr(found, role) is None for role in DEMO_FILES):
+            raise DataError(f"--from {directory}: none of the files a report is made of is there (expected some of "
+                            f"{', '.join(list(DEMO_FILES.values())[:6])}, ...: a 'dynid demo --out' directory)")
         if found.result is None and found.pc_result is not None:
             found.result = found.pc_result  # a PC result alone still gives torques and parameters
+        from dynid.files.outputs import note_input
+
+        for f in fields(cls):  # every file found is an input: no output of the report may replace it
+            if isinstance(getattr(found, f.name), Path):
+                note_input(getattr(found, f.name))
         return found
 
     def robot_spec(self, result: dict | None) -> str | None:
