@@ -72,6 +72,12 @@ def main() -> None:
         from typer._click import exceptions as click_errors  # typer >= 0.20 vendors click
     except ImportError:  # pragma: no cover - older typer with click installed
         from click import exceptions as click_errors
+    if sys.stdout is None:  # started with standard output closed (>&-): what it prints would be lost
+        if sys.stderr is not None:
+            err_console.print("error: standard output is closed (>&-); dynid prints its results there: redirect "
+                              "it to a file, or to /dev/null to discard it", markup=False, highlight=False,
+                              soft_wrap=True)
+        sys.exit(2)
     try:
         code = app(standalone_mode=False)
     except click_errors.ClickException as exc:
