@@ -89,6 +89,9 @@ def identify(root: str = typer.Argument(..., help="ROOT of the data set (folder 
     from dynid.fleet.plan import Settings, make_plan
     from dynid.fleet.results import read_results
 
+    if scheduler:
+        from dynid.fleet.cluster import check_address
+        check_address(scheduler)  # before reading the data set
     if task_rows is not None and task_rows < 1:
         raise DataError(f"--task-rows {task_rows}: expected a number of samples >= 1")
     if estimator not in ("ols", "wls", "pc"):

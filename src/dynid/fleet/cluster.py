@@ -57,15 +57,20 @@ def dask_client(scheduler: str | None = None, workers: int | None = None, connec
 
     cluster, settings = None, contextlib.ExitStack()
     if scheduler:
+        check_address(scheduler)
+        client = Client.__new__(Client)
         try:
-            client = Client(scheduler, timeout=connect_timeout, set_as_default=False)
-        except (OSError, TimeoutError, ValueError, TypeError) as exc:
+            client.__init__(scheduler, timeout=connect_timeout, set_as_default=False)
+        except Exception as exc:  # noqa: BLE001 - whatever answered (or did not), it is no Dask scheduler
+            _discard(client)
             raise ClusterError(f"--scheduler {scheduler}: no Dask scheduler answered within {connect_timeout:g} s "
-                               f"({' '.join(str(exc).split())})") from None
+                               f"({type(exc).__name__}: {' '.join(str(exc).split())[:200]})") from None
         try:
             client.wait_for_workers(1, timeout=connect_timeout)
-        except (OSError, TimeoutError) as exc:
-            client.close()
+        except Exception as exc:  # noqa: BLE001 - TimeoutError, or the connection lost meanwhile
+            with contextlib.suppress(Exception):
+                client.close(timeout=connect_timeout)
+            _discard(client)
             raise ClusterError(f"--scheduler {scheduler}: the scheduler answers but no worker joined within "
                                f"{connect_timeout:g} s") from exc
     else:
@@ -83,6 +88,33 @@ def dask_client(scheduler: str | None = None, workers: int | None = None, connec
         if cluster is not None:
             cluster.close()
         settings.close()
+
+
+def check_address(scheduler: str) -> None:
+    """Refuse an address that names no Dask scheduler before trying to connect: an unknown scheme
+    (``http://``), no port, an empty host."""
+    from distributed.comm.addressing import parse_address
+    from distributed.comm.registry import get_backend
+
+    try:
+        scheme, _ = parse_address(scheduler)
+        backend = get_backend(scheme)
+        if scheme != "inproc":
+            host, _ = backend.get_address_host_port(scheduler)
+            if not host:
+                raise ValueError("no host")
+    except (ValueError, TypeError) as exc:
+        raise ClusterError(f"--scheduler {scheduler}: not the address of a Dask scheduler ({exc}); expected "
+                           "tcp://HOST:PORT, e.g. tcp://10.0.0.5:8786") from None
+
+
+def _discard(client) -> None:
+    """A Client whose constructor failed: mark it closed and stop its event loop thread, so that its
+    ``__del__`` neither waits for a scheduler that is not there nor prints a traceback at exit."""
+    with contextlib.suppress(Exception):
+        client.status = "closed"
+    with contextlib.suppress(Exception):
+        client._loop_runner.stop()
 
 
 def worker_peak_memory(client) -> dict[str, float]:

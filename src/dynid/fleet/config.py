@@ -15,6 +15,7 @@ constants: N m/A per joint, or ``drive`` for the model's drive data), plus a fre
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,6 +60,16 @@ def _resolve(spec: str, base: Path | None) -> str:
     if base is not None and spec.lower().endswith((".urdf", ".yaml", ".yml")) and not Path(spec).is_absolute():
         return str((base / spec).resolve())
     return spec
+
+
+def written_spec(spec: str, base: Path | None) -> str:
+    """The model spec to write into a fleet.yaml in folder ``base``: a model file path relative to
+    ``base`` (as ``_resolve`` reads it back), absolute when ``base`` is not a local folder."""
+    if not spec.lower().endswith((".urdf", ".yaml", ".yml")) or Path(spec).is_absolute():
+        return spec
+    if base is None:
+        return str(Path(spec).resolve())
+    return os.path.relpath(Path(spec).resolve(), Path(base).resolve())
 
 
 def parse_config(document, source: str, base: Path | None = None) -> FleetConfig:

@@ -112,6 +112,10 @@ def read_results(path) -> tuple[list[dict], tuple[str, ...], str]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    if "://" not in str(path):  # a local file: named when missing, registered as an input
+        from dynid.data.inputs import input_file
+
+        input_file(path, "fleet results file (dynid fleet identify --out)")
     try:
         table = pq.read_table(path)
     except FileNotFoundError:

@@ -223,7 +223,10 @@ def simulate_fleet(target: str, spec: FleetSpec, client=None, say=print, force: 
     truth = draw_truth(spec, robot)
     work = start_directory(target, "fleet simulate")
     try:
-        _write_fleet(str(work), spec, robot, truth, client, say)
+        from dynid.fleet.config import written_spec
+
+        # fleet.yaml names a model file relative to its own folder (fleet/config.py reads it so)
+        _write_fleet(str(work), spec, robot, truth, client, say, written_spec(spec.model, Path(target)))
         finish_directory(work, target, "fleet simulate", force)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
@@ -231,7 +234,7 @@ def simulate_fleet(target: str, spec: FleetSpec, client=None, say=print, force: 
     return truth
 
 
-def _write_fleet(root: str, spec: FleetSpec, robot, truth: dict, client, say) -> None:
+def _write_fleet(root: str, spec: FleetSpec, robot, truth: dict, client, say, model: str | None = None) -> None:
     from dynid.data.io import atomic_write_text
     from dynid.fleet.config import config_text
 
@@ -252,6 +255,6 @@ def _write_fleet(root: str, spec: FleetSpec, robot, truth: dict, client, say) ->
                 say(f"simulated {k + 1}/{len(jobs)} robot-days")
         client.gather(futures)
     atomic_write_text(root_path / "fleet.yaml", config_text(
-        {rid: spec.model for rid in truth["robots"]},
+        {rid: model or spec.model for rid in truth["robots"]},
         header=f"written by 'dynid fleet simulate' (seed {spec.seed}): robot id -> model"))
     atomic_write_text(root_path / TRUTH_FILE, json.dumps(truth, indent=1) + "\n")
