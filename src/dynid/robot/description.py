@@ -24,6 +24,7 @@ import numpy as np
 from dynid.errors import ModelError
 from dynid.robot.model import Drive, Robot
 from dynid.robot.transmission import check_transmission, transmission_from_document
+from dynid.robot.validation import check_gravity, text_field
 
 DRIVE_KEYS = ("gear_ratio", "rotor_inertia", "torque_constant", "rated_torque")
 _KEYS = {"urdf", "name", "gravity", "joints", "lock", "drives", "transmission", "description"}
@@ -37,9 +38,10 @@ def _drive(entry, base: Drive, where: str) -> Drive:
         if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
             raise ModelError(f"{where}: field '{key}' must be a finite number, got {value!r}")
         values[key] = float(value)
-    if values.get("gear_ratio", 1.0) == 0 or values.get("rotor_inertia", 0.0) < 0:
-        raise ModelError(f"{where}: gear_ratio must be non-zero and rotor_inertia >= 0 kg m^2")
-    return replace(base, **values)
+    try:
+        return replace(base, **values)  # Drive checks its values
+    except ModelError as exc:
+        raise ModelError(f"{where}: {exc}") from None
 
 
 def with_drives(robot: Robot, drives, where: str) -> Robot:
@@ -98,7 +100,7 @@ def robot_from_description(doc: dict, path: Path, joints=None, lock=None) -> Rob
         raise ModelError(f"{where}: 'lock' must map joint names to finite numbers [rad | m]")
     if joints is not None and file_joints is not None and set(joints) != set(file_joints):
         raise ModelError(f"{where}: the file keeps joints {file_joints}; --joints {joints} differs")
-    robot = load_urdf(urdf, name=doc.get("name"), joints=joints or file_joints,
+    robot = load_urdf(urdf, name=text_field(doc, "name", where, None), joints=joints or file_joints,
                       lock={**file_lock, **(lock or {})})
     if "drives" in doc:
         robot = with_drives(robot, doc["drives"], f"{where}: drives")
@@ -106,8 +108,10 @@ def robot_from_description(doc: dict, path: Path, joints=None, lock=None) -> Rob
         robot = with_transmission(robot, doc["transmission"], f"{where}: transmission")
     if "gravity" in doc:
         g = doc["gravity"]
-        if not isinstance(g, list) or len(g) != 3:
-            raise ModelError(f"{where}: 'gravity' must be a list of 3 numbers")
+        if not isinstance(g, list) or len(g) != 3 or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in g):
+            raise ModelError(f"{where}: 'gravity' must be a list of 3 finite numbers [m/s^2], got {g!r}")
         robot = robot.with_gravity(g)
+        check_gravity(robot, where)
     return replace(robot, source=str(path),
-                   description=str(doc.get("description", f"{robot.description} via {path.name}")))
+                   description=text_field(doc, "description", where, f"{robot.description} via {path.name}"))

@@ -17,7 +17,7 @@ from dynid.robot.inertia import from_mass_com_inertia
 from dynid.robot.model import Drive, Joint, JointLimits, Link, Robot
 from dynid.robot.transforms import rot_x, rot_z
 from dynid.robot.validation import (
-    angle_warning, check_convention, check_inertials, check_limits, check_scale, check_unique,
+    angle_warning, check_convention, check_inertials, check_limits, check_scale, check_unique, text_field,
 )
 
 CONVENTIONS = ("mdh", "dh")
@@ -108,13 +108,16 @@ def robot_from_dh_document(doc: dict, where: str, source: str = "yaml") -> Robot
         lim = JointLimits(*(_number(limits_doc[i], k, lw, d) for k, d in (
             ("q_min", -math.inf), ("q_max", math.inf), ("dq_max", math.inf),
             ("ddq_max", math.inf), ("tau_max", math.inf))))
-        name = str(entry.get("name", f"joint{i + 1}"))
+        name = text_field(entry, "name", jw, f"joint{i + 1}")
         check_limits(lim, f"{where}: joint '{name}' limits[{i}]", kind)
         dw = f"{where}: drives[{i}]"
         _check_keys(drives_doc[i], _DRIVE_KEYS, dw)
-        drive = Drive(*(_number(drives_doc[i], k, dw, d) for k, d in (
-            ("gear_ratio", 1.0), ("rotor_inertia", 0.0), ("torque_constant", math.nan),
-            ("rated_torque", math.nan))))
+        try:
+            drive = Drive(*(_number(drives_doc[i], k, dw, d) for k, d in (
+                ("gear_ratio", 1.0), ("rotor_inertia", 0.0), ("torque_constant", math.nan),
+                ("rated_torque", math.nan))))
+        except ModelError as exc:
+            raise ModelError(f"{dw}: {exc}") from None
         alpha, theta = _number(entry, "alpha", jw), _number(entry, "theta", jw, 0.0)
         angle_warning(alpha, "alpha", jw)
         angle_warning(theta, "theta", jw)
@@ -128,15 +131,15 @@ def robot_from_dh_document(doc: dict, where: str, source: str = "yaml") -> Robot
         com = _vector(links_doc[i], "com", 3, kw, [0, 0, 0])
         inertia = _vector(links_doc[i], "inertia", 6, kw, [0] * 6)
         try:
-            links.append(Link(str(links_doc[i].get("name", f"link{i + 1}")),
+            links.append(Link(text_field(links_doc[i], "name", kw, f"link{i + 1}"),
                               from_mass_com_inertia(mass, com, inertia)))
         except ModelError as exc:
             raise ModelError(f"{kw}: {exc}") from None
     check_unique([j.name for j in joints], "joint", where)
     check_unique([link.name for link in links], "link", where)
     gravity = _vector(doc, "gravity", 3, where, [0.0, 0.0, -9.81])
-    robot = Robot(name=str(doc.get("name", "robot")), joints=tuple(joints), links=tuple(links),
-                  gravity=gravity, description=str(doc.get("description", f"{convention.upper()} table")),
+    robot = Robot(name=text_field(doc, "name", where, "robot"), joints=tuple(joints), links=tuple(links),
+                  gravity=gravity, description=text_field(doc, "description", where, f"{convention.upper()} table"),
                   source=source)
     check_scale(robot, where)
     check_inertials(robot, where)

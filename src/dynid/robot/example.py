@@ -127,7 +127,15 @@ def _candidates() -> list[Path]:
 
 
 def robots_directory() -> Path:
-    """The installed example-robot-data ``robots`` directory, or a ModelError saying how to get it."""
+    """The installed example-robot-data ``robots`` directory, or a ModelError saying how to get it.
+    ``DYNID_EXAMPLE_ROBOT_DATA``, when set, must name that directory (a user who sets it means it:
+    a missing path or a file is an error, never silently replaced by the installed package)."""
+    env = os.environ.get("DYNID_EXAMPLE_ROBOT_DATA")
+    if env:
+        state = "is a file" if Path(env).is_file() else None if Path(env).is_dir() else "does not exist"
+        if state is not None:
+            raise ModelError(f"DYNID_EXAMPLE_ROBOT_DATA={env} {state}; expected the share/example-robot-data/robots "
+                             "directory of example-robot-data (or unset it to use the installed package)")
     for path in _candidates():
         if path.is_dir():
             return path

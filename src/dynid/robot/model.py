@@ -79,6 +79,23 @@ class Drive:
     torque_constant: float = math.nan
     rated_torque: float = math.nan
 
+    MAX_GEAR_RATIO = 1e6  # |N| beyond this is no gear (a ball screw of 1 um lead is 6e6 rad/m): a corrupt number
+
+    def __post_init__(self):
+        """Refuse drive data that cannot be right (loaders add the file and joint to the message)."""
+        n, jm, kt, rated = self.gear_ratio, self.rotor_inertia, self.torque_constant, self.rated_torque
+        if not (math.isfinite(n) and n != 0 and abs(n) <= self.MAX_GEAR_RATIO and abs(n) >= 1 / self.MAX_GEAR_RATIO):
+            raise ModelError(f"gear_ratio {n:g}: expected a finite non-zero gear ratio of magnitude "
+                             f"{1 / self.MAX_GEAR_RATIO:g} to {self.MAX_GEAR_RATIO:g}")
+        if not (math.isfinite(jm) and jm >= 0):
+            raise ModelError(f"rotor_inertia {jm:g}: expected a finite rotor inertia >= 0 kg m^2")
+        if not (math.isnan(kt) or (math.isfinite(kt) and kt != 0)):
+            raise ModelError(f"torque_constant {kt:g}: expected a finite non-zero motor torque constant [N m/A] "
+                             "(0 would read every current as no torque); omit it when unknown")
+        if not (math.isnan(rated) or (math.isfinite(rated) and rated > 0)):
+            raise ModelError(f"rated_torque {rated:g}: expected a finite positive rated torque [N m]; omit it "
+                             "when unknown")
+
     @property
     def joint_rotor_inertia(self) -> float:
         """Rotor inertia seen at the joint, I_a = N^2 J_m (thesis eq. 3.12) [kg m^2]."""

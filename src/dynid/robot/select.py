@@ -19,7 +19,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from dynid.errors import ModelError
+from dynid.errors import ModelError, refuse_repeated
 from dynid.robot.inertia import move_inertial
 from dynid.robot.model import Link, Robot
 from dynid.robot.transforms import axis_angle
@@ -38,6 +38,9 @@ def parse_lock(text: str | None) -> dict[str, float]:
             number = math.nan
         if not sep or not name.strip() or not math.isfinite(number):
             raise ModelError(f"--lock: expected NAME=VALUE pairs like 'finger_joint1=0.02', got '{item}'")
+        if name.strip() in out:
+            raise ModelError(f"--lock: '{name.strip()}' is given twice ({out[name.strip()]:g} and {number:g}); "
+                             "give each joint once")
         out[name.strip()] = number
     return out
 
@@ -46,7 +49,9 @@ def parse_joints(text: str | None) -> list[str] | None:
     """'a,b,c' (CLI --joints) -> ['a', 'b', 'c'] (None when not given)."""
     if text is None or not text.strip():
         return None
-    return [name.strip() for name in text.split(",") if name.strip()]
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    refuse_repeated(names, "--joints", error=ModelError)
+    return names
 
 
 def _joint_transform(joint, value: float) -> tuple[np.ndarray, np.ndarray]:
@@ -69,11 +74,17 @@ def lock_joints(robot: Robot, values: dict[str, float]) -> Robot:
     if unknown:
         raise ModelError(f"robot '{robot.name}': cannot lock {unknown}: no such moving joint "
                          f"(moving joints: {', '.join(index)})")
-    for name in values:
-        mimic = robot.joints[index[name]].mimic
-        if mimic is not None:
-            raise ModelError(f"robot '{robot.name}': joint '{name}' mimics '{mimic.leader}': "
-                             f"lock '{mimic.leader}' instead (its followers are locked with it)")
+    for name, value in values.items():
+        joint = robot.joints[index[name]]
+        if joint.mimic is not None:
+            raise ModelError(f"robot '{robot.name}': joint '{name}' mimics '{joint.mimic.leader}': "
+                             f"lock '{joint.mimic.leader}' instead (its followers are locked with it)")
+        low, high = joint.limits.q_min, joint.limits.q_max
+        if not low <= value <= high:
+            unit = "rad" if joint.type == "revolute" else "m"
+            hint = " (degrees? dynid reads radians)" if joint.type == "revolute" and abs(value) > 2 * math.pi else ""
+            raise ModelError(f"robot '{robot.name}': --lock {name}={value:g} is outside the joint's limits "
+                             f"[{low:g}, {high:g}] {unit}{hint}; lock it at a reachable value")
     g, o = robot.mimic_map
     column_value = np.full(robot.n, np.nan)
     for c, i in enumerate(robot.actuated):

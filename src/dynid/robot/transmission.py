@@ -97,10 +97,16 @@ def joint_index(robot, key, where: str) -> int:
 def coupled_matrix(robot, couplings: list[tuple[int, int, float]], where: str) -> np.ndarray:
     """diag(gear ratios) plus off-diagonal entries (motor k, joint j, ratio) -> checked T."""
     t = np.diag(robot.gear_ratios)
+    given: dict[tuple[int, int], float] = {}
     for k, j, ratio in couplings:
         if k == j:
             raise ModelError(f"{where}: motor {k + 1} on its own joint is the gear ratio; give it in the "
                              "drive (gear_ratio / mechanicalReduction), not as a coupling")
+        if (k, j) in given:  # the later entry would silently replace the earlier one
+            raise ModelError(f"{where}: the coupling of motor {k + 1} ({robot.joint_names[k]}) to joint {j + 1} "
+                             f"({robot.joint_names[j]}) is given twice (ratios {given[k, j]:g} and {ratio:g}); "
+                             "expected one entry per motor and joint")
+        given[k, j] = ratio
         t[k, j] = ratio
     return check_transmission(t, robot.gear_ratios, robot.joint_names, where)
 

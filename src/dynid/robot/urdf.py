@@ -20,6 +20,7 @@ T[motor, joint] of a coupled transmission (robot/transmission.py, docs/formats.m
 from __future__ import annotations
 
 import math
+import warnings
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 from pathlib import Path
@@ -27,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from dynid.files.inputs import input_file
-from dynid.errors import ModelError
+from dynid.errors import DynidWarning, ModelError
 from dynid.robot.inertia import from_mass_com_inertia, inertia_matrix, move_inertial
 from dynid.robot.model import Drive, Joint, JointLimits, Link, Mimic, Robot
 from dynid.robot.select import select_joints
@@ -98,20 +99,36 @@ def _link_inertial(link, where: str) -> np.ndarray:
 
 
 def _gear_ratios(root, path) -> dict[str, float]:
-    """Joint name -> <mechanicalReduction> of the standard single-joint <transmission> elements."""
-    gear = {}
+    """Joint name -> <mechanicalReduction> of the standard single-joint <transmission> elements.
+    An empty or impossible reduction and two transmissions of one joint are refused (the later
+    would silently win); a transmission of a joint the file does not have warns (talos_left_arm of
+    example-robot-data keeps the transmissions of the whole robot)."""
+    names = {el.get("name") for el in root.findall("joint")}
+    gear, owner = {}, {}
     for tr in root.findall("transmission"):
         joints, red = tr.findall("joint"), tr.find(".//mechanicalReduction")
-        if len(joints) != 1 or red is None or not (red.text or "").strip():
+        if len(joints) != 1 or red is None:
             continue  # differential or custom transmissions (e.g. PR2's wrist) carry no simple ratio
         where = f"{path}: transmission '{tr.get('name')}' <mechanicalReduction>"
+        if not (red.text or "").strip():
+            raise ModelError(f"{where}: empty; expected the gear ratio (motor angle / joint angle), e.g. 100")
         try:
             ratio = float(red.text)
         except ValueError:
             raise ModelError(f"{where}: '{red.text.strip()}' is not a number") from None
-        if not math.isfinite(ratio) or ratio == 0:
-            raise ModelError(f"{where}: {ratio:g}, expected a finite non-zero gear ratio")
-        gear[joints[0].get("name")] = ratio
+        try:
+            Drive(gear_ratio=ratio)
+        except ModelError as exc:
+            raise ModelError(f"{where}: {exc}") from None
+        joint = joints[0].get("name")
+        if joint not in names:
+            warnings.warn(DynidWarning(f"{path}: transmission '{tr.get('name')}' drives joint '{joint}', which the "
+                                       "file does not have; its gear ratio is ignored"), stacklevel=2)
+            continue
+        if joint in gear:
+            raise ModelError(f"{path}: transmissions '{owner[joint]}' and '{tr.get('name')}' both drive joint "
+                             f"'{joint}' (ratios {gear[joint]:g} and {ratio:g}); expected one per joint")
+        gear[joint], owner[joint] = ratio, tr.get("name")
     return gear
 
 

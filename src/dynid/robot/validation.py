@@ -15,7 +15,9 @@ what cannot be right is refused (ModelError), what is almost surely wrong warns 
   (``Link.tolerated``; beyond, the link is refused) warns with the size of the violation and of
   the projection onto the nearest physical link that serves as the prior (``Robot.physical``);
 - ``check_scale``: a joint placed more than ``MAX_REACH`` (20 m) from its parent's frame, or a
-  gravity beyond 20 m/s^2 or below 2 m/s^2 (but not 0), is almost surely in mm or mm/s^2 (or g).
+  gravity beyond 20 m/s^2 or below 2 m/s^2, is almost surely in mm or mm/s^2 (or g);
+  ``check_gravity`` (also for a gravity set over a URDF by a robot YAML): none at all warns too;
+- ``text_field``: a name or description of a YAML file must be a text, not a list or mapping.
 """
 
 from __future__ import annotations
@@ -80,10 +82,38 @@ def check_scale(robot, where: str) -> None:
     if far:
         _warn(f"{where}: joint(s) {[n for n, _ in far][:4]} sit {[round(d, 4) for _, d in far][:4]} m from their "
               f"parent's frame (beyond {MAX_REACH:g} m): dynid reads metres; millimetres?")
+    check_gravity(robot, where, stacklevel=5)
+
+
+def check_gravity(robot, where: str, stacklevel: int = 4) -> None:
+    """Warn about a gravity vector almost surely in other units (mm/s^2, g), or none at all."""
     g = float(np.linalg.norm(robot.gravity))
-    if g > 20.0 or 0.0 < g < 2.0:
-        _warn(f"{where}: gravity {np.round(robot.gravity, 6).tolist()} has magnitude {g:.6g} m/s^2: dynid reads m/s^2 "
-              "(Earth 9.81); mm/s^2, or in units of g?")
+    vector = np.round(robot.gravity, 6).tolist()
+    if g == 0.0:
+        text = (f"{where}: gravity {vector} is zero: no gravity torques, and the parameters only gravity excites "
+                "(first moments of mass) cannot be identified; expected [0, 0, -9.81] m/s^2 unless the robot "
+                "really works without gravity")
+    elif g > 20.0 or g < 2.0:
+        text = (f"{where}: gravity {vector} has magnitude {g:.6g} m/s^2: dynid reads m/s^2 (Earth 9.81); "
+                "mm/s^2, or in units of g?")
+    else:
+        return
+    warnings.warn(DynidWarning(text), stacklevel=stacklevel)
+
+
+def text_field(doc: dict, key: str, where: str, default):
+    """A text field of a YAML mapping (a name, a description): a string, or ``default`` when absent.
+    A list or mapping is refused (``name: [a, b]`` would become the name "['a', 'b']"); a number is
+    taken as its text (``name: 600``)."""
+    if key not in doc or doc[key] is None:
+        return default
+    value = doc[key]
+    if isinstance(value, (list, dict, bool)):
+        raise ModelError(f"{where}: '{key}' must be a text, got {type(value).__name__} {value!r}")
+    text = str(value)
+    if not text.strip():
+        raise ModelError(f"{where}: '{key}' is empty; expected a text")
+    return text
 
 
 def check_unique(names, what: str, where: str) -> None:
