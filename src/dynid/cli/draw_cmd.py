@@ -22,7 +22,7 @@ def draw(robot: str = typer.Argument(..., help="builtin name, .urdf or .yaml fil
     link frames, centres of mass (orange); thesis Figs 4.6/4.9, seed Figs 9-11."""
     import numpy as np
 
-    from dynid.errors import DataError
+    from dynid.cli.option_checks import number_list
     from dynid.report.cycle_figures import save_png
     from dynid.report.pose_figure import postures_figure
     from dynid.robot import load_robot
@@ -30,12 +30,7 @@ def draw(robot: str = typer.Argument(..., help="builtin name, .urdf or .yaml fil
     r = load_robot(robot)
     poses = []
     for text in q or [",".join(["0"] * r.n)]:
-        try:
-            values = np.array([float(v) for v in text.split(",") if v.strip()])
-        except ValueError:
-            raise DataError(f"--q: expected {r.n} comma-separated numbers, got '{text}'") from None
-        if values.size != r.n:
-            raise DataError(f"--q: robot '{r.name}' has {r.n} joints, got {values.size} values in '{text}'")
+        values = np.array(number_list(text, "--q", (r.n,), f"joint values of robot '{r.name}' [rad | m]"))
         if degrees:
             values = np.where(r.is_revolute, np.deg2rad(values), values)
         lo, hi = r.limit_array("q_min"), r.limit_array("q_max")

@@ -93,7 +93,9 @@ def _damping(r, kind, signal, gains, back_emf):
         return np.zeros(r.n)
     if back_emf is None or kind != "dc-motor":
         return None
-    kb = np.array([float(v) for v in back_emf.split(",")])
+    from dynid.cli.option_checks import number_list
+
+    kb = np.array(number_list(back_emf, "--back-emf", (1, r.n), "back-EMF constants K_b [V s/rad]"))
     kb = np.repeat(kb, r.n) if kb.size == 1 else kb
     return gains * r.gear_ratios * kb
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import typer
 
+from dynid.cli.option_checks import number_list
 from dynid.errors import DataError
 
 CLEARANCE = typer.Option(None, "--clearance", help="keep capsules of the links this far [m] from each other, "
@@ -37,13 +38,7 @@ GEOMETRY_PARAMS = {"clearance": (float, CLEARANCE), "obstacles": (Path, OBSTACLE
 
 
 def _numbers(text: str, option: str, count: int | None = None) -> list[float]:
-    try:
-        values = [float(v) for v in text.split(",") if v.strip()]
-    except ValueError:
-        raise DataError(f"{option}: '{text}' is not a list of numbers") from None
-    if count is not None and len(values) != count:
-        raise DataError(f"{option}: '{text}': expected {count} numbers, got {len(values)}")
-    return values
+    return number_list(text, option, () if count is None else (count,))
 
 
 def parse_box(text: str, index: int):
@@ -112,7 +107,8 @@ def print_geometry(console, geometry) -> None:
     parts = [f"{len(c.capsules)} capsules", f"{len(c.self_pairs)} link pairs",
              "floor at z = %g m" % scene.floor if scene.floor is not None else "no floor"]
     if scene.boxes:
-        parts.append("boxes " + ", ".join(b.name for b in scene.boxes))
+        names = [b.name for b in scene.boxes]
+        parts.append(f"{len(names)} boxes " + ", ".join(names[:10]) + (", ..." if len(names) > 10 else ""))
     if c.workspace is not None:
         parts.append(f"flange '{c.workspace.name}' in {c.workspace.low.tolist()}..{c.workspace.high.tolist()}")
     console.print(f"geometry: clearance {c.clearance:g} m; " + "; ".join(parts), highlight=False)

@@ -9,6 +9,7 @@ import typer
 from rich.table import Table
 
 from dynid.cli.common import console, friendly_errors, robot_option
+from dynid.cli.option_checks import number_list
 from dynid.errors import DataError
 
 friction_app = typer.Typer(help="Friction measurement (thesis 5.2) and friction drift from cold to warm.",
@@ -115,11 +116,8 @@ def identify(robot: str = robot_option(),
     temp = read_temperatures(data, r.n, d.t) if drift == "temperature" else None
     tc = None
     if time_constants is not None:
-        try:
-            tc = [float(v) for v in time_constants.split(",")]
-        except ValueError as exc:
-            raise DataError(f"--time-constants: expected T1,T2 in seconds, got '{time_constants}'") from exc
-        if len(tc) != 2 or min(tc) <= 0:
+        tc = number_list(time_constants, "--time-constants", (2,), "time constants T1,T2 [s]")
+        if min(tc) <= 0:
             raise DataError(f"--time-constants: expected two positive numbers T1,T2 [s], got '{time_constants}'")
     options = ModelOptions(friction=friction, rotor_inertia=rotor_inertia)
     report = {"robot": r.name, "n": r.n, "data": str(data)}

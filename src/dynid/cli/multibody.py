@@ -9,6 +9,7 @@ import typer
 from rich.table import Table
 
 from dynid.cli.common import console, friendly_errors
+from dynid.cli.option_checks import number_list
 from dynid.errors import DataError
 
 multibody_app = typer.Typer(help="Absolute-coordinate multibody model of the seed papers (Cheng 2021, 2022).",
@@ -66,10 +67,7 @@ def graph_command(robot: str = typer.Argument(..., help="builtin name, .urdf or 
 def _parse_times(times: str | None) -> list[float] | None:
     if times is None or not times.strip():
         return None
-    try:
-        return [float(x) for x in times.split(",") if x.strip()]
-    except ValueError:
-        raise DataError(f"--times: expected comma-separated seconds like 0.3,0.6,0.9, got '{times}'") from None
+    return number_list(times, "--times", what="times [s] like 0.3,0.6,0.9")
 
 
 def _select(data, times):

@@ -26,7 +26,8 @@ from dynid.errors import DataError
 class Rule:
     """low <= value <= high (``open_low``/``open_high``: strict); ``finite``: inf refused;
     ``per_joint``: the option is text, 'v' or 'v1,v2,...', each value checked; ``words``: texts
-    accepted in place of numbers; ``nonzero``: 0 refused; ``why``: what the option means."""
+    accepted in place of numbers; ``nonzero``: 0 refused; ``choices``: the option is a word, one of
+    these (no number); ``why``: what the option means."""
 
     low: float | None = None
     high: float | None = None
@@ -36,6 +37,7 @@ class Rule:
     per_joint: bool = False
     words: tuple[str, ...] = ()
     nonzero: bool = False
+    choices: tuple[str, ...] = ()
     why: str = ""
 
     def expected(self) -> str:
@@ -92,6 +94,8 @@ RULES: dict[str, Rule] = {
     "--skip-seconds": Rule(low=0, why="seconds"),
     "--max-gap": Rule(low=1, open_low=True, why="a multiple of the median time step"),
     "--decimate": COUNT, "--chunk-rows": COUNT,
+    "--cv-folds": Rule(low=2, why="blocked cross-validation needs at least two folds"),
+    "--nan": Rule(choices=("drop", "reject"), why="rows with NaN or empty fields"),
     "--max-condition": Rule(low=1, finite=False, why="condition number limit; inf = no limit"),
     "--prior-bound": Rule(low=0, why="a fraction of the description's parameters"),
     "--regularize": Rule(low=0, words=("auto",), why="weight of the prior's entropic divergence; auto = chosen "
@@ -119,6 +123,34 @@ RULES: dict[str, Rule] = {
 }
 
 
+def number_list(text: str, option: str, counts: tuple[int, ...] = (), what: str = "numbers",
+                finite: bool = True) -> list[float]:
+    """Comma-separated numbers of an option ('0.1,0.2,nan'): refused when an item is not a number,
+    NaN, infinite (unless ``finite`` is False), or when their count is not one of ``counts``
+    (any count when empty). ``what`` says what the numbers are (for the message)."""
+    items = [p.strip() for p in str(text).split(",") if p.strip()]
+    try:
+        values = [float(p) for p in items]
+    except ValueError:
+        bad = next(p for p in items if not _is_number(p))
+        raise DataError(f"{option} '{text}': '{bad}' is not a number; expected comma-separated {what}") from None
+    for item, v in zip(items, values):
+        if math.isnan(v) or (finite and math.isinf(v)):
+            raise DataError(f"{option} '{text}': {item} is not a finite number; expected comma-separated {what}")
+    if counts and len(values) not in counts:
+        expected = " or ".join(str(c) for c in counts)
+        raise DataError(f"{option} '{text}': {len(values)} value(s), expected {expected} {what}")
+    return values
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _numbers(option: str, text: str, rule: Rule) -> list[float]:
     parts = [p.strip() for p in str(text).replace(";", ",").split(",") if p.strip()]
     try:
@@ -131,6 +163,10 @@ def check_value(option: str, value, rule: Rule | None = None) -> None:
     """Refuse ``value`` of ``option`` outside its rule (``RULES``); None passes (not given)."""
     rule = rule or RULES.get(option)
     if rule is None or value is None or isinstance(value, bool):
+        return
+    if rule.choices:
+        if str(value).strip() not in rule.choices:
+            raise DataError(f"{option} '{value}': expected {' or '.join(rule.choices)} ({rule.why})")
         return
     if isinstance(value, (int, float)):
         if not rule.accepts(float(value)):

@@ -19,15 +19,10 @@ def _per_joint(text: str | None, n: int, what: str) -> np.ndarray | None:
 
     if text is None:
         return None
-    try:
-        values = np.array([float(v) for v in text.split(",") if v.strip()])
-    except ValueError:
-        raise DataError(f"{what}: expected 1 or {n} comma-separated numbers, got '{text}'") from None
-    if values.size == 1:
-        values = np.repeat(values, n)
-    if values.size != n:
-        raise DataError(f"{what}: expected 1 or {n} comma-separated numbers, got {values.size}")
-    return values
+    from dynid.cli.option_checks import number_list
+
+    values = np.array(number_list(text, what, (1, n), "numbers (one, or one per joint)"))
+    return np.repeat(values, n) if values.size == 1 else values
 
 
 def _trajectory(robot, trajectory: str, duration: float, rate: float, seed: int):
