@@ -31,7 +31,7 @@ def convert(source: Path = typer.Argument(..., help="the log: a ROS bag (.bag, .
     kept as logged (signs and units are identify's --negate, --degrees... options); a time
     that restarts becomes a 'segment' column (docs/formats.md)."""
     from dynid.data.bags import bag_joint_names, is_bag
-    from dynid.data.convert import bag_chunks, parse_signals, text_signal_chunks, write_stream
+    from dynid.data.convert import bag_chunks, parse_signals, signal_files, text_signal_chunks, write_stream
 
     if effort not in ("tau", "i"):
         raise DataError(f"--effort '{effort}': expected tau or i")
@@ -43,6 +43,11 @@ def convert(source: Path = typer.Argument(..., help="the log: a ROS bag (.bag, .
         if robot is not None:
             import dynid
             r = dynid.load_robot(robot)
+            left_out = [j for j in r.joint_names if j not in (names or r.joint_names)]
+            if left_out:  # the file would claim to be a log of the robot without these joints
+                raise DataError(f"--joints {joints} leaves out joint(s) {left_out} of robot '{r.name}' (--robot): "
+                                "a log of the robot holds all its joints; omit --joints (the robot's joints, in its "
+                                "order), or omit --robot to write only the joints listed")
             names, meta["robot"] = names or r.joint_names, r.name
         names = names or bag_joint_names(source, topic)
         notes: list[str] = []
@@ -58,5 +63,10 @@ def convert(source: Path = typer.Argument(..., help="the log: a ROS bag (.bag, .
                             "directory of per-signal text files (with --signals)")
         if not signals:
             raise DataError(f"{source}: a directory of text files needs --signals 't=FILE,q=FILE,tau=FILE'")
-        rows = write_stream(out, text_signal_chunks(source, parse_signals(signals), chunk_rows), {"source": str(source)})
+        pairs = parse_signals(signals)
+        signal_files(source, pairs)  # inputs before the work: --out may not name one of them
+        notes = []
+        rows = write_stream(out, text_signal_chunks(source, pairs, chunk_rows, nan, notes), {"source": str(source)})
+        for note in notes:
+            console.print(f"[dim]note: {note}[/]")
     console.print(f"wrote [bold]{out}[/] ({rows} samples)")

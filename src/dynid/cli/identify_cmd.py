@@ -374,8 +374,11 @@ def predict(robot: str = robot_option(),
     override = _segment_override(segments, max_gap)
     split = segment_column_needed(r, result, paths, mapping, override)
     from dynid.data.covariates import parse_since_cold
+    notes: list[str] = []
     rows = write_stream(out, prediction_columns(r, result, paths, mapping, override, split, chunk_rows, std=std,
-                                                since_cold=parse_since_cold(since_cold)))
+                                                since_cold=parse_since_cold(since_cold), notes=notes))
+    for note in notes:  # why rows of a log have no prediction (NaN), or are on a uniform grid (irregular)
+        console.print(f"[dim]note: {note}[/]", highlight=False)
     console.print(f"wrote [bold]{out}[/] ({rows} samples from {len(paths)} file(s))")
 
 

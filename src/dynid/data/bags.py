@@ -244,11 +244,13 @@ def bag_tables(path, joints: list[str], topic: str = DEFAULT_TOPIC, stamp: str =
             yield number, (ns - origin["t0"]) * 1e-9, message
 
     block, times = [], []
+    span = [np.inf, -np.inf]
     try:
         for number, t, message in rows.decided(timed()):
             values = rows.row(number, t, message)
             if values is None:
                 continue
+            span = [min(span[0], t), max(span[1], t)]
             times.append(t)
             block.append(np.concatenate(values))
             if len(block) >= chunk_rows:
@@ -261,6 +263,10 @@ def bag_tables(path, joints: list[str], topic: str = DEFAULT_TOPIC, stamp: str =
     t0, count = origin["t0"], origin["count"]
     if count == 0:
         raise DataError(f"{path}: no message on '{topic}'")
+    if count > 1 and span[1] == span[0]:
+        which = ("receive time (the recorder stored them at once: use --stamp header)" if stamp == "receive"
+                 else "header stamp (the publisher does not advance them: use --stamp receive)")
+        raise DataError(f"{path}: all {count} messages on '{topic}' have the same {which}")
     if rows.fields is None:
         missing = [j for j in joints if j not in rows.seen]
         raise DataError(f"{path}: the messages on '{topic}' never name the robot's joint(s) {missing} "

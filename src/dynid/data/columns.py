@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dynid.errors import DataError
+from dynid.errors import DataError, refuse_repeated
 
 IGNORABLE = ("dq", "ddq")
 TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
@@ -30,7 +30,9 @@ class JointData:
     preprocessing computed them before decimation, else None; segment (N,): segment index of
     each row (``data.segments``; the raw labels of a ``segment`` column until cleaning), None
     for one segment; rate [Hz]: the uniform rate preprocessing put the samples on (after
-    resampling and decimation; ``data.timing``), None before preprocessing.
+    resampling and decimation; ``data.timing``), None before preprocessing; filled (N,) bool:
+    True for a sample that resampling put where the log has none (rows dropped for NaN), None
+    when every sample is a logged one or the whole log was resampled (``preprocess.resample``).
     """
 
     t: np.ndarray
@@ -45,6 +47,7 @@ class JointData:
     own: np.ndarray | None = None
     segment: np.ndarray | None = None
     rate: float | None = None
+    filled: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -58,7 +61,7 @@ class JointData:
         pick = lambda a: None if a is None else a[index]  # noqa: E731
         return JointData(self.t[index], self.q[index], pick(self.dq), pick(self.ddq), pick(self.tau),
                          pick(self.cycle), pick(self.stage), self.source, list(self.notes), pick(self.own),
-                         pick(self.segment), self.rate)
+                         pick(self.segment), self.rate, pick(self.filled))
 
 
 def _parse_list(text: str | None, n: int, what: str) -> np.ndarray | None:
@@ -77,7 +80,8 @@ def _parse_list(text: str | None, n: int, what: str) -> np.ndarray | None:
 
 
 def parse_pairs(text: str | None, option: str, expected: str) -> list[tuple[str, str]]:
-    """'a=b,c=d' -> [("a", "b"), ("c", "d")]; an item without '=' names the option."""
+    """'a=b,c=d' -> [("a", "b"), ("c", "d")]; an item without '=' names the option, and so does a
+    name given twice (``errors.refuse_repeated``)."""
     pairs = []
     for item in (text or "").split(","):
         if not item.strip():
@@ -86,6 +90,7 @@ def parse_pairs(text: str | None, option: str, expected: str) -> list[tuple[str,
             raise DataError(f"{option}: expected {expected}, got '{item}'")
         a, b = item.split("=", 1)
         pairs.append((a.strip(), b.strip()))
+    refuse_repeated([a for a, _ in pairs], option)
     return pairs
 
 
@@ -130,6 +135,9 @@ class ColumnMapping:
             if re.fullmatch(r"(q|dq|ddq|tau|i)([1-9]\d*)?", name) is None:
                 raise DataError(f"--negate '{name}': expected a signal (q, dq, ddq, tau, i) or one of its "
                                 "columns (tau3), comma-separated")
+        # negated twice is not negated: 'tau,tau' and 'tau,tau2' are mistakes, never meant
+        refuse_repeated(self.negate, "--negate", covers=lambda a, b: re.sub(r"\d+$", "", b) == a != b)
+        refuse_repeated(self.ignore, "--ignore")
         if self.stamp not in ("header", "receive"):
             raise DataError(f"--stamp '{self.stamp}' unknown, expected header or receive")
         for name in self.ignore:
@@ -157,6 +165,17 @@ class ColumnMapping:
 
     @classmethod
     def from_dict(cls, d: dict | None) -> "ColumnMapping":
+        """From ``to_dict`` (a result's 'column_mapping'); a malformed entry is a DataError."""
+        try:
+            return cls._from_dict(d)
+        except (TypeError, ValueError, AttributeError) as exc:
+            if isinstance(exc, DataError):
+                raise
+            raise DataError(f"'column_mapping' is malformed ({exc}); expected the mapping dynid identify "
+                            "stores") from None
+
+    @classmethod
+    def _from_dict(cls, d: dict | None) -> "ColumnMapping":
         d = d or {}
         return cls(tuple(tuple(p) for p in d.get("rename", [])),
                    tuple(d["names"]) if d.get("names") else None, d.get("time_unit", "s"),

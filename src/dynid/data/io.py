@@ -165,7 +165,7 @@ def data_file(path: str | Path) -> Path:
         raise FileNotFoundError(f"data file not found: {path}")
     path = input_file(path, "joint data file (CSV or Parquet)", fifo=not is_parquet(path))
     if not is_parquet(path) and path.is_file():
-        _check_text(path)
+        check_text(path)
     return path
 
 
@@ -177,23 +177,24 @@ _BINARY = {b"\x1f\x8b": ("gzip-compressed file", "decompress it or name it {name
            b"PAR1": ("Parquet file", "name it .parquet")}
 
 
-def _check_text(path: Path) -> None:
-    """A CSV must start as text: a compressed or binary file named .csv is named as such."""
+def check_text(path: Path, what: str = "CSV joint data file") -> None:
+    """A text input (a CSV, a signal file) must start as text: a compressed or binary file is named
+    as such, not left to a parser that would read its bytes as rows."""
     if path.suffix.lower() in (".gz", ".bz2", ".xz", ".zst", ".lz4"):
         return  # pyarrow decompresses by extension
     with open(path, "rb") as fh:
         head = fh.read(4096)
     for magic, (kind, hint) in _BINARY.items():
         if head.startswith(magic):
-            raise DataError(f"{path}: a {kind}, not CSV text; {hint.format(name=path.name)}")
+            raise DataError(f"{path}: a {kind}, not a {what}; {hint.format(name=path.name)}")
     try:
         head.decode("utf-8")
     except UnicodeDecodeError as exc:
         if exc.start < len(head) - 4:  # not a multi-byte character cut at the end of the block
             raise DataError(f"{path}: not UTF-8 text (binary byte {head[exc.start:exc.start + 1]!r} at offset "
-                            f"{exc.start}); expected a CSV joint data file") from None
+                            f"{exc.start}); expected a {what}") from None
     if b"\x00" in head:
-        raise DataError(f"{path}: holds NUL bytes, a binary file; expected a CSV joint data file")
+        raise DataError(f"{path}: holds NUL bytes, a binary file; expected a {what}")
 
 
 @contextlib.contextmanager

@@ -100,8 +100,17 @@ class Preprocessing:
         return cls(**(d or {}))
 
     def cutoff(self, fs: float) -> float:
-        """The low-pass cutoff used at sample rate fs [Hz] (0 = none)."""
+        """The low-pass cutoff used at sample rate fs [Hz] (0 = none). A cutoff given at or above the
+        Nyquist frequency fs / 2 filters nothing: it warns (a log slower than the user thought)."""
         fc = min(20.0, fs / 10.0) if self.lowpass_hz is None else float(self.lowpass_hz)
+        if self.lowpass_hz is not None and fc >= 0.5 * fs > 0.0:
+            import warnings
+
+            from dynid.errors import DynidWarning
+
+            warnings.warn(DynidWarning(f"--lowpass {fc:g} Hz is at or above the Nyquist frequency {0.5 * fs:g} Hz of a "
+                                       f"log sampled at {fs:.4g} Hz: no low-pass filter applied (give a cutoff below "
+                                       f"{0.5 * fs:g} Hz, or --lowpass 0 for none)"), stacklevel=2)
         return fc if 0.0 < fc < 0.5 * fs else 0.0
 
 
@@ -133,9 +142,28 @@ def uniform_grid(t: np.ndarray, fs: float, t0: float | None = None) -> np.ndarra
     return t0 + np.arange(k0, k1 + 1) / fs
 
 
+SNAP = 1e-3  # a grid point this close to a logged time stamp (a fraction of the step) takes the stamp
+MOSTLY_LOGGED = 0.9  # a window whose grid points are logged stamps this often is a regular log with holes
+
+
 def resample(data: JointData, fs: float, t0: float | None = None) -> JointData:
-    """JointData on the uniform grid t0 + k/fs (cubic spline for motion, linear for torque)."""
+    """JointData on the uniform grid t0 + k/fs (cubic spline for motion, linear for torque).
+
+    In a regular log with holes (rows dropped for NaN: ``MOSTLY_LOGGED`` of the grid points are
+    within ``SNAP`` of a step of a logged time stamp) those grid points are the logged stamps,
+    exactly (so the windows of one stream agree on them), and the points that fill the holes are
+    marked ``filled`` (``predict`` writes the log's own samples only). A log whose stamps are mostly
+    off the grid (jitter) keeps the plain grid, nothing marked: every grid point is a sample of the
+    resampled log."""
     grid = uniform_grid(data.t, fs, t0)
+    filled = None
+    if len(grid) and len(data) > 1:
+        k = np.clip(np.searchsorted(data.t, grid), 1, len(data) - 1)
+        nearest = np.where(np.abs(data.t[k - 1] - grid) <= np.abs(data.t[k] - grid), k - 1, k)
+        logged = np.abs(data.t[nearest] - grid) <= SNAP / fs
+        if logged.mean() >= MOSTLY_LOGGED:  # a regular log with holes (jittered logs keep the plain grid)
+            grid = np.where(logged, data.t[nearest], grid)
+            filled = None if logged.all() else ~logged
     spline = lambda a: None if a is None else scipy.interpolate.CubicSpline(data.t, a, axis=0)(grid)  # noqa: E731
     tau = None
     if data.tau is not None:
@@ -143,7 +171,7 @@ def resample(data: JointData, fs: float, t0: float | None = None) -> JointData:
     prev = np.clip(np.searchsorted(data.t, grid, side="right") - 1, 0, len(data) - 1)
     label = lambda a: None if a is None else a[prev]  # noqa: E731
     return JointData(grid, spline(data.q), spline(data.dq), spline(data.ddq), tau, label(data.cycle),
-                     label(data.stage), data.source, list(data.notes), segment=label(data.segment))
+                     label(data.stage), data.source, list(data.notes), segment=label(data.segment), filled=filled)
 
 
 def lowpass(x: np.ndarray, fs: float, cutoff: float, order: int = 4) -> np.ndarray:
@@ -246,9 +274,13 @@ def prepare_segment(data: JointData, prep: Preprocessing = Preprocessing(), grid
     irregular = timing.irregular or is_irregular(data.t)
     fs = float(prep.resample_hz or timing.rate)
     if prep.resample_hz or irregular:
-        if irregular:
-            data.notes.append(irregular_note(fs, prep))
         data = resample(data, fs, grid_t0)
+        if prep.resample_hz:  # the grid asked for is the output: none of it is 'filled'
+            data.filled = None
+        if irregular:
+            data.notes.append(irregular_note(fs, prep) if data.filled is None else
+                              f"missing samples (rows dropped) interpolated on the log's own {fs:.6g} Hz grid for "
+                              "filtering and differentiation; they get no prediction")
     fc = prep.cutoff(fs)
     filt = lambda a: None if a is None else lowpass(a, fs, fc, prep.filter_order)  # noqa: E731
     q, dq, ddq = filt(data.q), filt(data.dq), filt(data.ddq)

@@ -101,6 +101,7 @@ class Segmenter:
             early = inside & (rows <= STEP_SAMPLES + 1)  # the file's first steps (data.timing)
             if np.any(inside):
                 self.step = float(np.median(dt[early if np.any(early) else inside]))
+        self._check_resolution(t, rows)
         gap = (dt > self.max_gap * self.step) & ~new_label & ~reset if self.step else np.zeros(count, dtype=bool)
         start = new_label | reset | gap
         if self.last_t is None:
@@ -111,6 +112,22 @@ class Segmenter:
         ids = self.last_id + np.cumsum(start)
         self.last_id, self.last_t = int(ids[-1]), float(t[-1])
         return ids.astype(np.int64), (dt == 0) & ~start
+
+    RESOLUTION = 0.01  # time stamps must resolve a hundredth of the step
+
+    def _check_resolution(self, t: np.ndarray, rows: np.ndarray) -> None:
+        """Refuse time stamps so large that 64-bit floats cannot tell samples apart (an absolute clock
+        of 1e15 s keeps steps of 0.125 s: most samples would fall together and be dropped)."""
+        largest = float(np.max(np.abs(t[np.isfinite(t)]), initial=0.0))
+        resolution = float(np.spacing(largest))
+        # no step yet: every stamp of the chunk equal, at a magnitude where floats step by a microsecond or more
+        collapsed = self.step is None and len(t) > 1 and resolution >= 1e-6 and np.all(t == t[0])
+        if collapsed or (self.step and resolution > self.RESOLUTION * self.step):
+            step = f"samples {self.step:.3g} s apart" if self.step else "the samples of this log"
+            k = int(np.argmax(np.abs(np.where(np.isfinite(t), t, 0.0))))
+            raise DataError(f"{self.source}: time stamps near {t[k]:.6g} s (row {rows[k]}) are stored to "
+                            f"{resolution:.3g} s only (64-bit floats), too coarse for {step}: an absolute clock or "
+                            "another unit? Subtract the first time stamp (or give --time-unit)")
 
     def summary(self) -> str | None:
         """One note on how the log was split (None when it is one segment)."""
@@ -159,9 +176,12 @@ def concat(parts: list[JointData]) -> JointData:
 
     first = parts[0]
     rate = first.rate if all(p.rate == first.rate for p in parts) else None  # segments at different rates
+    filled = None
+    if any(p.filled is not None for p in parts):  # samples put where the log has none (preprocess.resample)
+        filled = np.concatenate([np.zeros(len(p), bool) if p.filled is None else p.filled for p in parts])
     return replace(first, t=cat("t"), q=cat("q"), dq=cat("dq"), ddq=cat("ddq"), tau=cat("tau"),
                    cycle=cat("cycle"), stage=cat("stage"), own=cat("own"), segment=cat("segment"),
-                   notes=list(dict.fromkeys(notes)), rate=rate)
+                   notes=list(dict.fromkeys(notes)), rate=rate, filled=filled)
 
 
 def segment_edge_mask(data: JointData, trim: int) -> np.ndarray:

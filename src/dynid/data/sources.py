@@ -12,22 +12,27 @@ robot name in their metadata (``io.file_metadata``).
 from __future__ import annotations
 
 import glob
+import os
+import warnings
 from pathlib import Path
 
 from dynid.data.bags import is_bag
 from dynid.data.columns import ColumnMapping
 from dynid.data.io import arrow_errors, data_file, file_metadata, is_parquet, joint_count
-from dynid.errors import DataError
+from dynid.errors import DataError, DynidWarning
 
 
 def expand_sources(specs) -> list[Path]:
     """Files named by ``--data`` values, in the order given (each pattern's matches sorted);
-    a file named twice is read once. A pattern that matches nothing, or a directory without
-    Parquet files, is an error."""
+    a file named twice (by the same name, another name, a link) is read once, with a warning.
+    A value that names an existing file is that file even when it holds pattern characters
+    (``log[1].csv``). A pattern that matches nothing, or a directory without Parquet files, is
+    an error."""
     out: list[Path] = []
+    seen: dict[tuple[int, int], Path] = {}
     for spec in specs:
         text = str(spec)
-        if glob.has_magic(text):
+        if glob.has_magic(text) and not os.path.lexists(text):
             matches = sorted(Path(p) for p in glob.glob(text) if Path(p).is_file() or is_bag(p))
             if not matches:
                 raise DataError(f"--data '{text}': the pattern matches no file")
@@ -39,10 +44,29 @@ def expand_sources(specs) -> list[Path]:
                                 f"none (found {others}); name CSV files with a pattern like '{text}/*.csv'")
         else:
             matches = [Path(text)]
-        out.extend(m for m in matches if m not in out)
+        for m in matches:
+            key = _identity(m)
+            if m in out or key in seen:
+                first = m if m in out else seen[key]
+                if str(first) != str(m) or text == str(m):
+                    warnings.warn(DynidWarning(f"--data: {m} is the same file as {first}, given before; it is read "
+                                               "once"), stacklevel=2)
+                continue
+            out.append(m)
+            if key is not None:
+                seen[key] = m
     if not out:
         raise DataError("no data file given (--data)")
     return out
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of a file after following links; None for what does not exist."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino) if not is_bag(path) or path.is_file() else None
 
 
 def header_names(path: Path, mapping: ColumnMapping) -> list[str]:

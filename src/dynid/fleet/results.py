@@ -113,7 +113,7 @@ def read_results(path) -> tuple[list[dict], tuple[str, ...], str]:
     import pyarrow.parquet as pq
 
     if "://" not in str(path):  # a local file: named when missing, registered as an input
-        from dynid.data.inputs import input_file
+        from dynid.files.inputs import input_file
 
         input_file(path, "fleet results file (dynid fleet identify --out)")
     try:

@@ -6,7 +6,9 @@ margin) rows in memory) and evaluates the model's torques on each chunk. Here th
 consumed as they come:
 
 - ``prediction_columns`` turns them into column chunks ``t, tau1..taun`` (plus ``segment`` when
-  a file has several segments, ``source`` when there are several files) for a streaming writer
+  a file has several segments, ``source`` when there are several files) at the log's own time
+  stamps (rows dropped for NaN are left out, not filled in; an irregular log is predicted on its
+  uniform grid, as the note of its resampling says) for a streaming writer
   (``data.convert.write_stream``), and sums the validation figures of the files that hold
   measured torques, so a prediction that explains none of them warns;
 - ``validate_sources`` sums the figures of eq. 5.1 per file and over all files
@@ -48,33 +50,41 @@ def segment_column_needed(robot, result: dict, paths: list, mapping=None, prep_o
 
 def prediction_columns(robot, result: dict, paths: list, mapping=None, prep_override: dict | None = None,
                        segment_column: bool = False, chunk_rows: int = 50_000,
-                       std: str | None = None, since_cold: float | None = None) -> Iterator[dict]:
+                       std: str | None = None, since_cold: float | None = None,
+                       notes: list[str] | None = None) -> Iterator[dict]:
     """Column chunks {"t", "tau1"..,  ["std1"..], ["segment"], ["source"]} of the model's torques on
     every file in turn (module docstring); ``std`` "model" | "measurement": the standard deviation
     of each predicted torque (``bands.band_std``). Warns after the last chunk when the model
     explains none of the measured torque of a file (``identify.plausibility.fit_warnings``). since_cold: a
-    drifting friction's operating time at each log's first sample (``result.predict_chunks``)."""
+    drifting friction's operating time at each log's first sample (``result.predict_chunks``). ``notes``
+    collects what reading did (rows dropped for NaN, resampling), each once, prefixed with the file
+    when there are several: why a row of a log has no prediction."""
     from dynid.identify.bands import band_std
 
     for path in paths:
         sums = ValidationSums(robot.n)
         for chunk in predict_chunks(robot, result, path, mapping, chunk_rows, prep_override=prep_override,
                                     with_std=std is not None, since_cold=since_cold):
+            if notes is not None:
+                prefix = f"{path}: " if len(paths) > 1 else ""
+                notes.extend(prefix + n for n in chunk["notes"] if prefix + n not in notes)
             if len(chunk["t"]) == 0:
                 continue
-            cols = {"t": chunk["t"]}
-            cols.update({f"tau{j + 1}": chunk["tau_hat"][:, j] for j in range(robot.n)})
-            if std is not None:
-                band = band_std(chunk["tau_std"], result, std)
-                cols.update({f"std{j + 1}": band[:, j] for j in range(robot.n)})
-            if segment_column:
-                cols["segment"] = chunk["segment"]
-            if len(paths) > 1:
-                cols["source"] = np.full(chunk["t"].size, str(path))
             if chunk["tau"] is not None:
                 k = chunk["interior"]
                 sums.add(chunk["tau"][k], chunk["tau_hat"][k])
-            yield cols
+            own = slice(None) if chunk["filled"] is None else ~chunk["filled"]  # the log's own time stamps
+            cols = {"t": chunk["t"][own]}
+            cols.update({f"tau{j + 1}": chunk["tau_hat"][own, j] for j in range(robot.n)})
+            if std is not None:
+                band = band_std(chunk["tau_std"], result, std)
+                cols.update({f"std{j + 1}": band[own, j] for j in range(robot.n)})
+            if segment_column:
+                cols["segment"] = chunk["segment"][own]
+            if len(paths) > 1:
+                cols["source"] = np.full(cols["t"].size, str(path))
+            if cols["t"].size:
+                yield cols
         if sums.samples:
             report = sums.report()
             for text in fit_warnings(report["relative_error"], report["relative_rmsd"], str(path),

@@ -189,7 +189,8 @@ def predict_chunks(robot, result: dict, path, mapping: ColumnMapping | None = No
     None (measured, unfiltered unless ``filter_torque``), "q", "dq", "ddq" (N, n) the preprocessed
     motion the torques are computed from, "interior" (N,) False for the
     ``edge_samples`` at both ends of every segment, "segment" (N,) segment index (``data.segments``),
-    "notes"}; chunks of length 0 carry only notes. A torque that is not finite (parameters of
+    "notes", "filled" (N,) True where resampling filled a hole of the log (rows dropped for NaN), or
+    None}; chunks of length 0 carry only notes. A torque that is not finite (parameters of
     absurd size) is an error. prep_override: preprocessing fields to change ({"segments": "auto"}).
     with_std: each chunk also holds "tau_std" (N, n), the standard deviation of each predicted
     torque from the parameter covariance (``bands.torque_std``; needs the result's "covariance").
@@ -230,8 +231,7 @@ def predict_chunks(robot, result: dict, path, mapping: ColumnMapping | None = No
                                 f"parameters (largest |value| {np.max(np.abs(beta)):.3g}) cannot be right")
             segment = np.zeros(len(chunk), dtype=np.int64) if chunk.segment is None else chunk.segment
             out = {"t": chunk.t, "tau_hat": tau_hat, "tau": chunk.tau, "q": chunk.q, "dq": chunk.dq, "ddq": chunk.ddq,
-                   "interior": keep,
-                   "segment": segment, "notes": list(chunk.notes)}
+                   "interior": keep, "segment": segment, "notes": list(chunk.notes), "filled": chunk.filled}
             if cov is not None:
                 out["tau_std"] = tau_std
             yield out
