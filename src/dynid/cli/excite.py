@@ -75,7 +75,10 @@ def evaluate(robot: str = robot_option(),
 
     Limits and geometry: the options when given, else those stored in the trajectory file,
     else the robot description with the documented defaults (no collision check)."""
-    from dynid.excite.evaluate import evaluate_trajectory
+    import warnings
+
+    from dynid.errors import DynidWarning
+    from dynid.excite.evaluate import evaluate_trajectory, unusable
     from dynid.excite.fileio import load_trajectory, write_json
     raw = {k: options[k] for k in lim.LIMIT_PARAMS}
     bare = load_selected(robot, options["joints"], options["lock"])
@@ -93,6 +96,10 @@ def evaluate(robot: str = robot_option(),
     report = {"robot": model.robot.name, "trajectory": trajectory, **report,
               "limits": resolved.to_dict(model.robot)}
     _print_evaluation(trajectory, report)
+    optimized = traj.metadata.get("optimization")
+    for problem in sum(unusable(report, traj, model.robot,
+                                bool(isinstance(optimized, dict) and optimized.get("torque_limits"))), []):
+        warnings.warn(DynidWarning(f"{trajectory}: {problem}"), stacklevel=1)
     if geometry is not None:
         from dynid.excite.evaluate import geometry_report
 
@@ -140,7 +147,11 @@ def optimize(robot: str = robot_option(),
 
     The search stops after fixed counts (starts, generations, polish iterations), so the same
     seed and options give the same trajectory whatever the machine load."""
-    from dynid.excite.evaluate import evaluate_trajectory
+    import warnings
+
+    from dynid.errors import DataError, DynidWarning
+    from dynid.excite.deadline import TimeLimitReached, time_limit
+    from dynid.excite.evaluate import evaluate_trajectory, unusable
     from dynid.excite.fileio import write_joint_file, write_trajectory
     from dynid.excite.optimize import OptimizeSettings, optimize_excitation
 
@@ -153,7 +164,14 @@ def optimize(robot: str = robot_option(),
                                 zero_ends=zero_ends, torque_limits=torque_limits, limit_fraction=limit_fraction)
     raw = {k: options[k] for k in lim.LIMIT_PARAMS}
     limited, resolved, title = lim.robot_and_limits(load_selected(robot, options["joints"], options["lock"]), raw)
-    geometry = _geometry(limited, resolved.limits, options, range_fraction=limit_fraction)
+    deadline = wall + max_seconds if max_seconds > 0 else math.inf  # the safety net counts from here
+    try:
+        with time_limit(deadline):
+            geometry = _geometry(limited, resolved.limits, options, range_fraction=limit_fraction)
+    except TimeLimitReached:
+        raise DataError(f"the wall-time safety net (--max-seconds {max_seconds:g}) ran out while setting up the "
+                        "collision geometry (capsules, obstacles, start posture): no trajectory. Give more time or "
+                        "a simpler obstacle scene") from None
     lim.print_limits(console, limited, resolved, title)
     if geometry is not None:
         geo.print_geometry(console, geometry)
@@ -171,9 +189,14 @@ def optimize(robot: str = robot_option(),
             bar.update(task, completed=min(fraction, 1.0), start_no=start_index + 1, best=f"{shown:.4g}")
 
         result = optimize_excitation(model, settings, progress, None if geometry is None else geometry.constraints,
-                                     None if geometry is None else geometry.start)
+                                     None if geometry is None else geometry.start, deadline=deadline)
         bar.update(task, completed=1.0)
     report = evaluate_trajectory(model, result.trajectory)
+    problems, cautions = unusable(report, result.trajectory, model.robot, torque_limits)
+    if problems:  # nothing written: this trajectory cannot serve identification
+        raise DataError(f"no usable excitation: {'; '.join(problems)}")
+    for text in cautions:
+        warnings.warn(DynidWarning(text), stacklevel=1)
     extra = {}
     if geometry is not None:
         from dynid.excite.evaluate import geometry_report

@@ -70,18 +70,31 @@ def _split_joint(text: str) -> tuple[str | None, str]:
     return (head.strip(), rest) if sep else (None, text)
 
 
-def parse_values(texts, option: str, n: int) -> dict | None:
-    """{joint number or name: value} from repeated texts (module docstring); None if none."""
+def _explicit(joint: str, option: str, names, seen: dict) -> str:
+    """The 1-based number (text) of a joint given as J (number or name); one joint given twice (by
+    number and by name, or twice alike) is refused: the later value would silently win."""
+    key = str(list(names).index(joint) + 1) if joint in names else joint
+    if key in seen:
+        raise DataError(f"{option}: joint {key} is given twice ('{seen[key]}' and '{joint}'); give each joint once")
+    seen[key] = joint
+    return key
+
+
+def parse_values(texts, option: str, n: int, names=()) -> dict | None:
+    """{joint number: value} from repeated texts (module docstring); None if none. A value for
+    every joint, then J:VALUE for some of them, is the documented way to override; one joint
+    named twice by J (``names``: the joint names, so that a name and a number meet) is refused."""
     if not texts:
         return None
     out: dict = {}
+    seen: dict = {}
     for text in texts:
         joint, rest = _split_joint(text)
         values = [_number(v, option) for v in rest.split(",") if v.strip()]
         if joint is not None:
             if len(values) != 1:
                 raise DataError(f"{option}: '{text}': expected J:VALUE")
-            out[joint] = values[0]
+            out[_explicit(joint, option, names, seen)] = values[0]
         elif len(values) == 1:
             out.update({str(i + 1): values[0] for i in range(n)})
         elif len(values) == n:
@@ -91,11 +104,12 @@ def parse_values(texts, option: str, n: int) -> dict | None:
     return out
 
 
-def parse_ranges(texts, n: int) -> dict | None:
-    """{joint: (low, high)} from repeated --q-range texts; None if none."""
+def parse_ranges(texts, n: int, names=()) -> dict | None:
+    """{joint: (low, high)} from repeated --q-range texts; None if none (one joint twice: refused)."""
     if not texts:
         return None
     out: dict = {}
+    seen: dict = {}
     for text in texts:
         joint, rest = _split_joint(text)
         values = [_number(v, "--q-range") for v in rest.split(",") if v.strip()]
@@ -104,7 +118,7 @@ def parse_ranges(texts, n: int) -> dict | None:
         if joint is None:
             out.update({str(i + 1): tuple(values) for i in range(n)})
         else:
-            out[joint] = tuple(values)
+            out[_explicit(joint, "--q-range", names, seen)] = tuple(values)
     return out
 
 
@@ -112,8 +126,9 @@ def limit_options(robot, q_range=None, continuous_range=2 * math.pi, limits_file
     """LimitOptions from the raw command-line values (robot: for the joint count)."""
     from dynid.excite.limit_sources import LimitOptions
 
-    parsed = {k: parse_values(values.get(k), "--" + k.replace("_", "-"), robot.n) for k in VALUE_OPTIONS}
-    return LimitOptions(q_range=parse_ranges(q_range, robot.n), continuous_range=continuous_range,
+    names = robot.joint_names
+    parsed = {k: parse_values(values.get(k), "--" + k.replace("_", "-"), robot.n, names) for k in VALUE_OPTIONS}
+    return LimitOptions(q_range=parse_ranges(q_range, robot.n, names), continuous_range=continuous_range,
                         file=limits_file, **parsed)
 
 

@@ -83,3 +83,45 @@ def geometry_report(geometry, trajectory, limits, samples: int = RATIO_SAMPLES) 
                             "guaranteed_min_margin": float(report["guaranteed"][-n_ws:].min()),
                             "ok": bool(report["guaranteed"][-n_ws:].min() >= 0.0), "samples": samples}
     return out
+
+
+# identify refuses fits above this condition number (``identify --max-condition``, estimators.py)
+MAX_CONDITION = 1e7
+
+
+def unusable(report: dict, trajectory, robot, torque_limits: bool = False) -> tuple[list[str], list[str]]:
+    """(problems, warnings) of a trajectory as an excitation for identification, one sentence each.
+    Problems (it cannot serve): a condition number beyond what ``identify`` accepts; no joint that
+    moves more than identify's still range (``identify.undetermined.STILL_RANGE``: limits of 1e-9
+    give a well-conditioned but useless trajectory, its regressor columns being scaled alike); with
+    torque limits, prior-model torques beyond tau_max. Warnings: some joints barely move (identify
+    holds what only they excite at the description's values). Joints are named with the limits
+    that hold them."""
+    from dynid.identify.undetermined import STILL_RANGE
+
+    problems, warnings_ = [], []
+    limits = KinematicLimits.of(robot)
+    q = trajectory.evaluate(np.arange(RATIO_SAMPLES) * (trajectory.period / RATIO_SAMPLES))[0]
+    amplitude = 0.5 * (q.max(axis=0) - q.min(axis=0))
+    still = np.where(robot.is_revolute, STILL_RANGE, 0.1 * STILL_RANGE)
+    frozen = [j for j in range(robot.n) if amplitude[j] < still[j]]
+    held = "; ".join(f"joint {j + 1} ({robot.joint_names[j]}) moves +-{amplitude[j]:.3g} only (its limits: range "
+                     f"[{limits.q_min[j]:.3g}, {limits.q_max[j]:.3g}], dq_max {limits.dq_max[j]:.3g}, ddq_max "
+                     f"{limits.ddq_max[j]:.3g})" for j in frozen[:4]) + (" ..." if len(frozen) > 4 else "")
+    if not report["cond"] <= MAX_CONDITION:
+        problems.append(f"cond {report['cond']:.3g} is beyond the {MAX_CONDITION:.0e} that identify accepts: the "
+                        "trajectory cannot determine the base parameters" + (
+                            f": {held} (a joint that must stay still is locked: --lock NAME=VALUE)" if frozen else ""))
+    elif frozen and len(frozen) == robot.n:
+        problems.append(f"no joint moves more than identify's still range ({STILL_RANGE:g} rad, "
+                        f"{0.1 * STILL_RANGE:g} m): {held}")
+    elif frozen:
+        warnings_.append(f"{held}: below identify's still range ({STILL_RANGE:g} rad): what only these joints "
+                         "excite keeps the robot description's values")
+    if torque_limits and not report["torque"]["ok"]:
+        ratio = np.asarray(report["torque"]["joint_ratio"])
+        j = int(np.argmax(ratio))
+        problems.append(f"the prior model's torques reach {ratio[j]:.6g} x tau_max on joint {j + 1} "
+                        f"({robot.joint_names[j]}) although --torque-limits was asked: no trajectory within these "
+                        "limits was found (gravity alone beyond tau_max? tau_max in other units?)")
+    return problems, warnings_

@@ -78,7 +78,14 @@ def per_joint(robot, value, where: str, pair: bool = False) -> dict[int, object]
     if value is None:
         return {}
     if isinstance(value, dict):
-        return {joint_index(robot, k, where): _checked(v, where, pair) for k, v in value.items()}
+        out: dict[int, object] = {}
+        for k, v in value.items():
+            i = joint_index(robot, k, where)
+            if i in out:
+                raise ModelError(f"{where}: {joint_label(robot, i)} is given twice (by name and by number?); "
+                                 "give each joint once")
+            out[i] = _checked(v, where, pair)
+        return out
     if pair and _is_pair(value):
         return {i: _checked(value, where, pair) for i in range(robot.n)}
     if not pair and np.ndim(value) == 0:
@@ -179,8 +186,13 @@ def read_limits_file(robot, path) -> dict[str, dict[int, float]]:
         for i, entry in enumerate(joints):
             take(entry or {}, [i], f"{path}: joints[{i + 1}]")
     elif isinstance(joints, dict):
+        named: dict[int, object] = {}
         for key, entry in joints.items():
             i = joint_index(robot, key, f"{path}: joints")
+            if i in named:  # by name and by number: the later entry would silently win
+                raise ModelError(f"{path}: joints: '{named[i]}' and '{key}' both name {joint_label(robot, i)}; "
+                                 "give each joint once")
+            named[i] = key
             take(entry or {}, [i], f"{path}: joints: {key}")
     elif joints is not None:
         raise ModelError(f"{path}: joints: expected a mapping by joint name/number or a list")
@@ -264,8 +276,34 @@ def resolve_limits(robot, options: LimitOptions = LimitOptions()) -> ResolvedLim
                      f"{ACCEL_PER_SPEED:g}/s x dq_max) (--ddq-max sets it)")
     scale("ddq_max", "ddq_scale")
     _check_consistent(robot, values, sources, KEYS)
+    _warn_beyond_description(robot, values, sources)
     limits = KinematicLimits(*(values[k] for k in KEYS))
     return ResolvedLimits(limits, {k: tuple(v) for k, v in sources.items()}, tuple(notes))
+
+
+def _warn_beyond_description(robot, values, sources) -> None:
+    """Warn when a limit given by an option or a file lets a joint go beyond the robot description's
+    own limit (the excitation would drive the real robot past it), and when a revolute range given
+    so reaches beyond two turns (degrees?)."""
+    import warnings
+
+    from dynid.errors import DynidWarning
+    from dynid.robot.validation import TURNS
+
+    own = {k: robot.limit_array(k) for k in KEYS}
+    for i in range(robot.n):
+        given = [k for k in KEYS if not sources[k][i].startswith(("description", "default", "none"))]
+        wider = [k for k in given if math.isfinite(own[k][i]) and
+                 (values[k][i] < own[k][i] if k == "q_min" else values[k][i] > own[k][i])]
+        if wider:
+            text = ", ".join(f"{k} {values[k][i]:g} (description {own[k][i]:g}, from {sources[k][i]})" for k in wider)
+            warnings.warn(DynidWarning(f"{robot.name}: {joint_label(robot, i)}: {text}: beyond the robot's own "
+                                       "limits; the excitation may drive the real robot past them"), stacklevel=3)
+        bound = max(abs(values["q_min"][i]), abs(values["q_max"][i]))
+        if robot.is_revolute[i] and ("q_min" in given or "q_max" in given) and bound > TURNS * 2 * math.pi:
+            warnings.warn(DynidWarning(f"{robot.name}: {joint_label(robot, i)}: position range "
+                                       f"[{values['q_min'][i]:g}, {values['q_max'][i]:g}] rad reaches beyond {TURNS} "
+                                       "turns: dynid reads radians; degrees?"), stacklevel=3)
 
 
 def _check_consistent(robot, values, sources, keys) -> None:

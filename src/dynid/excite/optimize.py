@@ -42,6 +42,7 @@ import scipy.optimize
 
 from dynid.errors import DataError
 from dynid.excite.criteria import CRITERIA, ExcitationModel, batch_values
+from dynid.excite.deadline import TimeLimitReached, time_limit
 from dynid.excite.limits import KinematicLimits
 from dynid.excite.periodic import FAMILIES, PeriodicTrajectory, periodic_from_family
 from dynid.excite.polish import make_feasible, polish
@@ -263,16 +264,18 @@ class Problem:
 
 
 def optimize_excitation(model: ExcitationModel, settings: OptimizeSettings = OptimizeSettings(),
-                        progress=None, geometry=None, start=None) -> OptimizeResult:
+                        progress=None, geometry=None, start=None, deadline: float | None = None) -> OptimizeResult:
     """``settings.starts`` x (differential evolution for ``generations`` + SLSQP polish).
 
     progress: optional callable(fraction_of_work_done, best_value, start_index) for a UI; the
     fraction counts generations and polish iterations, not time. geometry, start: optional
     clearance/workspace constraints and the posture they hold at (``Problem``); the result
-    then meets them with the guaranteed bound between samples (``geometry.shrink``).
+    then meets them with the guaranteed bound between samples (``geometry.shrink``). deadline:
+    ``time.perf_counter`` value the ``max_seconds`` safety net counts to (default: max_seconds
+    from now; the command line counts from its own start, geometry setup included).
     """
     with single_blas_thread():
-        return _optimize(model, settings, progress, geometry, start)
+        return _optimize(model, settings, progress, geometry, start, deadline)
 
 
 # instants per period of the final guaranteed clearance check (and of ``evaluate``)
@@ -283,9 +286,11 @@ GEOMETRY_SAMPLES = 10_000
 _GLOBAL_SHARE = 0.2
 
 
-def _optimize(model: ExcitationModel, settings: OptimizeSettings, progress, geometry, start) -> OptimizeResult:
+def _optimize(model: ExcitationModel, settings: OptimizeSettings, progress, geometry, start,
+              deadline: float | None = None) -> OptimizeResult:
     start_time = time.perf_counter()
-    deadline = math.inf if settings.max_seconds is None else start_time + settings.max_seconds
+    if deadline is None:
+        deadline = math.inf if settings.max_seconds is None else start_time + settings.max_seconds
     problem = Problem(model, settings, geometry, start)
     best_value, best_q0, best_c, history = math.inf, None, None, []
     time_limited = False
@@ -314,10 +319,19 @@ def _optimize(model: ExcitationModel, settings: OptimizeSettings, progress, geom
         def func(zt):  # scipy passes (dim, S) when vectorized
             return problem.values(*problem.project(zt.T))
 
-        de = scipy.optimize.differential_evolution(
-            func, [(-1.0, 1.0)] * problem.dim, vectorized=True, updating="deferred",
-            popsize=settings.popsize, maxiter=settings.generations, tol=0.0, atol=0.0, polish=False,
-            init="sobol", rng=np.random.default_rng(seed), callback=report)
+        try:
+            with time_limit(deadline):
+                de = scipy.optimize.differential_evolution(
+                    func, [(-1.0, 1.0)] * problem.dim, vectorized=True, updating="deferred",
+                    popsize=settings.popsize, maxiter=settings.generations, tol=0.0, atol=0.0, polish=False,
+                    init="sobol", rng=np.random.default_rng(seed), callback=report)
+        except TimeLimitReached:  # inside a generation: this start has no point
+            time_limited = True
+            if best_q0 is None:
+                raise DataError(f"the wall-time safety net (--max-seconds {settings.max_seconds:g}) ran out within "
+                                "the first generation of the search: no trajectory. Give more time, fewer "
+                                "--popsize or --harmonics, or a simpler obstacle scene") from None
+            break
         q0, c = problem.project(de.x[None, :])
         global_value = float(problem.values(q0, c)[0])
 
@@ -326,7 +340,11 @@ def _optimize(model: ExcitationModel, settings: OptimizeSettings, progress, geom
                 progress(fraction(start, 1.0, iteration / max(1, settings.polish_iterations)),
                          min(best_value, value), start)
 
-        q0p, cp, polished_value, info = polish(problem, q0[0], c[0], deadline, polish_report)
+        try:
+            with time_limit(deadline):
+                q0p, cp, polished_value, info = polish(problem, q0[0], c[0], deadline, polish_report)
+        except TimeLimitReached:  # inside a polish iteration: the global search's point
+            q0p, cp, polished_value, info = q0[0], c[0], global_value, {"iterations": 0, "time_limited": True}
         cut = state["cut"] or info["time_limited"]
         time_limited = time_limited or cut
         history.append({"seed": seed, "global": global_value, "polished": polished_value,

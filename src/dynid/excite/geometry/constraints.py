@@ -176,10 +176,16 @@ class GeometricConstraints:
     def margins(self, q: np.ndarray) -> np.ndarray:
         """(N, K) margins at configurations q (N, n) (>= 0: satisfied); compiled loop
         (``kernels``), the same numbers as the witnesses' NumPy path of ``jacobian``."""
+        from dynid.excite.deadline import check_time
+
         q = np.atleast_2d(q)
         if self.size == 0:
             return np.zeros((len(q), 0))
-        return np.concatenate([self._margin_block(q[s:s + CHUNK]) for s in range(0, len(q), CHUNK)])
+        blocks = []
+        for s in range(0, len(q), CHUNK):
+            check_time()  # --max-seconds holds inside a generation too (excite/deadline.py)
+            blocks.append(self._margin_block(q[s:s + CHUNK]))
+        return np.concatenate(blocks)
 
     def jacobian(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Margins (N, K) and their gradients dg/dq (N, K, n) at q (N, n)."""

@@ -115,6 +115,14 @@ def build_geometry(robot, limits, options: GeometryOptions) -> Geometry | None:
         notes.append(f"clearance {clearance:g} m (default; --clearance sets it)")
     capsules = robot_capsules(robot, options.capsules, options.link_radius)
     notes += list(capsules.notes)
+    scene, dropped = within_reach(robot, limits, capsules, scene, clearance)
+    if dropped:
+        notes.append(f"{dropped} obstacle box(es) beyond the robot's reach ({reach(robot, limits, capsules):.3g} m "
+                     f"from its base, plus the clearance) left out: no posture can come near them")
+    if len(scene.boxes) > MAX_BOXES:
+        raise ModelError(f"the obstacles hold {len(scene.boxes)} boxes within the robot's reach; at most {MAX_BOXES} "
+                         "are supported (each box is checked against every link capsule at every sample of the "
+                         "search): merge small boxes into fewer larger ones")
     workspace = None
     if options.workspace is not None:
         link, point, name = flange_of(robot, capsules, options.flange)
@@ -157,6 +165,38 @@ def build_geometry(robot, limits, options: GeometryOptions) -> Geometry | None:
                          f"closer than {clearance:g} m at the start posture: not checked against each other")
         return Geometry(constraints, np.asarray(q_start, dtype=float), tuple(notes))
     raise first_error
+
+
+MAX_BOXES = 500  # obstacle boxes within reach; a scene beyond is refused (merge boxes)
+
+
+def reach(robot, limits, capsules) -> float:
+    """An upper bound of the distance from the base origin of any point of any capsule [m] (inf
+    when a prismatic joint has no range): each body's origin is at most the sum of the placements
+    (and prismatic strokes) along its chain away from the base."""
+    far = np.zeros(robot.n_bodies)
+    stroke = dict(zip(robot.joint_names, np.maximum(np.abs(limits.q_min), np.abs(limits.q_max))))
+    for i, joint in enumerate(robot.joints):
+        d = (far[joint.parent] if joint.parent >= 0 else 0.0) + float(np.linalg.norm(joint.placement_translation)) \
+            + float(np.linalg.norm(joint.offset_translation))
+        if joint.type == "prismatic":
+            d += float(stroke.get(joint.name, np.inf))
+        far[i] = d
+    if len(capsules) == 0:
+        return 0.0
+    at = np.where(capsules.link >= 0, far[np.maximum(capsules.link, 0)], 0.0)
+    ends = np.maximum(np.linalg.norm(capsules.a, axis=1), np.linalg.norm(capsules.b, axis=1))
+    return float(np.max(at + ends + capsules.radius))
+
+
+def within_reach(robot, limits, capsules, scene: Scene, clearance: float) -> tuple[Scene, int]:
+    """The scene without the boxes no capsule can come within ``clearance`` of (their nearest point
+    is farther from the base origin than ``reach``), and how many were left out."""
+    if not scene.boxes:
+        return scene, 0
+    bound = reach(robot, limits, capsules) + clearance
+    near = tuple(b for b in scene.boxes if np.linalg.norm(b.center) - np.linalg.norm(b.half) <= bound)
+    return Scene(scene.floor, near), len(scene.boxes) - len(near)
 
 
 def _searched_start(robot, limits, capsules, scene, clearance, workspace, exempt_apart, fraction):
