@@ -252,6 +252,7 @@ def groups(robot: str = robot_option(),
     per-cycle identification: each group's value beside the per-cycle mean of all cycles, of the
     first K and of the rest."""
     from dynid.data.io import atomic_write_text, load_joint_data
+    from dynid.errors import DataError
     from dynid.identify.cycle_groups import parse_groups
     from dynid.identify.group_study import group_study
     from dynid.identify.model import ModelOptions
@@ -306,7 +307,15 @@ def groups(robot: str = robot_option(),
 
         values = np.array(study["per_cycle"]["values"], dtype=float)
         if parameters:
-            pick = [names.index(p.strip()) for p in parameters.split(",") if p.strip() in names]
+            from dynid.data.columns import refuse_repeated
+
+            wanted = [p.strip() for p in parameters.split(",") if p.strip()]
+            refuse_repeated(wanted, "--parameters")
+            unknown = [p for p in wanted if p not in names]
+            if unknown or not wanted:
+                raise DataError(f"--parameters {parameters}: {unknown or 'none'} not base parameter(s) of the model "
+                                f"(it has {', '.join(names[:12])}{', ...' if len(names) > 12 else ''})")
+            pick = [names.index(p) for p in wanted]
         else:
             from dynid.identify.group_study import figure_parameters
             pick = figure_parameters(study)

@@ -34,9 +34,39 @@ def parameter_covariance(result: dict) -> np.ndarray:
     if cov is None:
         raise DataError("the result holds no parameter covariance ('covariance'): identify again with this dynid "
                         "(a physically consistent fit whose unconstrained problem was ill-conditioned has none)")
-    cov = np.asarray(cov, dtype=float)
-    if cov.shape != (b, b) or not np.all(np.isfinite(cov)):
-        raise DataError(f"result field 'covariance' has shape {cov.shape}, expected ({b}, {b}) finite numbers")
+    return checked_covariance(cov, b, "result field 'covariance'")
+
+
+def checked_covariance(value, b: int, where: str) -> np.ndarray:
+    """``value`` as a (b, b) covariance matrix, or a DataError naming what is wrong with it: not a
+    matrix of numbers, another shape, a NaN or infinite entry, not symmetric, or not positive
+    semidefinite (a negative variance: the bands would be the square root of a negative number)."""
+    try:
+        cov = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise DataError(f"{where}: expected a {b} x {b} matrix of numbers, found {str(value)[:40]!r}") from None
+    if cov.shape != (b, b):
+        raise DataError(f"{where} has shape {cov.shape}, expected ({b}, {b}) (one row and column per base parameter)")
+    bad = np.argwhere(~np.isfinite(cov))
+    if bad.size:
+        i, j = bad[0]
+        raise DataError(f"{where}: entry [{i}, {j}] is {cov[i, j]} ({len(bad)} entries not finite); expected "
+                        "finite numbers")
+    scale = float(np.max(np.abs(cov), initial=0.0))
+    asym = np.abs(cov - cov.T)
+    if asym.max(initial=0.0) > 1e-9 * scale:
+        i, j = np.unravel_index(np.argmax(asym), asym.shape)
+        raise DataError(f"{where} is not symmetric: [{i}, {j}] = {cov[i, j]:.6g} but [{j}, {i}] = {cov[j, i]:.6g}; "
+                        "expected a covariance matrix")
+    negative = np.flatnonzero(np.diag(cov) < 0)
+    if negative.size:
+        k = int(negative[0])
+        raise DataError(f"{where}: the variance of base parameter {k + 1} is negative ({cov[k, k]:.6g}); expected a "
+                        "positive semidefinite covariance matrix")
+    smallest = float(np.linalg.eigvalsh(cov)[0]) if b else 0.0
+    if smallest < -1e-9 * scale:
+        raise DataError(f"{where} is not positive semidefinite (eigenvalue {smallest:.3g}, largest entry "
+                        f"{scale:.3g}); expected a covariance matrix")
     return cov
 
 

@@ -185,6 +185,25 @@ def determined_parameters(a: np.ndarray, tail: int = 10) -> np.ndarray:
     return (comp < DETERMINED_TOL ** 0.5) & ~zero[-tail:]
 
 
+def _refuse_shared_logs(loaded_paths, unloaded_paths) -> None:
+    """A log cannot be both with and without the load (by name, another name or a link): the load's
+    torques would cancel and its parameters come out as noise."""
+    import os
+
+    def identity(p):
+        try:
+            st = os.stat(p)
+        except OSError:
+            return None
+        return st.st_dev, st.st_ino
+
+    loaded = {identity(p): p for p in loaded_paths if identity(p) is not None}
+    for p in unloaded_paths:
+        if identity(p) in loaded:
+            raise DataError(f"payload: {p} is given both with the load (--data {loaded[identity(p)]}) and without it "
+                            "(--unloaded); the two-log mode needs logs recorded with and without the payload")
+
+
 def identify_payload(robot, loaded_paths, options, base, prep, beta: np.ndarray | None = None,
                      unloaded_paths=None, mapping=None, nan: str = "drop",
                      beta_cov: np.ndarray | None = None,
@@ -199,6 +218,8 @@ def identify_payload(robot, loaded_paths, options, base, prep, beta: np.ndarray 
     two_logs = unloaded_paths is not None
     if not two_logs and beta is None:
         raise DataError("payload: give the robot's result.json (its base parameters) or a log without the load")
+    if two_logs:
+        _refuse_shared_logs(loaded_paths, unloaded_paths)
     loaded = prepared_sources(robot, loaded_paths, options, mapping, prep, nan)
     for ready in loaded:
         check_wrist_motion(robot, ready, ready.source)
