@@ -4,7 +4,11 @@ accepted the file), refused (a DynidError: one line and exit 2 in the CLI), and 
 exception (a bug: listed with its seed to reproduce). With --cli N, N cases per reader also run
 through the command line (in-process): exit 0, or exit 2 with exactly one 'error:' line, else a bug.
 
-    .venv/bin/python bench/fuzz.py [--cases 500] [--cli 50] [--seed 0] [--readers csv,urdf]
+    .venv/bin/python bench/fuzz.py [--cases 500] [--cli 50] [--seed 0] [--readers csv,urdf] [--kinds 20]
+
+--plausibility N and --kinds N run N seeded cases of every kind of tests/plausibility_inputs.py
+(nonsense inside logs and results) and tests/fuzz_kinds.py (issue 26: conflicting options,
+impossible values, outputs inside inputs...) and check each ends as its kind says.
 """
 
 from __future__ import annotations
@@ -72,6 +76,8 @@ def main() -> int:
     parser.add_argument("--cli", type=int, default=0, help="cases per reader also run through the CLI")
     parser.add_argument("--plausibility", type=int, default=20, help="cases per plausibility kind (issue 18 section "
                         "3: nonsense the readers accept must be refused or warned; 0 = skip)")
+    parser.add_argument("--kinds", type=int, default=20, help="cases per kind of issue 26 (tests/fuzz_kinds.py: "
+                        "conflicting options, impossible values, outputs inside inputs...; 0 = skip)")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     sys.unraisablehook = lambda unraisable: None  # pyarrow's row handler on undecodable lines (the CLI does the same)
@@ -107,7 +113,38 @@ def main() -> int:
         print("  " + line)
     if args.plausibility:
         bugs += plausibility_campaign(args.plausibility, args.seed)
+    if args.kinds:
+        bugs += kinds_campaign(args.kinds, args.seed)
     return 1 if bugs else 0
+
+
+def kinds_campaign(cases: int, first: int = 0) -> list[str]:
+    """Every kind of tests/fuzz_kinds.py (issue 26) on ``cases`` seeds through the command line:
+    the outcome expected (refused, warned, read) against the one observed. Prints a table; returns
+    the defects ('silent': exit 0 on what must be refused or warned; 'other': anything else)."""
+    from fuzz_kinds import KINDS, make_context, run
+
+    defects, total = [], collections.Counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        ctx = make_context(Path(tmp))
+        print(f"\n{'issue 26 kind':<17} {'cases':>6} {'as expected':>12} {'silent':>7} {'other':>6}  seconds  outcomes")
+        for kind in KINDS:
+            counts, outcomes, start = collections.Counter(), collections.Counter(), time.perf_counter()
+            for seed in range(first, first + cases):
+                expected, observed, case = run(kind, seed, ctx, Path(tmp) / f"{kind}-{seed}")
+                outcomes[expected] += 1
+                key = "ok" if observed == expected else "silent" if observed == "silent" else "other"
+                counts[key] += 1
+                if key != "ok":
+                    defects.append(f"{kind} seed {seed} {[str(a) for a in case.argv]}: expected {expected}, "
+                                   f"got {observed[:200]}")
+            total.update(counts)
+            print(f"{kind:<17} {cases:>6} {counts['ok']:>12} {counts['silent']:>7} {counts['other']:>6} "
+                  f"{time.perf_counter() - start:8.1f}  {dict(outcomes)}")
+    print(f"{'total':<17} {sum(total.values()):>6} {total['ok']:>12} {total['silent']:>7} {total['other']:>6}")
+    for line in defects[:40]:
+        print("  " + line)
+    return defects
 
 
 def plausibility_campaign(cases: int, first: int = 0) -> list[str]:

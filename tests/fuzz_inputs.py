@@ -8,6 +8,10 @@ or text; JSON/YAML values of the wrong type, short lists, deep nesting, YAML ali
 attributes). The property checked by tests/test_fuzz_readers.py and bench/fuzz.py: a reader
 either reads the file or raises ``dynid.errors.DynidError`` (FileNotFoundError never applies:
 the file exists). Everything is seeded: the same seed gives the same case.
+
+Inputs that every reader accepts but that cannot be right together (an option naming one thing
+twice, an output inside an input, a covariance with a negative variance...) are the kinds of
+tests/fuzz_kinds.py (issue 26); nonsense inside logs and results, tests/plausibility_inputs.py.
 """
 
 from __future__ import annotations

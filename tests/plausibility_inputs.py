@@ -332,6 +332,8 @@ def bad_option(rng):
 
     option = rng.choice(sorted(RULES))
     rule = RULES[option]
+    if rule.choices:  # a word option: any other word
+        return option, rng.choice(["keep", "", "DROP", "0", "none", "auto"]), "refused"
     candidates = [float("nan")]
     if rule.finite:
         candidates.append(rng.choice([float("inf"), -float("inf")]))

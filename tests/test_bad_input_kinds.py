@@ -71,7 +71,7 @@ def d(tmp_path_factory):
 
 @pytest.mark.parametrize("name, expected", [
     ("empty.csv", "not a readable CSV"),
-    ("gzip.csv", "gzip-compressed file, not CSV text; decompress it or name it gzip.csv.gz"),
+    ("gzip.csv", "gzip-compressed file, not a CSV joint data file; decompress it or name it gzip.csv.gz"),
     ("binary.csv", "binary"),
     ("latin1.csv", "not UTF-8"),
     ("one.csv", "at least 3 are needed"),

@@ -2,7 +2,11 @@
 from a valid file by seeded mutations (tests/fuzz_inputs.py: random bytes, truncation, wrong
 encodings, missing/duplicated/extra columns, NaN/inf/huge values, wrong types, deep nesting, YAML
 alias bombs) either read or raise dynid's own error type; through the CLI they end in exit code 0,
-or 2 with one 'error:' line. A longer campaign: bench/fuzz.py."""
+or 2 with one 'error:' line. The kinds of issue 26 (tests/fuzz_kinds.py: options naming one thing
+twice, number lists with NaN, corrupt covariances, impossible drive values and transmissions,
+gravity in other units, locks beyond the limits, time stamps beyond float resolution, broken
+signal files, one log under two names, limits given twice, outputs inside inputs) end as their
+kind says: refused, warned or read. A longer campaign: bench/fuzz.py."""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from cli_helpers import run_ok, runner
 from dynid.cli.main import app
 from dynid.errors import DynidError
 from fuzz_inputs import READERS, cli_command, write_case
+from fuzz_kinds import KINDS, make_context, run
 
 FAST = settings(max_examples=30, derandomize=True, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -68,3 +73,20 @@ def test_cli_turns_bad_input_into_one_line_and_exit_2(name, bases, tmp_path):
             assert len(errors) == 1 and "Traceback" not in result.output, where
 
     run()
+
+
+@pytest.fixture(scope="module")
+def kinds_context(tmp_path_factory):
+    return make_context(tmp_path_factory.mktemp("fuzz-kinds"))
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_issue26_kinds_are_refused_or_warned(kind, kinds_context, tmp_path):
+    @CLI
+    @given(seed=st.integers(0, 2**31))
+    def check(seed):
+        expected, observed, case = run(kind, seed, kinds_context, tmp_path / str(seed))
+        assert observed == expected, f"{kind} seed {seed}: {[str(a) for a in case.argv]}: expected {expected}, " \
+                                     f"got {observed}"
+
+    check()

@@ -1,0 +1,382 @@
+"""Seeded cases of the kinds of issue 26 (the second outside campaign): each kind is one mechanism,
+and ``run(kind, seed, ctx)`` makes a random instance of it and runs it through the command line.
+
+``fuzz_inputs`` mutates files until a reader breaks; these kinds are inputs that every reader
+accepts but that conflict with themselves or with the rest of the command, or name values that
+cannot be right (tests/plausibility_inputs.py has the nonsense *inside* logs and results):
+
+==================  =================================================================  ========
+kind                what the case does (random in each seed)                           outcome
+==================  =================================================================  ========
+repeated_item       a list option naming one thing twice or within another             refused
+                    (--negate tau,tau2, --ignore, --joints, --lock, --signals, --rename)
+number_list         a comma-separated number option with NaN, inf or a word            refused
+                    (robot draw --q, simulate --coulomb, multibody --times)
+covariance          a result's covariance that is text, has NaN, is asymmetric,        refused
+                    has a negative variance, is not positive semidefinite, or another
+                    shape (predict --std model)
+drive_value         a robot YAML drive field that cannot be right (torque_constant 0,  refused
+                    gear_ratio 0 or 1e7..1e300, negative rotor_inertia, rated_torque 0)
+transmission        URDF transmissions: two for one joint, an empty or impossible      refused
+                    mechanicalReduction; one for a joint the file does not have        (warned)
+gravity             gravity of zero, below 2 or above 20 m/s^2, in a robot YAML        warned
+lock_value          --lock outside the joint's limits                                  refused
+time_resolution     time stamps so large (1e12.5 .. 1e17 s) that floats cannot tell    refused
+                    the samples apart
+signal_files        convert's per-signal text files: NaN (--nan reject), widths that   refused
+                    differ, a time that never advances, gzip/bzip2/binary content;
+                    NaN with --nan drop                                                (read)
+same_file           one log given twice by another name (link, hard link, ./name)      warned
+limits_conflict     one joint limited by name and by number (limits file, options)     refused
+output_in_input     --out naming a signal file, or a Parquet file inside a data set    refused
+==================  =================================================================  ========
+
+The outcome observed is ``refused`` (exit 2, exactly one ``error:`` line matching the kind's
+pattern), ``warned`` (exit 0 and a matching ``warning:`` line), ``read`` (exit 0), ``silent``
+(exit 0 on what must be refused or warned: the defect this harness looks for) or ``other: ...``.
+tests/test_fuzz_readers.py runs a few seeds of every kind; bench/fuzz.py --kinds N runs more.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import json
+import os
+import random
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+P2_URDF = """<?xml version="1.0"?>
+<robot name="p2u">
+  <link name="base"/>
+  <link name="l1"><inertial><origin xyz="0.25 0 0"/><mass value="2.0"/>
+    <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.05" iyz="0" izz="0.05"/></inertial></link>
+  <link name="l2"><inertial><origin xyz="0.2 0 0"/><mass value="1.0"/>
+    <inertia ixx="0.005" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.02"/></inertial></link>
+  <joint name="joint1" type="revolute"><parent link="base"/><child link="l1"/><axis xyz="0 0 1"/>
+    <limit lower="-2.9" upper="2.9" velocity="3" effort="50"/></joint>
+  <joint name="joint2" type="revolute"><parent link="l1"/><child link="l2"/><origin xyz="0.5 0 0"/>
+    <axis xyz="0 0 1"/><limit lower="-2.9" upper="2.9" velocity="3" effort="20"/></joint>
+{extra}
+</robot>
+"""
+
+
+def transmission(name: str, joint: str, reduction: str | None) -> str:
+    red = "<mechanicalReduction/>" if reduction is None else f"<mechanicalReduction>{reduction}</mechanicalReduction>"
+    return (f'  <transmission name="{name}"><type>transmission_interface/SimpleTransmission</type>'
+            f'<joint name="{joint}"/><actuator name="m_{name}">{red}</actuator></transmission>')
+
+
+@dataclass
+class Context:
+    directory: Path
+    log: Path         # planar2, 3 s at 100 Hz (simulate)
+    result: Path      # identify --lowpass 10 of ``log``
+    signals: Path     # time.txt, pos.txt, trq.txt of ``log`` (convert's per-signal text files)
+    dataset: Path     # a folder holding ``log`` as Parquet (a --data DIR data set)
+    urdf: Path        # a planar two-joint URDF (joint1, joint2)
+
+
+def make_context(directory: Path) -> Context:
+    """Simulate the log, identify it, write the signal files, the data set and the URDF (seconds)."""
+    from typer.testing import CliRunner
+
+    from dynid.cli.main import app
+
+    runner = CliRunner()
+    d = Path(directory)
+    for args in (["simulate", "-r", "planar2", "--out", d / "log.csv", "--duration", "3", "--seed", "1"],
+                 ["identify", "-r", "planar2", "--data", d / "log.csv", "--out", d / "r.json", "--lowpass", "10"]):
+        res = runner.invoke(app, [str(a) for a in args])
+        assert res.exit_code == 0, res.output
+    cols = read_columns(d / "log.csv")
+    signals = d / "signals"
+    signals.mkdir(exist_ok=True)
+    np.savetxt(signals / "time.txt", cols["t"])
+    np.savetxt(signals / "pos.txt", np.column_stack([cols["q1"], cols["q2"]]))
+    np.savetxt(signals / "trq.txt", np.column_stack([cols["tau1"], cols["tau2"]]))
+    dataset = d / "dataset"
+    dataset.mkdir(exist_ok=True)
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    pq.write_table(pacsv.read_csv(d / "log.csv"), dataset / "log.parquet")
+    (d / "p2.urdf").write_text(P2_URDF.format(extra=""))
+    return Context(d, d / "log.csv", d / "r.json", signals, dataset, d / "p2.urdf")
+
+
+def read_columns(path: Path) -> dict[str, np.ndarray]:
+    import pyarrow.csv as pacsv
+
+    table = pacsv.read_csv(path)
+    return {k: table.column(k).to_numpy().astype(float) for k in table.column_names}
+
+
+@dataclass
+class Case:
+    argv: list
+    expected: str      # refused | warned | read
+    pattern: str = ""  # the error / warning line must match (case-insensitive)
+
+
+def _identify(ctx: Context, *extra, data=None) -> list:
+    return ["identify", "-r", "planar2", "--data", data or ctx.log, "--out", ctx.directory / "out.json",
+            "--lowpass", "10", *extra]
+
+
+# -- the kinds ---------------------------------------------------------------------------------
+
+def repeated_item(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
+    j, other = rng.randint(1, 2), rng.randint(1, 2)
+    kind = rng.choice(["negate", "ignore", "lock", "joints", "signals", "rename"])
+    if kind == "negate":
+        value = rng.choice([f"tau,tau{j}", f"tau{j},tau", "tau,tau", f"q{j},q{j}", f"tau{j},q{other},tau{j}"])
+        return Case(_identify(ctx, "--negate", value), "refused", "twice|part of")
+    if kind == "ignore":
+        return Case(_identify(ctx, "--ignore", "dq,dq"), "refused", "twice")
+    if kind == "lock":
+        a, b = rng.uniform(-1, 1), rng.uniform(-1, 1)
+        return Case(["robot", "show", "planar2", "--lock", f"joint{j}={a:.3f},joint{j}={b:.3f}"], "refused", "twice")
+    if kind == "joints":
+        return Case(["robot", "show", "planar2", "--joints", f"joint{j},joint{other},joint{j}"], "refused", "twice")
+    if kind == "signals":
+        name = rng.choice(["t", "q", "tau"])
+        pairs = ["t=time.txt", "q=pos.txt", "tau=trq.txt"]
+        pairs.insert(rng.randint(0, 3), {"t": "t=time.txt", "q": "q=pos.txt", "tau": "tau=trq.txt"}[name])
+        return Case(["convert", ctx.signals, "--out", case_dir / "c.csv", "--signals", ",".join(pairs)],
+                    "refused", "twice")
+    return Case(_identify(ctx, "--rename", "time=t,time=q1"), "refused", "twice")
+
+
+def number_list(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
+    bad = rng.choice(["nan", "NaN", "inf", "-inf", "abc", "1e999"])
+    which = rng.choice(["draw", "coulomb", "times"])
+    if which == "draw":
+        values = ["0.1", "0.2"]
+        values[rng.randint(0, 1)] = bad
+        return Case(["robot", "draw", "planar2", "--q", ",".join(values), "--out", case_dir / "d.png"], "refused",
+                    "number")
+    if which == "coulomb":
+        return Case(["simulate", "-r", "planar2", "--out", case_dir / "s.csv", "--duration", "1",
+                     "--coulomb", f"0.1,{bad}"], "refused", "number")
+    return Case(["multibody", "identify", "-r", "kr500", "--body-data", case_dir / "none.csv", "--out",
+                 case_dir / "m.json", "--times", f"0.3,{bad}"], "refused", "number")
+
+
+def covariance(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
+    result = json.loads(ctx.result.read_text())
+    cov = np.array(result["covariance"], dtype=float)
+    b = cov.shape[0]
+    i, j = rng.sample(range(b), 2)
+    kind = rng.choice(["text", "nan", "asymmetric", "negative", "indefinite", "shape"])
+    if kind == "text":
+        value = rng.choice(["none", "", "diag", [["x"] * b] * b])
+    elif kind == "nan":
+        cov[i, j] = rng.choice([float("nan"), float("inf")])
+        value = cov.tolist()
+    elif kind == "asymmetric":
+        cov[i, j] += rng.uniform(1e-6, 1.0) * (abs(cov).max() + 1e-12)
+        value = cov.tolist()
+    elif kind == "negative":
+        cov[i, i] = -rng.uniform(1e-9, 1.0)
+        value = cov.tolist()
+    elif kind == "indefinite":
+        v = np.zeros(b)
+        v[i], v[j] = 1.0, 1.0
+        scale = max(abs(cov[i, i]), abs(cov[j, j]), 1e-12)
+        cov[i, j] = cov[j, i] = rng.uniform(3.0, 100.0) * scale  # |C_ij| > sqrt(C_ii C_jj)
+        value = cov.tolist()
+    else:
+        value = cov[: rng.randint(1, b - 1)].tolist()
+    path = case_dir / "cov.json"
+    path.write_text(json.dumps({**result, "covariance": value}))
+    return Case(["predict", "-r", "planar2", "--params", path, "--data", ctx.log, "--std", "model", "--out",
+                 case_dir / "p.csv"], "refused", "covariance")
+
+
+def drive_value(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
+    field, value = rng.choice([("torque_constant", "0"), ("torque_constant", ".nan"), ("gear_ratio", "0"),
+                               ("gear_ratio", f"{10 ** rng.uniform(6.5, 300):.3g}"), ("gear_ratio", ".inf"),
+                               ("rotor_inertia", f"{-rng.uniform(1e-6, 1):.3g}"), ("rated_torque", "0"),
+                               ("rated_torque", f"{-rng.uniform(0.1, 10):.3g}")])
+    path = case_dir / "robot.yaml"
+    path.write_text(f"urdf: {ctx.urdf}\ndrives:\n  joint{rng.randint(1, 2)}: {{{field}: {value}}}\n")
+    return Case(["robot", "show", path], "refused", field)
+
+
+def transmission_kind(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
+    j = rng.randint(1, 2)
+    kind = rng.choice(["twice", "empty", "huge", "missing"])
+    if kind == "twice":
+        extra = transmission("ta", f"joint{j}", f"{rng.uniform(1, 200):.3f}") + "\n" + \
+            transmission("tb", f"joint{j}", f"{rng.uniform(1, 200):.3f}")
+        expected, pattern = "refused", f"joint{j}"
+    elif kind == "empty":
+        extra, expected, pattern = transmission("ta", f"joint{j}", None), "refused", "mechanicalReduction"
+    elif kind == "huge":
+        extra = transmission("ta", f"joint{j}", f"{rng.choice([1, -1]) * 10 ** rng.uniform(6.5, 307):.4g}")
+        expected, pattern = "refused", "mechanicalReduction"
+    else:
+        extra, expected, pattern = transmission("ta", f"joint{rng.randint(3, 99)}", "50"), "warned", "does not have"
+    path = case_dir / "robot.urdf"
+    path.write_text(P2_URDF.format(extra=extra))
+    return Case(["robot", "show", path], expected, pattern)
+
+
+def gravity(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
+    magnitude = rng.choice([0.0, rng.uniform(1e-3, 1.99), 10 ** rng.uniform(1.31, 5)])
+    direction = np.array([rng.gauss(0, 1) for _ in range(3)])
+    g = magnitude * direction / np.linalg.norm(direction)
+    path = case_dir / "robot.yaml"
+    path.write_text(f"urdf: {ctx.urdf}\ngravity: [{float(g[0])!r}, {float(g[1])!r}, {float(g[2])!r}]\n")
+    return Case(["robot", "show", path], "warned", "gravity")
+
+
+def lock_value(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
+    value = rng.choice([1, -1]) * rng.uniform(2.81, 400.0)
+    return Case(["robot", "show", "planar2", "--lock", f"joint{rng.randint(1, 2)}={value:.4f}"], "refused",
+                "outside")
+
+
+def time_resolution(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
+    cols = read_columns(ctx.log)
+    cols["t"] = cols["t"] + 10 ** rng.uniform(12.5, 17)
+    path = case_dir / "clock.csv"
+    write_columns(path, cols)
+    return Case(_identify(ctx, data=path), "refused", "stored to")
+
+
+def signal_files(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
+    d = case_dir / "signals"
+    shutil.rmtree(d, ignore_errors=True)
+    shutil.copytree(ctx.signals, d)
+    signals = "t=time.txt,q=pos.txt,tau=trq.txt"
+    extra, expected, pattern = [], "refused", ""
+    kind = rng.choice(["nan_reject", "nan_drop", "widths", "constant_time", "gzip", "bzip2", "binary"])
+    if kind in ("nan_reject", "nan_drop"):
+        q = np.loadtxt(d / "pos.txt")
+        q[rng.randrange(len(q)), rng.randrange(2)] = np.nan
+        np.savetxt(d / "pos.txt", q)
+        extra = ["--nan", "reject" if kind == "nan_reject" else "drop"]
+        expected, pattern = ("refused", "NaN") if kind == "nan_reject" else ("read", "")
+    elif kind == "widths":
+        tau = np.loadtxt(d / "trq.txt")
+        np.savetxt(d / "trq.txt", np.column_stack([tau] + [tau[:, :1]] * rng.randint(1, 3)))
+        pattern = "columns"
+    elif kind == "constant_time":
+        np.savetxt(d / "time.txt", np.full(len(np.loadtxt(d / "time.txt")), rng.uniform(-1e3, 1e3)))
+        pattern = "time stamp"
+    elif kind in ("gzip", "bzip2"):
+        name = rng.choice(["time.txt", "pos.txt", "trq.txt"])
+        packed = (gzip.compress if kind == "gzip" else bz2.compress)((d / name).read_bytes())
+        (d / name).write_bytes(packed)
+        pattern = "compressed"
+    else:
+        name = rng.choice(["time.txt", "pos.txt", "trq.txt"])
+        (d / name).write_bytes(bytes(rng.randrange(256) for _ in range(rng.randint(64, 4000))) + b"\x00\xff")
+        pattern = "binary|UTF-8|NUL"
+    return Case(["convert", d, "--out", case_dir / "c.csv", "--signals", signals, *extra], expected, pattern)
+
+
+def same_file(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
+    kind = rng.choice(["symlink", "hardlink", "dot"])
+    first = case_dir / "log.csv"
+    if not first.exists():
+        shutil.copy(ctx.log, first)
+    if kind == "symlink":
+        second = case_dir / "link.csv"
+        if not second.is_symlink():
+            second.symlink_to(first.name)
+    elif kind == "hardlink":
+        second = case_dir / "hard.csv"
+        if not second.exists():
+            os.link(first, second)
+    else:
+        second = Path(str(case_dir) + "/./log.csv")
+    order = [first, second] if rng.random() < 0.5 else [second, first]
+    return Case(_identify(ctx, "--data", order[1], data=order[0]), "warned", "same file")
+
+
+def limits_conflict(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
+    j = rng.randint(1, 6)
+    key = rng.choice(["dq_max", "ddq_max"])
+    option = "--" + key.replace("_", "-")
+    if rng.random() < 0.5:
+        path = case_dir / "limits.yaml"
+        path.write_text(f"joints:\n  joint{j}: {{{key}: {rng.uniform(0.5, 2):.3f}}}\n  {j}: {{{key}: "
+                        f"{rng.uniform(0.5, 2):.3f}}}\n")
+        extra = ["--limits", path]
+    else:
+        extra = [option, f"{j}:{rng.uniform(0.5, 2):.3f}", option, f"joint{j}:{rng.uniform(0.5, 2):.3f}"]
+    return Case(["excite", "evaluate", "-r", "er3a", "--trajectory", "thesis-table-4.1", *extra], "refused",
+                "twice|both name")
+
+
+def output_in_input(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
+    if rng.random() < 0.5:
+        d = case_dir / "signals"
+        shutil.rmtree(d, ignore_errors=True)
+        shutil.copytree(ctx.signals, d)
+        target = d / rng.choice(["time.txt", "pos.txt", "trq.txt"])
+        return Case(["convert", d, "--out", target, "--signals", "t=time.txt,q=pos.txt,tau=trq.txt"], "refused",
+                    "same file")
+    sub = "/".join(rng.choice(["a", "b", "robot=r1", "date=2026-01-05"]) for _ in range(rng.randint(0, 2)))
+    target = ctx.dataset / sub / "pred.parquet" if sub else ctx.dataset / "pred.parquet"
+    return Case(["predict", "-r", "planar2", "--params", ctx.result, "--data", ctx.dataset, "--out", target],
+                "refused", "data set")
+
+
+KINDS = {
+    "repeated_item": repeated_item,
+    "number_list": number_list,
+    "covariance": covariance,
+    "drive_value": drive_value,
+    "transmission": transmission_kind,
+    "gravity": gravity,
+    "lock_value": lock_value,
+    "time_resolution": time_resolution,
+    "signal_files": signal_files,
+    "same_file": same_file,
+    "limits_conflict": limits_conflict,
+    "output_in_input": output_in_input,
+}
+
+
+def write_columns(path: Path, cols: dict[str, np.ndarray]) -> Path:
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    pacsv.write_csv(pa.table({k: pa.array(v) for k, v in cols.items()}), path)
+    return path
+
+
+def run(kind: str, seed: int, ctx: Context, case_dir: Path | None = None) -> tuple[str, str, Case]:
+    """(expected, observed, case) of one seeded case of ``kind`` (module docstring)."""
+    from typer.testing import CliRunner
+
+    from dynid.cli.main import app
+
+    case_dir = Path(case_dir or ctx.directory / f"{kind}-{seed}")
+    case_dir.mkdir(parents=True, exist_ok=True)
+    case = KINDS[kind](random.Random(seed), ctx, case_dir)
+    result = CliRunner().invoke(app, [str(a) for a in case.argv])
+    lines = [ln for ln in result.output.splitlines() if ln.strip()]
+    errors = [ln for ln in lines if ln.startswith("error: ")]
+    warnings_ = [ln for ln in lines if ln.startswith("warning: ")]
+    pattern = re.compile(case.pattern, re.I) if case.pattern else None
+    if result.exit_code == 2 and len(errors) == 1 and lines[-1].startswith("error: ") \
+            and "Traceback" not in result.output:
+        observed = "refused" if pattern is None or pattern.search(errors[0]) else f"other: {errors[0][:200]}"
+    elif result.exit_code == 0:
+        matched = [w for w in warnings_ if pattern is None or pattern.search(w)]
+        observed = "warned" if matched and case.expected == "warned" else \
+            "read" if case.expected == "read" else "silent"
+    else:
+        observed = f"other: exit {result.exit_code} {result.output[-300:]!r} {result.exception!r}"
+    return case.expected, observed, case
