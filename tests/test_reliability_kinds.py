@@ -94,7 +94,7 @@ def test_a_read_only_install_and_an_unusable_home_fall_back_to_private_cache_dir
 def test_a_private_directory_planted_by_another_user_is_not_used(tmp_path, monkeypatch):
     """The private cache directory must be our own and writable by us alone (cached kernels are
     code): a world-writable one is refused and the caller falls back further."""
-    from dynid import environment
+    from dynid.files import environment
 
     monkeypatch.setattr(environment.tempfile, "gettempdir", lambda: str(tmp_path))
     planted = tmp_path / f"dynid-numba-cache-{os.getuid()}"

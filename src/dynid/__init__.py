@@ -3,12 +3,12 @@
 The dynamics functions and ``load_robot`` are imported on first use (``dynid.lazy``): ``import
 dynid`` stays light so that the command line starts in a fraction of a second."""
 
-from dynid.environment import matplotlib_config, numba_cache
+from dynid.files.environment import matplotlib_config, numba_cache
 from dynid.errors import DataError, DynidError, IllConditionedError, ModelError
 from dynid.lazy import lazy_attributes
 from dynid.version import __version__
 
-numba_cache()  # before any kernel module: a read-only install must not crash Numba's cache (environment.py)
+numba_cache()  # before any kernel module: a read-only install must not crash Numba's cache (files/environment.py)
 matplotlib_config()
 
 _WHERE = {name: "dynid.dynamics" for name in (

@@ -24,7 +24,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parents[1]  # the installed dynid package
 
 
 def _can_write(directory: Path) -> bool:
