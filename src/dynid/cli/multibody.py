@@ -126,8 +126,9 @@ def identify_command(
 
     r = load_robot(robot)
     form = angular_form(coordinates)
+    wanted = _parse_times(times)  # options before the file: a bad option is named first
     data = read_body_data(body_data)
-    selected = _select(data, _parse_times(times))
+    selected = _select(data, wanted)
     try:
         results = identify(r, selected, form, rounding_digits=rounding_digits)
     except DataError as exc:  # name the file
