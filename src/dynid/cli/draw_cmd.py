@@ -30,7 +30,8 @@ def draw(robot: str = typer.Argument(..., help="builtin name, .urdf or .yaml fil
     r = load_robot(robot)
     poses = []
     for text in q or [",".join(["0"] * r.n)]:
-        values = np.array(number_list(text, "--q", (r.n,), f"joint values of robot '{r.name}' [rad | m]"))
+        values = np.array(number_list(text, "--q", (r.n,), f"values, one per joint (robot '{r.name}' has {r.n} "
+                                                            "joints) [rad | m]"))
         if degrees:
             values = np.where(r.is_revolute, np.deg2rad(values), values)
         lo, hi = r.limit_array("q_min"), r.limit_array("q_max")

@@ -278,9 +278,10 @@ def prepare_segment(data: JointData, prep: Preprocessing = Preprocessing(), grid
         if prep.resample_hz:  # the grid asked for is the output: none of it is 'filled'
             data.filled = None
         if irregular:
-            data.notes.append(irregular_note(fs, prep) if data.filled is None else
-                              f"missing samples (rows dropped) interpolated on the log's own {fs:.6g} Hz grid for "
-                              "filtering and differentiation; they get no prediction")
+            data.notes.append(irregular_note(fs, prep))
+            if data.filled is not None:
+                data.notes.append("the samples missing from a regular log (rows dropped) are interpolated for the "
+                                  "filters only: the log keeps its own time stamps and they get no prediction")
     fc = prep.cutoff(fs)
     filt = lambda a: None if a is None else lowpass(a, fs, fc, prep.filter_order)  # noqa: E731
     q, dq, ddq = filt(data.q), filt(data.dq), filt(data.ddq)

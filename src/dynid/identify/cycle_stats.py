@@ -89,16 +89,15 @@ def thesis_statistics(values: np.ndarray, labels=None, skip_first: int | None = 
         skip_first = default_skip_first(x.shape[0])
     if skip_first < 0:
         raise DataError(f"--skip-first must be >= 0, got {skip_first}")
-    if skip_first and skip_first >= x.shape[0]:
-        raise DataError(f"--skip-first {skip_first}: there are {x.shape[0]} cycles ({labels[0]}..{labels[-1]}); "
-                        f"give fewer than {x.shape[0]} to leave cycles after the first ones (or 0)")
-    if skip_first and x.shape[0] - skip_first < 2:
+    if skip_first and x.shape[0] - skip_first < 2:  # the second block of Table H cannot exist: said, not silent
         import warnings
 
         from dynid.errors import DynidWarning
 
-        warnings.warn(DynidWarning(f"--skip-first {skip_first} leaves {x.shape[0] - skip_first} of {x.shape[0]} cycles: "
-                                   "no statistics without the first cycles (they need 2 or more)"), stacklevel=2)
+        left = max(x.shape[0] - skip_first, 0)
+        warnings.warn(DynidWarning(f"--skip-first {skip_first} leaves {left} of the {x.shape[0]} cycles "
+                                   f"({labels[0]}..{labels[-1]}): no statistics without the first {skip_first} "
+                                   "(they need 2 cycles or more)"), stacklevel=2)
     out = {"labels": [str(v) for v in labels], "skip_first": int(skip_first), "all": cycle_statistics(x),
            "without_first": None, "sdv_difference": None}
     if x.shape[0] - skip_first >= 2:
