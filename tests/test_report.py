@@ -54,6 +54,25 @@ def test_demo_directory_is_complete_and_atomic(demo_dir):
     assert summary["figures"]["excitation within limits"] is True
 
 
+def test_demo_headline_is_the_drift_aware_model_beside_the_static_one(demo_dir):
+    """The headline: the drift-aware and the static model on the log recorded right after the test
+    and on one at a cold start (each log's since_cold column says when); the report opens with the
+    sentence of what the user can trust, and shows the drift-aware model's torques."""
+    summary = json.loads((demo_dir / "summary.json").read_text())
+    headline = summary["headline"]
+    keys = list(headline)
+    assert "drift-aware" in keys[0] and "static" in keys[1] and "cold start" in keys[2]
+    errors = json.loads((demo_dir / "validation_drift.json").read_text())
+    assert headline[keys[0]] == errors["drift-aware OLS"]["validation"]
+    assert errors["drift-aware OLS"]["validation_cold"] < errors["static OLS"]["validation_cold"]
+    for name in ("train.csv", "validation.csv", "validation_cold.csv"):
+        assert "since_cold" in (demo_dir / name).read_text().splitlines()[0].split(",")
+    html = (demo_dir / "report.html").read_text()
+    overview = html[html.index('id="overview"'):]
+    assert overview.index(summary["trust"][:60]) < overview.index("key figure")
+    assert summary["trust"].startswith("What you can trust") and "ols + drift" in html
+
+
 def test_report_renders_every_section_without_console_errors(demo_dir, browser, tmp_path):
     page = demo_dir / "report.html"
     text = page.read_text()

@@ -57,15 +57,23 @@ def demo(robot: str = typer.Option("er3a", "--robot", "-r", help="builtin robot 
         abort(ws)
         raise
     target = finish(ws)
-    _print_figures(ws.figures, time.perf_counter() - wall)
+    _print_figures(ws.figures, time.perf_counter() - wall, ws.headline)
+    if ws.trust:
+        console.print(f"[bold]{escape(ws.trust)}[/]")
     for note in ws.notes:
         console.print(f"note: {escape(note)}")
     console.print(f"report: [bold]{(target / 'report.html').resolve()}[/]  (all files in {target}/)")
 
 
-def _print_figures(figures: dict, seconds: float) -> None:
+def _print_figures(figures: dict, seconds: float, headline: dict | None = None) -> None:
+    """The headline figures first (bold), then the others in the order the steps wrote them."""
     table = Table("key figure", "value", title="dynid demo: key figures")
+    for key, value in (headline or {}).items():
+        text = f"{value:.4g}" if isinstance(value, float) else str(value)
+        table.add_row(f"[bold]{escape(key)}[/]", f"[bold]{text}[/]", end_section=key == list(headline)[-1])
     for key, value in figures.items():
+        if key in (headline or {}):
+            continue
         text = f"{value:.4g}" if isinstance(value, float) else str(value)
         table.add_row(escape(key), text)
     table.add_row(escape("wall time [s]"), f"{seconds:.1f}")

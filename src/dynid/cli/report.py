@@ -21,6 +21,8 @@ def report(source: Path = _FROM,
                                                                  "named in the result)"),
            result: Path = typer.Option(None, "--result", help="result.json of 'dynid identify' (any estimator)"),
            pc_result: Path = typer.Option(None, "--pc-result", help="result.json of 'dynid identify --estimator pc'"),
+           drift_result: Path = typer.Option(None, "--drift-result", help="result.json of 'dynid identify "
+                                             "--friction-drift' (shown beside the others)"),
            trajectory: Path = typer.Option(None, "--trajectory", help="excitation trajectory JSON "
                                                                        "('dynid excite optimize')"),
            data: Path = typer.Option(None, "--data", help="training joint data log (CSV/Parquet; t in s, q in rad, "
@@ -40,7 +42,8 @@ def report(source: Path = _FROM,
     from dynid.errors import DataError
     from dynid.report import ReportInputs, build_report, write_report
 
-    explicit = {"result": result, "pc_result": pc_result, "trajectory": trajectory, "data": data,
+    explicit = {"result": result, "pc_result": pc_result, "drift_result": drift_result, "trajectory": trajectory,
+                "data": data,
                 "validation": validation, "friction": friction, "multibody": multibody, "diagnosis": diagnosis,
                 "payload": payload}
     if source is None and all(v is None for v in explicit.values()):

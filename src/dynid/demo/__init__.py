@@ -7,7 +7,7 @@ robot, written to one directory that ``dynid report --from`` reads.
     finish(ws)
 """
 
-from dynid.demo import accuracy, generate, study, verify
+from dynid.demo import accuracy, drift, generate, study, verify
 from dynid.demo.workspace import DemoSettings, Workspace, abort, finish, start
 
 STEPS = (
@@ -18,6 +18,7 @@ STEPS = (
     ("identify", "identify: OLS, per cycle, PC", study.identify),
     ("payload", "identify a payload on the flange", accuracy.payload),
     ("validate", "validate on a separate trajectory", study.validate),
+    ("drift", "drift-aware model: validate cold and warm", drift.drift_model),
     ("verification", "verify per cycle, groups of cycles", verify.verification),
     ("friction", "analyze friction drift", study.friction),
     ("multibody", "KR500 per-body identification", study.multibody),

@@ -75,8 +75,9 @@ def _noise(ws: Workspace, q, dq, ddq) -> np.ndarray:
 
 
 def simulate(ws: Workspace, progress) -> None:
-    """Torques of the known model with drifting friction and sensor noise; a separate
-    multi-sine log for validation (warm friction, other seed)."""
+    """Torques of the known model with drifting friction and sensor noise; a separate multi-sine
+    log for validation recorded right after the test (the friction as warm as at its end), and the
+    same motion recorded at a cold start (``validation_cold``), each with its ``since_cold`` column."""
     from dynid.data.io import joint_data_columns, write_columns
     from dynid.simulate import Measurement, random_multisine, simulate_joint_data
 
@@ -86,13 +87,20 @@ def simulate(ws: Workspace, progress) -> None:
     data, _, theta = simulate_joint_data(ws.robot, p["t"], p["q"], p["dq"], p["ddq"], options, friction,
                                          measurement=Measurement(tuple(sigma)), seed=s.seed + 1, drift=drift)
     data.cycle, data.stage = p["cycle"], p["stage"]
-    write_columns(ws.path("data"), joint_data_columns(data))
+    columns = joint_data_columns(data)
+    columns["since_cold"] = p["t"] - p["t"][0]  # the test starts cold
+    write_columns(ws.path("data"), columns)
     progress(0.7)
     t = np.arange(0.0, s.validation_seconds, 1.0 / s.rate)
     q, dq, ddq = random_multisine(ws.robot, seed=s.seed + 2).sample(t)
-    val, _, _ = simulate_joint_data(ws.robot, t, q, dq, ddq, options, friction, measurement=Measurement(tuple(sigma)),
-                                    seed=s.seed + 3)
-    write_columns(ws.path("validation"), joint_data_columns(val))
+    end = float(p["t"][-1] - p["t"][0]) + 1.0 / s.rate  # the test's end: the robot has run this long [s]
+    for role, since_cold, seed in (("validation", end, s.seed + 3), ("validation_cold", 0.0, s.seed + 4)):
+        val, _, _ = simulate_joint_data(ws.robot, t, q, dq, ddq, options, friction,
+                                        measurement=Measurement(tuple(sigma)), seed=seed, drift=drift,
+                                        cold_start=t[0] - since_cold)
+        columns = joint_data_columns(val)
+        columns["since_cold"] = t - t[0] + since_cold  # the log says when it was recorded (docs/formats.md)
+        write_columns(ws.path(role), columns)
     ws.state["theta_true"] = theta
     ws.figures["training samples"] = int(p["t"].size)
     ws.figures["torque noise std, share of RMS torque"] = s.noise

@@ -139,8 +139,11 @@ def export(ws: Workspace, progress) -> None:
 
 
 def report(ws: Workspace, progress) -> None:
+    from dynid.demo.workspace import write_summary
     from dynid.report import ReportInputs, build_report, write_report
     from dynid.report.builder import SECTION_IDS
+
+    write_summary(ws)  # the report's overview shows it (what the user can trust, the key figures)
 
     done = []
 

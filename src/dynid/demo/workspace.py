@@ -3,6 +3,7 @@
 The demo is a straight pipeline of steps over a ``Workspace`` (``generate``, ``study``):
 
 excitation -> protocol -> simulate -> identify (OLS, per cycle) -> identify (PC) -> validate ->
+drift-aware model (identify with a drifting friction, validate cold and warm: the headline) ->
 friction drift -> multibody (KR500 seed experiment) -> export -> report
 
 Each step writes its files with the names of ``report.inputs.DEMO_FILES`` and records key
@@ -96,6 +97,8 @@ class Workspace:
     figures: dict = field(default_factory=dict)
     state: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)  # how to read the figures: printed under them, kept in summary.json
+    headline: dict = field(default_factory=dict)  # the figures shown first (also in ``figures``)
+    trust: str = ""  # one sentence: what the user can trust (the report's first line)
     force: bool = False  # replace a target the demo did not write
 
     @property
@@ -118,8 +121,10 @@ class Workspace:
 
 
 def skip_first(ws: Workspace) -> int:
-    """Warm-up cycles left out of the statistics: the thesis drops 5 of 24."""
-    return max(1, round(5 * ws.settings.cycles / 24))
+    """Warm-up cycles left out of the statistics: the thesis drops 5 of 24 (scaled to the demo's)."""
+    from dynid.identify.cycle_stats import default_skip_first
+
+    return default_skip_first(ws.settings.cycles)
 
 
 def start(settings: DemoSettings, target: str | Path) -> Workspace:
@@ -133,12 +138,18 @@ def start(settings: DemoSettings, target: str | Path) -> Workspace:
     return ws
 
 
+def write_summary(ws: Workspace) -> None:
+    """summary.json: settings, what the user can trust, the headline and all key figures, notes, limits."""
+    limits = ws.state["limits"].to_dict(ws.robot) if "limits" in ws.state else None
+    atomic_write_text(ws.path("summary"), json.dumps({"settings": ws.settings.__dict__, "trust": ws.trust,
+                                                      "headline": ws.headline, "figures": ws.figures,
+                                                      "notes": ws.notes, "limits": limits}, indent=2) + "\n")
+
+
 def finish(ws: Workspace) -> Path:
     """Write summary.json and move the directory onto the target, which is replaced only when it is
     missing, empty or an earlier demo output (or with --force)."""
-    limits = ws.state["limits"].to_dict(ws.robot) if "limits" in ws.state else None
-    atomic_write_text(ws.path("summary"), json.dumps({"settings": ws.settings.__dict__, "figures": ws.figures,
-                                                      "notes": ws.notes, "limits": limits}, indent=2) + "\n")
+    write_summary(ws)
     return finish_directory(ws.dir, ws.target, "demo", ws.force)
 
 

@@ -34,6 +34,7 @@ def load_context(inputs: ReportInputs, force: bool = False) -> sections.Context:
     ctx.result = load_result(inputs.result) if inputs.result else None
     ctx.pc_result = (ctx.result if inputs.pc_result == inputs.result
                      else load_result(inputs.pc_result) if inputs.pc_result else None)
+    ctx.drift_result = load_result(inputs.drift_result) if inputs.drift_result else None
     ctx.trajectory = load_json(inputs.trajectory, "trajectory")
     if inputs.friction is not None:
         from dynid.friction.io import read_friction_analysis
@@ -55,7 +56,8 @@ def load_context(inputs: ReportInputs, force: bool = False) -> sections.Context:
         from dynid.robot import load_robot
 
         ctx.robot = load_robot(spec)
-        for path, result in ((inputs.result, ctx.result), (inputs.pc_result, ctx.pc_result)):
+        for path, result in ((inputs.result, ctx.result), (inputs.pc_result, ctx.pc_result),
+                             (inputs.drift_result, ctx.drift_result)):
             if result is not None and check_result_robot(result, ctx.robot, str(path), force):
                 ctx.robot_problem = (f"{path} was identified on another robot than '{ctx.robot.name}' "
                                      "(report made with --force)")

@@ -21,6 +21,7 @@ th{background:#eef1f6} td.l,th.l{text-align:left}
 .fig{max-width:100%;height:auto;display:block;margin:8px 0}
 .kv td:first-child{text-align:left;font-weight:600}
 .small{font-size:12px;color:#555}
+.trust{background:#e8f4ea;border-left:4px solid #2e7d32;padding:8px 12px;margin:8px 0;font-weight:600}
 .scroll{max-height:520px;overflow:auto;display:inline-block}
 """
 

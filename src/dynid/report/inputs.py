@@ -14,9 +14,11 @@ from dynid.errors import DataError
 DEMO_FILES = {
     "result": "result_ols.json",        # dynid identify (least squares), with --per cycle
     "pc_result": "result_pc.json",      # dynid identify --estimator pc
+    "drift_result": "result_drift.json",  # dynid identify --friction-drift time
     "trajectory": "excitation.json",    # dynid excite optimize
     "data": "train.csv",                # the training log (protocol, several cycles)
-    "validation": "validation.csv",     # a separate log for cross-validation
+    "validation": "validation.csv",     # a separate log for cross-validation (the demo: right after the test)
+    "validation_cold": "validation_cold.csv",  # the demo: the same motion at a cold start
     "friction": "friction.json",        # dynid friction analysis
     "multibody": "multibody.json",      # dynid multibody identify
     "summary": "summary.json",          # key figures of dynid demo
@@ -31,6 +33,7 @@ DEMO_FILES = {
 ROLE_HELP = {
     "result": "identify result.json (least squares or any estimator)",
     "pc_result": "identify result.json of the physically consistent estimator",
+    "drift_result": "identify result.json with a drifting friction (--friction-drift)",
     "trajectory": "excitation trajectory JSON",
     "data": "training joint data log (CSV/Parquet)",
     "validation": "validation joint data log (CSV/Parquet)",
@@ -52,6 +55,7 @@ class ReportInputs:
 
     result: Path | None = None
     pc_result: Path | None = None
+    drift_result: Path | None = None
     trajectory: Path | None = None
     data: Path | None = None
     validation: Path | None = None

@@ -30,6 +30,7 @@ class Context:
     robot_problem: str = ""
     result: dict | None = None
     pc_result: dict | None = None
+    drift_result: dict | None = None
     trajectory: dict | None = None
     friction: dict | None = None
     multibody: dict | None = None
@@ -55,10 +56,10 @@ def _need(ctx: Context, *roles: str) -> list[str]:
 
 def overview(ctx: Context) -> Section:
     rows = []
-    for role in ("result", "pc_result", "trajectory", "data", "validation", "friction", "multibody"):
+    for role in ("result", "pc_result", "drift_result", "trajectory", "data", "validation", "friction", "multibody"):
         path = getattr(ctx.inputs, role)
         rows.append([role, path.name if path else "missing: " + ctx.inputs.missing.get(role, "")])
-    body = ""
+    body = paragraph(trust_sentence(ctx), "trust")
     if ctx.robot is not None:
         body += paragraph(f"Robot {ctx.robot.name} (n = {ctx.robot.n}): {ctx.robot.description}")
         if ctx.robot_problem:  # e.g. a result of another robot, reported with --force
@@ -72,11 +73,30 @@ def overview(ctx: Context) -> Section:
 
 
 def models(ctx: Context) -> list[tuple[str, dict]]:
-    """(label, result) of each identified model: the main result, then the PC one if different."""
+    """(label, result) of each identified model: the main result, then the PC one if different,
+    then the one with a drifting friction (labelled '<estimator> + drift')."""
     out = [] if ctx.result is None else [(ctx.result.get("estimator", "model"), ctx.result)]
     if ctx.pc_result is not None and ctx.pc_result is not ctx.result:
         out.append((ctx.pc_result.get("estimator", "pc"), ctx.pc_result))
+    if ctx.drift_result is not None:
+        out.append((ctx.drift_result.get("estimator", "model") + " + drift", ctx.drift_result))
     return out
+
+
+def trust_sentence(ctx: Context) -> str:
+    """The report's first sentence: what the user can trust. A demo's summary says it (its
+    "trust"); else the result's own fit: how closely it reproduces its training log."""
+    if ctx.summary and ctx.summary.get("trust"):
+        return ctx.summary["trust"]
+    if ctx.result is None:
+        return "Nothing to trust yet: no identification result was given."
+    fit = ctx.result.get("fit", {})
+    rel = [p["relative_std"] for p in ctx.result.get("base_parameters", []) if p.get("relative_std") is not None]
+    error = fit.get("relative_error")
+    return (f"What you can trust: the {ctx.result.get('estimator', '')} model reproduces its training log to "
+            f"{fmt(100 * error if error is not None else None, '.3g')} % relative error, and {sum(r < 5 for r in rel)} "
+            f"of its {len(ctx.result.get('base_parameters', []))} base parameters are determined to better than 5 % "
+            "(their %sigma); a separate log (validation) says how it predicts other motion.")
 
 
 def predictions(ctx: Context, path) -> dict:
