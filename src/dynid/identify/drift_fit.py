@@ -67,7 +67,7 @@ class _Parameters:
     rank: int
 
 
-def fit_rows(readies: list[JointData], prep: Preprocessing) -> list[np.ndarray | None]:
+def fit_rows(readies: list[JointData], prep: Preprocessing) -> list[np.ndarray]:
     """Per log, (N, n) rows used in the fit (edges of every segment and slow samples left out)."""
     masks = []
     for ready in readies:
