@@ -45,6 +45,15 @@ def identify(ws: Workspace) -> dict:
     return result
 
 
+def _drift_size(ws: Workspace) -> str:
+    """How much the simulated friction falls from cold to warm, in words."""
+    if ws.thesis:
+        return "thesis eq. 5.4, Table 5.6: cold friction 1.8 to 9.6 times the warm one"
+    s = ws.settings
+    return (f"simulated: cold friction {1 + s.drift_r1 + s.drift_r2:.3g} times the warm one, time constants "
+            f"{s.drift_t1:g} s and {s.drift_t2:g} s")
+
+
 def _error(ws: Workspace, result: dict, role: str) -> float:
     """Relative error ||tau - tau_hat|| / ||tau|| [%] of a model on a demo log (interior samples)."""
     from dynid.identify.result import predict_file
@@ -92,15 +101,15 @@ def drift_model(ws: Workspace, progress) -> None:
     ws.trust = (f"What you can trust: the model whose friction drifts from cold to warm predicts a separate log "
                 f"recorded right after the test to {errors[DRIFT, 'validation']:.3g} % and one recorded at a cold "
                 f"start to {errors[DRIFT, 'validation_cold']:.3g} % (its own training log: "
-                f"{errors[DRIFT, 'training']:.3g} %), where the static model misses them by "
-                f"{errors[STATIC, 'validation']:.3g} % and {errors[STATIC, 'validation_cold']:.3g} % because it "
-                f"averages the cold and the warm friction; {sum(r < 5 for r in rel)} of the {len(rel)} base "
+                f"{errors[DRIFT, 'training']:.3g} %), while the static model, whose friction is the test's "
+                f"average, misses them by {errors[STATIC, 'validation']:.3g} % and "
+                f"{errors[STATIC, 'validation_cold']:.3g} %; {sum(r < 5 for r in rel)} of the {len(rel)} base "
                 f"parameters are determined to better than 5 %.")
     ws.notes.append(
         f"the static model (OLS) misses the validation log recorded right after the test by "
         f"{errors[STATIC, 'validation']:.3g} % and the same motion at a cold start by "
         f"{errors[STATIC, 'validation_cold']:.3g} %: fitted to the whole test, its friction is the test's average "
-        f"of a friction that falls from cold to warm (thesis eq. 5.4, Table 5.6: 1.8 to 9.6 times). The drift-aware "
+        f"of a friction that falls from cold to warm ({_drift_size(ws)}). The drift-aware "
         f"model (identify --friction-drift time) fits each joint's slow and fast time constants with the rest and "
         f"predicts each log at its own time since the cold start (its since_cold column): "
         f"{errors[DRIFT, 'validation']:.3g} % and {errors[DRIFT, 'validation_cold']:.3g} % "
