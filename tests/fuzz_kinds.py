@@ -326,8 +326,7 @@ def output_in_input(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
         target = d / rng.choice(["time.txt", "pos.txt", "trq.txt"])
         return Case(["convert", d, "--out", target, "--signals", "t=time.txt,q=pos.txt,tau=trq.txt"], "refused",
                     "same file")
-    sub = "/".join(rng.choice(["a", "b", "robot=r1", "date=2026-01-05"]) for _ in range(rng.randint(0, 2)))
-    target = ctx.dataset / sub / "pred.parquet" if sub else ctx.dataset / "pred.parquet"
+    target = ctx.dataset / rng.choice(["pred.parquet", "log2.parquet", "PRED.PARQUET"])  # read by --data DIR next
     return Case(["predict", "-r", "planar2", "--params", ctx.result, "--data", ctx.dataset, "--out", target],
                 "refused", "data set")
 

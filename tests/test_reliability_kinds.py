@@ -23,20 +23,9 @@ import dynid
 from cli_helpers import failing, read_columns, run_ok, runner
 from dynid.cli.main import app
 from dynid.errors import DataError, DynidWarning, ModelError
+from fuzz_kinds import P2_URDF
 
 SRC = Path(dynid.__file__).resolve().parent
-TWO_JOINTS = """name: two
-convention: mdh
-joints:
-  - {type: revolute, a: 0.0, alpha: 0.0, d: 0.3, theta: 0.0}
-  - {type: revolute, a: 0.4, alpha: 0.0, d: 0.0, theta: 0.0}
-links:
-  - {mass: 2.0, com: [0.1, 0.0, 0.0], inertia: [0.02, 0.0, 0.0, 0.02, 0.0, 0.01]}
-  - {mass: 1.0, com: [0.1, 0.0, 0.0], inertia: [0.01, 0.0, 0.0, 0.01, 0.0, 0.005]}
-limits:
-  - {q_min: -2.9, q_max: 2.9, dq_max: 3.0, tau_max: 50}
-  - {q_min: -2.9, q_max: 2.9, dq_max: 3.0, tau_max: 50}
-"""
 
 
 @pytest.fixture(scope="module")
@@ -358,8 +347,8 @@ def test_a_fleet_model_file_is_written_relative_to_fleet_yaml(tmp_path, monkeypa
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "models").mkdir()
-    (tmp_path / "models" / "m.yaml").write_text(TWO_JOINTS)
+    (tmp_path / "models" / "m.urdf").write_text(P2_URDF.format(extra=""))
     run_ok("fleet", "simulate", "--out", "fleet", "--robots", "1", "--days", "1", "--minutes", "0.05", "--rate",
-           "50", "--model", "models/m.yaml", "--no-temperature")
+           "50", "--model", "models/m.urdf", "--no-temperature")
     entry = next(iter(load_config("fleet/fleet.yaml").robots.values()))
-    assert Path(entry.spec) == (tmp_path / "models" / "m.yaml").resolve()
+    assert Path(entry.spec) == (tmp_path / "models" / "m.urdf").resolve()

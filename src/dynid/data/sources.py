@@ -20,6 +20,7 @@ from dynid.data.bags import is_bag
 from dynid.data.columns import ColumnMapping
 from dynid.data.io import arrow_errors, data_file, file_metadata, is_parquet, joint_count
 from dynid.errors import DataError, DynidWarning
+from dynid.files.outputs import note_data_set
 
 
 def expand_sources(specs) -> list[Path]:
@@ -37,6 +38,7 @@ def expand_sources(specs) -> list[Path]:
             if not matches:
                 raise DataError(f"--data '{text}': the pattern matches no file")
         elif Path(text).is_dir() and not is_bag(text):
+            note_data_set(text, recursive=False)  # no output of this command may land among its files
             matches = sorted(p for p in Path(text).iterdir() if p.is_file() and is_parquet(p))
             if not matches:
                 others = sorted(p.name for p in Path(text).iterdir())[:5]

@@ -14,8 +14,9 @@ What a command writes goes through ``write_output`` (``dynid.data.io.atomic_writ
 - an output that is the same file as one of the command's inputs (after resolving links) is
   refused: ``check_outputs`` before the work starts, and again at the write (before and after the
   temporary is written) for inputs that readers registered with ``note_input`` during the run, in
-  any thread of the command; an output inside a directory given as an input is refused when the
-  readers of directories would take it as data (a ``.parquet`` file: fleet ROOT, ``--data DIR``).
+  any thread of the command; an output inside a directory that a reader takes as a data set
+  (``note_data_set``: fleet ROOT, ``--data DIR``) is refused when the next run would read it as
+  data (a ``.parquet`` file), as soon as the reader names the directory.
 
 A directory output (``dynid demo --out DIR``) is built in a hidden directory beside the target and
 replaces the target in one rename, only when the target is missing, empty, or recognisably an
@@ -60,9 +61,9 @@ class OutputError(DataError):
 # not one per thread: a command may read in worker threads (a thread pool of cross-validation,
 # a read-ahead), and what they open is an input all the same.
 _registry: list["_Inputs"] = []
-# Directories read as data sets: their Parquet files below (names starting with '.' or '_' are
-# skipped by every reader: fleet/dataset.py, data/sources.py), so an output there would be read
-# as data by the next run.
+# Directories read as data sets (``note_data_set``): their Parquet files (a fleet ROOT's below it,
+# names starting with '.' or '_' skipped: fleet/dataset.py; --data DIR's directly in it:
+# data/sources.py), so an output there would be read as data by the next run.
 DATASET_SUFFIXES = (".parquet",)
 
 
@@ -73,7 +74,8 @@ class _Inputs:
 
     def __init__(self):
         self.files: dict[tuple[int, int], str] = {}
-        self.directories: list[str] = []
+        self.directories: list[tuple[str, bool]] = []  # read as data sets, recursively or not (``note_data_set``)
+        self.outputs: dict[str, Path] = {}  # the command's file outputs, by option (``check_outputs``)
         self.spools: dict[str, str] = {}
         self.temporary: list[str] = []
 
@@ -112,6 +114,18 @@ def note_input(path) -> None:
         inputs.files.setdefault(key, str(path))
 
 
+def note_data_set(directory, recursive: bool = True) -> None:
+    """Record that the running command reads ``directory`` as a data set: its Parquet files (below
+    it when ``recursive``: a fleet ROOT; in it only: ``--data DIR``); an output of the command that
+    the next run would read as data there is refused at once, and again when it is written."""
+    inputs = _inputs()
+    if inputs is None or directory is None:
+        return
+    inputs.directories.append((str(directory), recursive))
+    for option, path in inputs.outputs.items():
+        _refuse_if_input(path, option)
+
+
 def refuse_if_input(path, option: str = "--out") -> None:
     """Refuse an output that is one of the inputs found so far (before the work, when a command has
     just found its inputs: ``report --from DIR``)."""
@@ -126,21 +140,23 @@ def _refuse_if_input(path: Path, option: str = "output") -> None:
     if key is not None and key in inputs.files:
         raise OutputError(f"{option} {path} is the same file as the input {inputs.files[key]}: "
                           "refusing to overwrite an input; choose another output path")
-    for directory in inputs.directories:
-        if _inside_data_set(Path(path), Path(directory)):
+    for directory, recursive in inputs.directories:
+        if _inside_data_set(Path(path), Path(directory), recursive):
             raise OutputError(f"{option} {path} is inside the data set {directory} (an input): the next run would "
                               f"read it as data; write it outside {directory}")
 
 
-def _inside_data_set(path: Path, directory: Path) -> bool:
-    """Whether ``path`` would be read as a data file of the input directory ``directory``."""
+def _inside_data_set(path: Path, directory: Path, recursive: bool = True) -> bool:
+    """Whether ``path`` would be read as a data file of the data-set directory ``directory``."""
     if path.suffix.lower() not in DATASET_SUFFIXES:
         return False
     try:
         relative = Path(os.path.realpath(os.path.abspath(path))).relative_to(os.path.realpath(directory))
     except ValueError:
         return False
-    return not any(part.startswith((".", "_")) for part in relative.parts)
+    if not recursive:  # --data DIR: every Parquet file directly in DIR
+        return len(relative.parts) == 1
+    return not any(part.startswith((".", "_")) for part in relative.parts)  # a fleet ROOT skips ./_ names
 
 
 # -- checks before the work starts --------------------------------------------------------
@@ -170,8 +186,6 @@ def check_outputs(outputs: dict[str, object], inputs: list, directories: tuple[s
             key = _file_id(value)
             if key is not None and scope is not None:
                 scope.files.setdefault(key, str(value))
-                if os.path.isdir(value):
-                    scope.directories.append(str(value))
     seen = {}
     for option, value in outputs.items():
         if value is None:
@@ -179,6 +193,8 @@ def check_outputs(outputs: dict[str, object], inputs: list, directories: tuple[s
         path = Path(value)
         if option not in directories:
             check_output_file(path, option)
+            if scope is not None:
+                scope.outputs[option] = path
         _refuse_if_input(path, option)
         key = _file_id(path) or ("new", os.path.abspath(path))
         if key in seen:

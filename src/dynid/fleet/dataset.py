@@ -87,6 +87,9 @@ def discover(root: str) -> list[FleetFile]:
     fs, base = fsspec.core.url_to_fs(str(root))
     if not fs.exists(base) or not fs.isdir(base):
         raise FileNotFoundError(f"fleet data set not found: {root} (expected a folder {LAYOUT})")
+    if is_local(fs):
+        from dynid.files.outputs import note_data_set
+        note_data_set(root)  # an output of this command inside ROOT would be read as data next time
     base = base.rstrip("/")
     files = []
     for path, info in sorted(fs.find(base, detail=True).items()):
