@@ -46,6 +46,7 @@ SLOW_TESTS = {
     "test_identify_recovery.py::test_reported_standard_deviations_match_the_spread_over_50_noise_seeds",
     "test_identify_stream.py::test_streamed_fit_equals_in_memory_fit",
     "test_output_safety.py::test_an_input_read_during_the_run_is_protected_at_the_write",
+    "test_reliability_kinds.py::test_a_read_only_install_and_an_unusable_home_fall_back_to_private_cache_directories",
     "test_robot_urdf.py::test_a_mimic_robot_through_identify_predict_and_export",
     "test_voltage_identification.py::test_noisy_velocity_comparison_with_acceleration_based",
 }
