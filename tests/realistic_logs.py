@@ -36,3 +36,61 @@ def realistic_log(robot, rate: float, seconds: float, seed: int, noise: float = 
                                             measurement=Measurement(tuple(noise * rms), encoder_counts))
     data = degrade(robot, data, q, Defects(ripple=tuple(ripple * rms), drop=drop), seed=seed + 1000)
     return data, t, tau_true
+
+
+def split_log(data, t_start: float, t_end: float):
+    """The rows of ``data`` with t_start <= t < t_end: a piece of a longer log cut at arbitrary
+    points, as a user splits a recording into a training and a test file."""
+    return data.select((data.t >= t_start) & (data.t < t_end))
+
+
+def drop_cycles(data, share: float, seed: int, low: float = 0.002, high: float = 0.009):
+    """``data`` with runs of consecutive samples lost: about ``share`` of the log's duration in
+    gaps of ``low``..``high`` s each (a real-time controller that misses cycles now and then),
+    the first and last rows kept."""
+    rng = np.random.default_rng(seed)
+    duration = float(data.t[-1] - data.t[0])
+    keep = np.ones(len(data), dtype=bool)
+    lost = 0.0
+    while lost < share * duration:
+        length = rng.uniform(low, high)
+        start = rng.uniform(data.t[0] + 0.05 * duration, data.t[-1] - 0.05 * duration)
+        keep &= ~((data.t > start) & (data.t <= start + length))
+        lost += length
+    return data.select(keep)
+
+
+def structural_resonance(robot, data, t: np.ndarray, ddq_true: np.ndarray, seed: int, frequency=(30.0, 40.0),
+                         amplitude: float = 2e-4, damping: float = 0.03):
+    """``data`` whose positions carry a lightly damped structural mode of 30-40 Hz (a motor-side
+    encoder sees the gearbox and link flex): each joint's deflection d_j obeys
+    d'' + 2 zeta w d' + w^2 d = -c_j ddq_j (excited by the motion's acceleration, a peak of about
+    ``amplitude`` rad); the motor's torque carries the rotor inertia times d'' (the current that
+    makes the rotor vibrate). t (N,) and ddq_true (N, n) are the log's times and true accelerations
+    before rows were dropped: the mode is simulated on them, then sampled at data.t."""
+    rng = np.random.default_rng(seed)
+    n = ddq_true.shape[1]
+    w = 2.0 * np.pi * rng.uniform(*frequency, n)
+    # exact discretization of the damped oscillator driven by the (sampled) acceleration
+    import scipy.signal
+    dt = float(t[1] - t[0])
+    deflection = np.empty_like(ddq_true)
+    for j in range(n):  # one small ODE per joint
+        system = scipy.signal.cont2discrete(([-1.0], [1.0, 2 * damping * w[j], w[j] ** 2]), dt, method="zoh")
+        deflection[:, j] = scipy.signal.lfilter(system[0].ravel(), system[1], ddq_true[:, j])
+    deflection *= amplitude / np.maximum(np.max(np.abs(deflection), axis=0), 1e-300)
+    dd = np.gradient(np.gradient(deflection, dt, axis=0), dt, axis=0)
+    index = np.clip(np.rint((data.t - t[0]) / dt).astype(np.int64), 0, len(t) - 1)
+    tau = None if data.tau is None else data.tau + dd[index] * robot.rotor_inertias
+    return replace(data, q=data.q + deflection[index], tau=tau)
+
+
+def current_ripple(data, amplitude, frequency: float = 300.0, seed: int = 0):
+    """``data`` whose torques carry a ripple of fixed ``frequency`` [Hz] (a current sensor's or
+    the PWM's, independent of the motion) of ``amplitude`` (one number or one per joint)."""
+    rng = np.random.default_rng(seed)
+    n = data.q.shape[1]
+    phase = rng.uniform(0.0, 2.0 * np.pi, n)
+    ripple = np.broadcast_to(np.asarray(amplitude, dtype=float), (n,)) * np.sin(
+        2.0 * np.pi * frequency * data.t[:, None] + phase)
+    return replace(data, tau=data.tau + ripple)

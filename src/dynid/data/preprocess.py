@@ -7,8 +7,9 @@ The chain ``prepare`` applies, in order (each step documented below):
    ddq), linear interpolation of tau; cycle/stage take the previous sample's label. A
    segment's rate and whether it is irregular follow ``data.timing`` (the median of its first
    steps; every step), never the way a streamed log is cut into chunks;
-2. zero-phase Butterworth low-pass (``scipy.signal.sosfiltfilt``, order 4) of q, dq, ddq
-   (and tau when ``filter_torque``); the default cutoff is min(20 Hz, fs / 10);
+2. zero-phase Butterworth low-pass (order 4, forward and backward) of q, dq, ddq (and tau when
+   ``filter_torque``), each end continued by a fitted polynomial with exact initial states, so
+   there is no start-up transient (``data.edges``); the default cutoff is min(20 Hz, fs / 10);
 3. differentiation where dq or ddq are absent: time-aware central differences (second
    order on irregular grids, ``numpy.gradient``) or Savitzky-Golay derivatives;
 3b. a torque logged late (``tau_delay``, a driver's filter) is moved earlier by whole samples.
@@ -35,6 +36,7 @@ import scipy.interpolate
 import scipy.signal
 
 from dynid.data.columns import JointData
+from dynid.data.edges import lowpass_edges
 from dynid.data.segments import DEFAULT_MAX_GAP, check_segmentation, concat, describe, segment_ranges
 from dynid.data.timing import IRREGULAR_TOLERANCE, SegmentTiming, segment_timing
 from dynid.errors import DataError
@@ -175,12 +177,12 @@ def resample(data: JointData, fs: float, t0: float | None = None) -> JointData:
 
 
 def lowpass(x: np.ndarray, fs: float, cutoff: float, order: int = 4) -> np.ndarray:
-    """Zero-phase Butterworth low-pass of x (N, ...) along time (forward-backward, sosfiltfilt)."""
+    """Zero-phase Butterworth low-pass of x (N, ...) along time (forward-backward), each end
+    continued by a fitted polynomial with exact initial states: no start-up transient
+    (``data.edges``)."""
     if cutoff <= 0.0:
         return x
-    sos = scipy.signal.butter(order, cutoff, btype="low", fs=fs, output="sos")
-    padlen = min(3 * (2 * len(sos) + 1) * 4, x.shape[0] - 1)
-    return scipy.signal.sosfiltfilt(sos, x, axis=0, padlen=padlen)
+    return lowpass_edges(x, fs, cutoff, order)
 
 
 def central_derivative(t: np.ndarray, x: np.ndarray, step: float | None = None) -> np.ndarray:

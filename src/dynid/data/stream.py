@@ -276,22 +276,32 @@ class _SegmentWindow:
         self.window = window.select(slice(len(window) - 2 * self.margin, None))
         self.window.notes = []
 
-    def finish(self, only: bool) -> tuple[JointData | None, str | None]:
-        """(the rest of the segment, prepared) or (None, why it is dropped); ``only``: the file's
-        only segment, prepared whatever its length (fits then find no sample, as before)."""
-        if not self.emitted and not only:
+    def finish(self, only: bool, keep_short: bool = False) -> tuple[JointData | None, str | None]:
+        """(the rest of the segment, prepared, and a note or None) or (None, why it is dropped).
+        A segment shorter than its two ``edge_samples`` is dropped unless it is the file's ``only``
+        one (fits then find no sample) or ``keep_short`` (predictions: every row is an edge row,
+        predicted from the filter's edge polynomials, ``data.edges``); either way a note says so."""
+        note = None
+        if not self.emitted:
             reason = too_short(self.window, self.prep)
-            if reason:
+            if reason and not (only or keep_short):
                 return None, f"{describe(self.window, self.segment)} dropped: {reason}"
+            if reason:
+                note = (f"{describe(self.window, self.segment)}: every row is within the filter's edges ({reason}); "
+                        "its rows are predicted from the edge polynomials and left out of fits and validation figures")
         if self.t0 is None:
             self._start()
         done = self._prepare()
-        return done.select(slice(np.searchsorted(done.t, self.emitted_to, "right"), None)), None
+        done = done.select(slice(np.searchsorted(done.t, self.emitted_to, "right"), None))
+        if note:
+            done.notes = list(done.notes) + [note]
+        return done, None
 
 
 def prepared_chunks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapping(),
                     prep: Preprocessing = Preprocessing(), chunk_rows: int = 50_000,
-                    margin: int | None = None, nan: str = "drop", joint_columns=None) -> Iterator[JointData]:
+                    margin: int | None = None, nan: str = "drop", joint_columns=None,
+                    keep_short: bool = False) -> Iterator[JointData]:
     """Preprocessed chunks whose concatenation equals ``prepare`` of the whole file (up to
     the filter transient over ``margin`` rows, which decays below rounding for the default),
     whatever ``chunk_rows`` (module docstring).
@@ -299,14 +309,15 @@ def prepared_chunks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapp
     Every chunk lies inside one segment (``chunk.segment`` holds its index; ``chunk.rate`` its
     rate after preparation); each segment is prepared on its own. A chunk of length 0 carries
     only notes. A file none of whose segments is long enough for the filter is an error
-    (``preprocess.too_short``)."""
+    (``preprocess.too_short``). ``keep_short``: a segment shorter than its filter edges is
+    prepared whole, with a note, instead of dropped (``predict``: every row gets a torque)."""
     current: _SegmentWindow | None = None
     notes, dropped, kept = [], [], 0
     plan = log_timing(path, mapping, prep)
 
     def close(window: _SegmentWindow, only: bool):
         nonlocal kept
-        last, why = window.finish(only)
+        last, why = window.finish(only, keep_short)
         if why:
             dropped.append(why)
             return None

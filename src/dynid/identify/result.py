@@ -188,9 +188,10 @@ def predict_chunks(robot, result: dict, path, mapping: ColumnMapping | None = No
     as in training (without decimation). Each chunk: {"t" (N,), "tau_hat" (N, n), "tau" (N, n) or
     None (measured, unfiltered unless ``filter_torque``), "q", "dq", "ddq" (N, n) the preprocessed
     motion the torques are computed from, "interior" (N,) False for the
-    ``edge_samples`` at both ends of every segment, "segment" (N,) segment index (``data.segments``),
-    "notes", "filled" (N,) True where resampling filled a hole of the log (rows dropped for NaN), or
-    None}; chunks of length 0 carry only notes. A torque that is not finite (parameters of
+    ``edge_samples`` at both ends of every segment (a segment shorter than both is predicted whole,
+    with a note: ``data.stream.prepared_chunks(keep_short=True)``), "segment" (N,) segment index
+    (``data.segments``), "notes", "filled" (N,) True where resampling filled a hole of the log (rows
+    dropped for NaN), or None}; chunks of length 0 carry only notes. A torque that is not finite (parameters of
     absurd size) is an error. prep_override: preprocessing fields to change ({"segments": "auto"}).
     with_std: each chunk also holds "tau_std" (N, n), the standard deviation of each predicted
     torque from the parameter covariance (``bands.torque_std``; needs the result's "covariance").
@@ -213,7 +214,7 @@ def predict_chunks(robot, result: dict, path, mapping: ColumnMapping | None = No
                 raise DataError("the result holds no covariance of its friction drift (friction_drift.covariance)")
             cov = drift_cov
     with single_blas_thread():  # see pipeline.accumulate_sources
-        for chunk, keep, _ in with_edges(prepared_chunks(path, robot, mapping, prep, chunk_rows), prep):
+        for chunk, keep, _ in with_edges(prepared_chunks(path, robot, mapping, prep, chunk_rows, keep_short=True), prep):
             tau_hat = np.empty((len(chunk), robot.n))
             tau_std = None if cov is None else np.empty((len(chunk), robot.n))
             for s in range(0, len(chunk), PREDICT_BLOCK):
