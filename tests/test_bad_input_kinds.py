@@ -46,7 +46,7 @@ limits:
 @pytest.fixture(scope="module")
 def d(tmp_path_factory):
     d = tmp_path_factory.mktemp("kinds")
-    good = HEADER + rows(np.sin(T), np.cos(T))
+    good = HEADER + rows(np.sin(T), np.cos(1.7 * T))  # cos(T): ddq1 = dq2, Izz2 = Fv2 + Ia2 exactly
     (d / "good.csv").write_text(good)
     (d / "csv_only").mkdir()
     (d / "csv_only" / "good.csv").write_text(good)
@@ -58,7 +58,7 @@ def d(tmp_path_factory):
     (d / "dup.csv").write_text("t,q1,q1,q2,tau1,tau2\n" + "\n".join(f"{x},1,0.1,0.2,1,2" for x in T) + "\n")
     (d / "same_t.csv").write_text(HEADER + rows(np.sin(T), np.cos(T), t=np.zeros_like(T)))
     (d / "still.csv").write_text(HEADER + rows(np.full_like(T, 0.3), np.full_like(T, 0.2)))
-    (d / "degrees.csv").write_text(HEADER + rows(90 * np.sin(T), 90 * np.cos(T)))
+    (d / "degrees.csv").write_text(HEADER + rows(90 * np.sin(T), 90 * np.cos(1.7 * T)))
     pq.write_table(pacsv.read_csv(d / "good.csv"), d / "good.parquet")
     whole = (d / "good.parquet").read_bytes()
     (d / "truncated.parquet").write_bytes(whole[: len(whole) // 2])

@@ -91,14 +91,16 @@ def test_a_file_cut_from_a_log_is_predicted_as_well_as_the_same_rows_inside_the_
 
 
 def test_predict_writes_accurate_rows_up_to_the_ends_of_a_file(er3a_logs, tmp_path):
-    """``dynid predict`` of the 10 s file at a 2 Hz cutoff writes every row (a third of them are
-    within 3 fs / f_c of an end), as accurate as the same rows predicted inside the long log; a
-    file shorter than the filter's edges is predicted whole, with a note."""
+    """``dynid predict`` of the 10 s file at a 2 Hz cutoff writes every row (its first and last
+    1.5 s were ruined by the filter's start-up transient), as accurate as the same rows predicted
+    inside the long log; a file shorter than the filter's edges is predicted whole, with a note,
+    within 3 x the error of its rows inside the long log (0.4 s at 2 Hz: the filter's kernel
+    reaches past both ends, every row leans on the edge polynomials)."""
     robot, train, other, tau_true, rows = er3a_logs
     write_joint_data(tmp_path / "train.csv", train)
     write_joint_data(tmp_path / "test.csv", other.select(rows))
     write_joint_data(tmp_path / "long.csv", other)
-    short = other.select(rows & (other.t < 14.37))  # 1 s: shorter than 2 x 3 fs / f_c = 3 s
+    short = other.select(rows & (other.t < 13.77))  # 0.4 s: shorter than its two edges (2 x fs / (2 f_c))
     write_joint_data(tmp_path / "short.csv", short)
     out = runner.invoke(app, ["identify", "-r", "er3a", "-d", str(tmp_path / "train.csv"), "--lowpass", "2",
                               "-o", str(tmp_path / "r.json")])
@@ -115,5 +117,7 @@ def test_predict_writes_accurate_rows_up_to_the_ends_of_a_file(er3a_logs, tmp_pa
     assert predictions["test"].shape == (rows.sum(), robot.n) and predictions["short"].shape == (len(short), robot.n)
     true = tau_true[rows]
     assert _worst_joint(predictions["test"] - true, true) <= 1.2 * _worst_joint(predictions["long"][rows] - true, true)
-    true = tau_true[rows & (other.t < 14.37)]
-    assert _worst_joint(predictions["short"] - true, true) <= 0.05  # 1 s at 2 Hz, all edge rows: within 5 %
+    short_rows = rows & (other.t < 13.77)
+    true = tau_true[short_rows]
+    short_error = _worst_joint(predictions["short"] - true, true)
+    assert short_error <= 3.0 * _worst_joint(predictions["long"][short_rows] - true, true), short_error

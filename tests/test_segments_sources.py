@@ -125,7 +125,7 @@ def test_small_dropouts_are_resampled_and_the_threshold_is_stated(tmp_path):
 def test_segment_column_and_short_segments(tmp_path):
     robot = _robot()
     a, b, _ = _pieces(robot)
-    short = _shifted(a.select(slice(0, 20)), 0.0)  # 0.1 s: less than twice the filter's edge
+    short = _shifted(a.select(slice(0, 10)), 0.0)  # 0.05 s: less than twice the filter's edge (2 x 6 samples)
     parts = [a, _shifted(b, 0.0), short]
     for k, p in enumerate(parts):
         p.segment = np.full(len(p), f"run{k}", dtype=object)

@@ -33,6 +33,9 @@ NAN = typer.Option("drop", "--nan", help="rows with NaN/empty fields: drop (note
 LOWPASS = typer.Option(None, "--lowpass", help="zero-phase Butterworth cutoff [Hz] before differentiation, or "
                        "'auto': chosen by blocked cross-validation of the log (the default; a log too short for "
                        "the folds then keeps min(20, fs/10)); 0 = off")
+FILTER_TORQUE = typer.Option(None, "--filter-torque/--no-filter-torque", help="low-pass the torque with the same "
+                             "filter as the positions (Gautier's parallel filtering); default: chosen by --lowpass "
+                             "auto's cross-validation (off with a fixed --lowpass)")
 CV_FOLDS = typer.Option(5, "--cv-folds", help="--lowpass auto: contiguous time folds of the cross-validation")
 EXCITATION = typer.Option(None, "--excitation", help="--lowpass auto: the excitation trajectory of the log "
                           "(dynid excite JSON or builtin name); its highest harmonic narrows the cutoff grid")
@@ -44,6 +47,8 @@ SEGMENTS = typer.Option("gaps", "--segments", help="gaps: split a log at gaps an
                         "its time restarts (each segment filtered and differentiated alone)")
 MAX_GAP = typer.Option(5.0, "--max-gap", help="a time step longer than this multiple of the median step splits the "
                        "log into segments; shorter irregular steps are resampled")
+BRIDGE_GAP = typer.Option(0.02, "--bridge-gap", help="steps up to this long [s] never split a log (dropped cycles "
+                          "of a real-time controller): they are resampled inside the segment")
 TAU_DELAY = typer.Option(0.0, "--tau-delay", "--delay", help="the logged torque lags the positions by this much [s] (a "
                          "driver's filter): tau is moved earlier by whole samples before fitting and scoring")
 STILL_RANGE = typer.Option(0.05, "--still-range", help="a joint moving less than this [rad; a tenth in m] is held "
@@ -83,10 +88,11 @@ def mapping_from(rename, columns, time_unit, degrees, motor_side, current_gain, 
 
 
 def preprocessing_from(lowpass, derivative, resample, decimate, min_velocity, segments="gaps",
-                       max_gap=5.0, tau_delay=0.0) -> Preprocessing:
+                       max_gap=5.0, tau_delay=0.0, bridge_gap=0.02, filter_torque=False) -> Preprocessing:
     from dynid.data.preprocess import Preprocessing
     return Preprocessing(lowpass_hz=lowpass, derivative=derivative, resample_hz=resample, decimate=decimate,
-                         min_velocity=min_velocity, segments=segments, max_gap=max_gap, tau_delay=tau_delay)
+                         min_velocity=min_velocity, segments=segments, max_gap=max_gap, tau_delay=tau_delay,
+                         bridge_gap=bridge_gap, filter_torque=bool(filter_torque))
 
 
 def model_from(friction, rotor_inertia, offset, smooth_sign) -> ModelOptions:

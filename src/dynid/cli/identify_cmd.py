@@ -33,9 +33,10 @@ def identify(robot: str = robot_option(),
              friction: str = O.FRICTION, offset: bool = O.OFFSET, rotor_inertia: bool = O.ROTOR,
              smooth_sign: float = O.SMOOTH_SIGN, friction_drift: str = O.FRICTION_DRIFT, since_cold: str = O.SINCE_COLD,
              lowpass: str = O.LOWPASS, cv_folds: int = O.CV_FOLDS, excitation: str = O.EXCITATION,
+             filter_torque: bool = O.FILTER_TORQUE,
              derivative: str = O.DERIVATIVE, resample: float = O.RESAMPLE,
              decimate: int = O.DECIMATE, min_velocity: float = O.MIN_VELOCITY,
-             segments: str = O.SEGMENTS, max_gap: float = O.MAX_GAP,
+             segments: str = O.SEGMENTS, max_gap: float = O.MAX_GAP, bridge_gap: float = O.BRIDGE_GAP,
              tau_delay: float = O.TAU_DELAY, still_range: float = O.STILL_RANGE,
              rename: str = O.RENAME, columns: str = O.COLUMNS, time_unit: str = O.TIME_UNIT,
              degrees: bool = O.DEGREES, motor_side: bool = O.MOTOR_SIDE, current_gain: str = O.CURRENT_GAIN,
@@ -101,13 +102,14 @@ def identify(robot: str = robot_option(),
     options = O.model_from(friction, rotor_inertia, offset, smooth_sign)
     cutoff = O.lowpass_from(lowpass)
     prep = O.preprocessing_from(cutoff if isinstance(cutoff, float) else None, derivative, resample, decimate,
-                                min_velocity, segments, max_gap, tau_delay)
+                                min_velocity, segments, max_gap, tau_delay, bridge_gap, filter_torque)
     base = base_parameters(r, options, tol=tol)
     extra, cv_notes = {}, []
     if not isinstance(cutoff, float):
         prep, extra["lowpass_selection"], cv_notes = _auto_lowpass(r, paths, options, base, prep, mapping, nan,
                                                                    cutoff == "auto", cv_folds, excitation,
-                                                                   max_condition, chunk_rows, still_range)
+                                                                   max_condition, chunk_rows, still_range,
+                                                                   filter_torque)
     kw = {"max_condition": max_condition}
     if estimator == "irls":
         if irls_iterations < 1:
@@ -209,7 +211,7 @@ def identify(robot: str = robot_option(),
 
 
 def _auto_lowpass(r, paths, options, base, prep, mapping, nan, strict, folds, excitation, max_condition, chunk_rows,
-                  still_range):
+                  still_range, filter_torque=None):
     """--lowpass auto (identify.crossval): the cutoff chosen by blocked cross-validation, printed."""
     from dynid.identify.crossval import auto_lowpass
 
@@ -220,12 +222,13 @@ def _auto_lowpass(r, paths, options, base, prep, mapping, nan, strict, folds, ex
         traj = load_trajectory(excitation, r.n, r.name)
         bandwidth = max(traj.harmonics) * traj.w_f / (2.0 * math.pi)  # highest harmonic [Hz]
     prep, selection, notes = auto_lowpass(r, paths, options, base, prep, mapping, nan, strict, folds, bandwidth,
-                                          max_condition, chunk_rows, still_range)
-    if "chosen_hz" in selection:
+                                          max_condition, chunk_rows, still_range, filter_torque)
+    if "candidates_hz" in selection:
         curve = ", ".join(f"{c:.3g} Hz {_fmt(s and 100 * s, '.3f')}" for c, s in
                           zip(selection["candidates_hz"], selection["scores"]))
-        console.print(f"low-pass cutoff {selection['chosen_hz']:.3g} Hz chosen by {selection['folds']}-fold blocked "
-                      f"cross-validation (held-out relative error %: {curve})")
+        torque = " (torque filtered alike: parallel filtering)" if selection["filter_torque"] else ""
+        console.print(f"low-pass cutoff {selection['chosen_hz']:.3g} Hz{torque} chosen by {selection['folds']}-fold "
+                      f"blocked cross-validation (held-out relative error %: {curve})")
     return prep, selection, notes
 
 

@@ -10,6 +10,10 @@ The chain ``prepare`` applies, in order (each step documented below):
 2. zero-phase Butterworth low-pass (order 4, forward and backward) of q, dq, ddq (and tau when
    ``filter_torque``), each end continued by a fitted polynomial with exact initial states, so
    there is no start-up transient (``data.edges``); the default cutoff is min(20 Hz, fs / 10);
+2b. with ``filter_torque`` (Gautier's parallel filtering: the torque and the regressor through the
+   same filter), the columns that are not smooth in the signals (the sign of Coulomb friction;
+   ``joint_columns``, when given) are filtered too, exactly; the rigid-body columns, built from the
+   filtered signals, equal their filtered selves up to the filter's effect on products of signals;
 3. differentiation where dq or ddq are absent: time-aware central differences (second
    order on irregular grids, ``numpy.gradient``) or Savitzky-Golay derivatives;
 3b. a torque logged late (``tau_delay``, a driver's filter) is moved earlier by whole samples.
@@ -37,7 +41,9 @@ import scipy.signal
 
 from dynid.data.columns import JointData
 from dynid.data.edges import lowpass_edges
-from dynid.data.segments import DEFAULT_MAX_GAP, check_segmentation, concat, describe, segment_ranges
+from dynid.data.segments import (
+    DEFAULT_BRIDGE_GAP, DEFAULT_MAX_GAP, check_segmentation, concat, describe, gap_rule, segment_ranges,
+)
 from dynid.data.timing import IRREGULAR_TOLERANCE, SegmentTiming, segment_timing
 from dynid.errors import DataError
 
@@ -53,11 +59,12 @@ class Preprocessing:
     decimate: keep every k-th sample after parallel filtering (step 4; 1 = off)
     min_velocity: samples of a joint with |dq| below this [rad/s | m/s] are left out of the fit
     trim: samples left out of fits and scores at each end of a log (filter and derivative
-      edge effects); None = 3 fs / cutoff when filtering, else 2 (``edge_samples``)
+      edge effects); None = fs / (2 cutoff) when filtering, else 2 (``edge_samples``)
     filter_torque: low-pass tau with the same filter (off by default: torque noise then stays
       white, which the Khalil-Gautier standard deviations assume; decimation filters both)
     segments: "gaps" (split at gaps and 'segment' labels) | "auto" (also at time resets);
       max_gap: steps longer than this multiple of the median step split the log (``data.segments``)
+      unless they are at most bridge_gap [s] long (dropped cycles: resampled inside the segment)
     tau_delay: the logged torque lags the positions by this much [s] (a driver's filter): each
       segment's tau is moved earlier by round(tau_delay fs) samples (step 3b); the samples
       this leaves without a torque fall in the segment's edge samples, never fitted or scored
@@ -76,9 +83,10 @@ class Preprocessing:
     segments: str = "gaps"
     max_gap: float = DEFAULT_MAX_GAP
     tau_delay: float = 0.0
+    bridge_gap: float = DEFAULT_BRIDGE_GAP
 
     def __post_init__(self):
-        check_segmentation(self.segments, self.max_gap)
+        check_segmentation(self.segments, self.max_gap, self.bridge_gap)
         if not abs(self.tau_delay) < 1.0:
             raise DataError(f"--tau-delay {self.tau_delay}: expected a delay in seconds below 1 s")
         if self.derivative not in ("central", "savgol"):
@@ -210,8 +218,8 @@ def savgol_derivative(x: np.ndarray, dt: float, window: int = 11, order: int = 3
 
 
 def irregular_note(fs: float, prep: Preprocessing) -> str:
-    return (f"irregular time stamps: resampled to a uniform {fs:.6g} Hz grid (steps up to {prep.max_gap:g} x "
-            "the median step are resampled; longer gaps split the log into segments, never interpolated)")
+    return (f"irregular time stamps: resampled to a uniform {fs:.6g} Hz grid ("
+            f"{gap_rule(1.0 / fs, prep.max_gap, prep.bridge_gap)}, never interpolated)")
 
 
 def too_short(data: JointData, prep: Preprocessing, timing: SegmentTiming | None = None) -> str | None:
@@ -300,10 +308,15 @@ def prepare_segment(data: JointData, prep: Preprocessing = Preprocessing(), grid
         ddq = derive(dq)
     if prep.tau_delay and tau is not None:
         tau = advance(tau, int(round(prep.tau_delay * fs)))
+    # parallel filtering (step 2b): with the torque filtered, the columns that are not smooth in the
+    # signals (the sign of Coulomb friction) are filtered alike, exactly
+    own = None if joint_columns is None or not (prep.filter_torque and fc > 0 or prep.decimate > 1) \
+        else joint_columns(dq, ddq)
+    if own is not None and prep.filter_torque:
+        own = filt(own)
     if prep.decimate <= 1:
-        return replace(data, q=q, dq=dq, ddq=ddq, tau=tau, notes=list(data.notes), rate=fs)
+        return replace(data, q=q, dq=dq, ddq=ddq, tau=tau, notes=list(data.notes), rate=fs, own=own)
     # step 4: one more low-pass for every signal, then every k-th sample of the global grid
-    own = None if joint_columns is None else joint_columns(dq, ddq)
     dec = lambda a: None if a is None else lowpass(a, fs, 0.8 * fs / (2.0 * prep.decimate), prep.filter_order)  # noqa: E731
     q = dec(q)
     # filtering and differences commute (both linear, time-invariant on the grid): derive
@@ -325,17 +338,26 @@ def advance(x: np.ndarray, k: int) -> np.ndarray:
     return x[index]
 
 
+EDGE_PERIODS = 0.5  # edge samples per end, in units of fs / cutoff (``edge_samples``)
+
+
 def edge_samples(prep: Preprocessing, fs: float) -> int:
-    """Samples (at the output rate fs, after decimation) at each end of a log whose filtered
-    derivatives suffer from edge effects: 3 fs_in / cutoff input samples, at least 2, plus
-    those a ``tau_delay`` leaves without a torque."""
+    """Samples (at the output rate fs, after decimation) at each end of a log left out of fits
+    and scores: ``EDGE_PERIODS`` fs_in / cutoff input samples, at least 2, plus those a
+    ``tau_delay`` leaves without a torque. The filter has no start-up transient (``data.edges``);
+    what remains near an end is the extrapolation error of the edge polynomials, largest in ddq
+    within fs / (2 cutoff) samples of the end (there 2-30 x the ddq error of the same rows filtered
+    inside a longer log, 1-16 x from fs / (2 cutoff) to fs / cutoff, on 500-5000 Hz multi-sine
+    logs with encoder quantization). Such rows predict the torque as well as interior ones
+    (tests/test_filter_edges.py) but are kept out of fits, where errors in the regressor bias the
+    estimate. Before the edge treatment this was 3 fs / cutoff (the transient's length)."""
     if prep.trim is not None:
         return int(prep.trim)
     fs_in = fs * prep.decimate
     fc = prep.cutoff(fs_in)
     delay = abs(prep.tau_delay) * fs_in
-    samples = (max(3.0 * fs_in / fc if fc > 0 else 2.0, 2.0) + delay) / prep.decimate
-    # rounded first: 3 x 1000 Hz / 20 Hz is 150 samples, not 151 when fs carries a rounding error
+    samples = (max(EDGE_PERIODS * fs_in / fc if fc > 0 else 2.0, 2.0) + delay) / prep.decimate
+    # rounded first: 0.5 x 1000 Hz / 20 Hz is 25 samples, not 26 when fs carries a rounding error
     return int(np.ceil(round(samples, 6))) + 1
 
 

@@ -153,7 +153,7 @@ def log_timing(path: str | Path, mapping: ColumnMapping = ColumnMapping(), prep:
         return None
     stat = path.stat()
     key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns, mapping, None if prep is None else
-           (prep.segments, prep.max_gap))
+           (prep.segments, prep.max_gap, prep.bridge_gap))
     if key not in _TIMINGS:
         if len(_TIMINGS) >= 64:
             _TIMINGS.clear()

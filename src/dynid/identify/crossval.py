@@ -36,15 +36,31 @@ motion, so it is measured on the log rather than guessed:
    noise adds the same expected amount to every candidate's score, so the order of the
    candidates is that of their error against the true torque;                      (CV2)
 5. grid: a coarse logarithmic grid (steps of at most a factor 2) from f_lo to f_hi, then the
-   two neighbours of the best at a factor sqrt 2; the smallest score wins. A best candidate
-   on the edge of the grid extends it by one step in that direction while that improves the
-   score (between max(0.1 Hz, 30 / block duration) and 0.4 fs). Without knowledge
-   of the motion f_lo = 0.5 Hz and f_hi = min(50 Hz, 0.4 fs); when the excitation
-   trajectory is known, its highest harmonic f_max narrows it to [2 f_max, min(40 f_max,
-   0.4 fs)] (the 4th-order Butterworth run forward and backward has the gain
-   1 / (1 + (f / f_c)^8) >= 0.996 for f <= f_c / 2). f_lo is at least 30 / (median piece
-   duration) Hz so that the filter edges (3 fs / f_c samples at each end) stay below a tenth
-   of a piece; pieces shorter than both edges of the lowest cutoff are left out.
+   two neighbours of the best at a factor sqrt 2. A best candidate on the edge of the grid
+   extends it by one step in that direction while that improves the score (between
+   max(0.1 Hz, f_lo's fold bound below) and 0.4 fs). Without knowledge of the motion f_lo =
+   0.5 Hz and f_hi = min(50 Hz, 0.4 fs); when the excitation trajectory is known, its highest
+   harmonic f_max narrows it to [2 f_max, min(40 f_max, 0.4 fs)] (the 4th-order Butterworth
+   run forward and backward has the gain 1 / (1 + (f / f_c)^8) >= 0.996 for f <= f_c / 2).
+   The folds bound f_lo, not the pieces: a fold of duration T_k must hold ``FOLD_PERIODS`` = 2
+   periods of the lowest cutoff, f_lo >= 2 / T_k (its filter settles within the fold and its
+   edges, fs / (2 f_c) samples since the filter has no start-up transient, ``data.edges``, take
+   a quarter of it), and each fold must keep one period 1 / f_lo after the edges (a 9 s log at
+   5 kHz: five folds of 1.8 s, f_lo = 1.1 Hz; before, a fixed second per fold and f_lo >= 30 /
+   piece duration refused it, and a log cut into 5 s pieces by dropped cycles started the grid
+   at 6 Hz). Pieces shorter than both edges of the lowest cutoff are left out;
+6. choice: the lowest score, then among the candidates tied with it the *highest* cutoff
+   (less distortion of the motion, shorter edges): tied means the excess of held-out RSS,
+   summed over the folds, is within one standard error of that sum, estimated from the
+   fold-by-fold differences (the one-standard-error rule, Hastie, Tibshirani & Friedman 2009,
+   The Elements of Statistical Learning, sec. 7.10, here toward the higher cutoff; paired
+   differences, so each fold's own difficulty cancels). The same search runs with the torque
+   low-passed like the positions (Gautier's parallel filtering, ``Preprocessing.filter_torque``,
+   ``prepare`` step 2b): the fit then uses the filtered torque, the score is still against the
+   measured one (CV2 holds: the model's prediction is compared with the same data in both
+   modes). Parallel filtering is kept only when its best beats the measured torque's best by
+   more than a tie; a torque that carries what the filter removes from the positions (a
+   structural resonance, current ripple) is where it wins.
 
 The final fit then runs once more on the whole log with the chosen cutoff (the streaming
 path), so the cost is one pass over at most ``budget`` rows per candidate, plus the fit.
@@ -75,11 +91,16 @@ from dynid.identify.undetermined import STILL_RANGE, Undetermined, find_undeterm
 
 FOLDS = 5
 BUDGET = 240_000  # rows of a long log the choice is made on
-MIN_FOLD_SECONDS = 1.0
+FOLD_PERIODS = 2.0  # a fold spans at least this many periods of the lowest cutoff (step 5)
 
 
 class CrossValidationError(DataError):
-    """The log cannot be cut into the folds cross-validation needs."""
+    """The log cannot be cut into the folds cross-validation needs (``rate``: the log's sample
+    rate [Hz] when known, for the fallback cutoff)."""
+
+    def __init__(self, message: str, rate: float | None = None):
+        super().__init__(message)
+        self.rate = rate
 
 
 @dataclass
@@ -96,6 +117,8 @@ class LowpassSelection:
     failures: dict = field(default_factory=dict)
     cpu_seconds: float = 0.0
     undetermined: list[str] = field(default_factory=list)
+    filter_torque: bool = False
+    torque_filtered: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         order = np.argsort(self.candidates_hz)
@@ -104,11 +127,15 @@ class LowpassSelection:
                 "candidates_hz": [self.candidates_hz[k] for k in order],
                 "scores": [self.scores[k] for k in order], "folds": self.folds, "blocks": self.blocks,
                 "samples": self.samples, "grid": self.grid, "failures": self.failures,
-                "cpu_seconds": self.cpu_seconds, "undetermined": list(self.undetermined)}
+                "cpu_seconds": self.cpu_seconds, "undetermined": list(self.undetermined),
+                "filter_torque": self.filter_torque, "torque_filtered": dict(self.torque_filtered)}
 
 
-def cutoff_grid(fs: float, block_seconds: float, bandwidth: float | None = None) -> tuple[np.ndarray, dict]:
-    """Coarse candidate cutoffs [Hz] (module docstring, step 5) and a description of the grid."""
+def cutoff_grid(fs: float, fold_seconds: float, bandwidth: float | None = None,
+                floor: float = 0.0) -> tuple[np.ndarray, dict]:
+    """Coarse candidate cutoffs [Hz] (module docstring, step 5) and a description of the grid;
+    fold_seconds: the duration of one fold (the lowest cutoff keeps ``FOLD_PERIODS`` periods in it);
+    floor: a lowest cutoff the folds' edges impose (``select_lowpass``)."""
     top = 0.4 * fs
     if bandwidth is not None and bandwidth > 0:
         lo, hi = 2.0 * bandwidth, min(40.0 * bandwidth, top)
@@ -116,10 +143,16 @@ def cutoff_grid(fs: float, block_seconds: float, bandwidth: float | None = None)
     else:
         lo, hi = 0.5, min(50.0, top)
         source = "sample rate and log length (excitation unknown)"
-    lo = min(max(lo, 30.0 / max(block_seconds, 1e-9)), hi)
+    lo = min(max(lo, lowest_cutoff(fold_seconds), floor), hi)
     steps = max(1, math.ceil(math.log2(hi / lo))) if hi > lo else 0
     grid = lo * (hi / lo) ** (np.arange(steps + 1) / max(steps, 1)) if steps else np.array([lo])
-    return grid, {"low_hz": float(lo), "high_hz": float(hi), "source": source, "block_seconds": float(block_seconds)}
+    return grid, {"low_hz": float(lo), "high_hz": float(hi), "source": source, "fold_seconds": float(fold_seconds)}
+
+
+def lowest_cutoff(fold_seconds: float) -> float:
+    """The lowest cutoff [Hz] a fold of ``fold_seconds`` can score: ``FOLD_PERIODS`` of its periods
+    fit in the fold (its filter settles, and its edges, fs / (2 f_c) samples, are a quarter of it)."""
+    return FOLD_PERIODS / max(fold_seconds, 1e-9)
 
 
 def fold_labels(lengths: list[int], folds: int, gap: int) -> list[np.ndarray]:
@@ -174,16 +207,21 @@ def fold_equations(robot, blocks: list[JointData], labels: list[np.ndarray], opt
 
 
 def held_out_score(parts: list[NormalEquations], names, max_condition: float,
-                   found: Undetermined | None = None) -> tuple[float, np.ndarray]:
+                   found: Undetermined | None = None,
+                   scored: list[NormalEquations] | None = None) -> tuple[float, np.ndarray]:
     """(score (CV2), (folds, n) held-out RSS (CV1)) of leave-one-fold-out least-squares refits.
 
     ``found`` (``undetermined.find_undetermined``): those base parameters keep their prior values
     and the others are refitted, as ``identify`` does (module docstring, step 3). The refit is
     the minimum-norm least-squares solution on the directions the other folds determine
-    (``physical.pseudo_solve``); a refit that determines nothing useful scores badly."""
+    (``physical.pseudo_solve``); a refit that determines nothing useful scores badly.
+    ``scored``: the folds' equations of the same regressor with the measured torque, when
+    ``parts`` hold a filtered one (the fit uses ``parts``, the residual ``scored``: step 6)."""
     total = NormalEquations(parts[0].n, parts[0].b)
     for p in parts:
         total.merge(p)
+    scored = scored or parts
+    measured = sum(float(p.C.sum()) for p in scored)
     fixed = found.index if found else np.zeros(0, dtype=np.int64)
     free = np.setdiff1d(np.arange(total.b), fixed)
     rss = []
@@ -197,33 +235,37 @@ def held_out_score(parts: list[NormalEquations], names, max_condition: float,
             beta[free] = pseudo_solve(*reduce(train, fixed, beta[fixed]).totals())
         else:
             beta = pseudo_solve(*train.totals())
-        rss.append(part.residual_ss(beta))
+        rss.append(scored[len(rss)].residual_ss(beta))
     rss = np.array(rss)
-    return float(np.sqrt(rss.sum() / max(float(total.C.sum()), 1e-300))), rss
+    return float(np.sqrt(rss.sum() / max(measured, 1e-300))), rss
 
 
-def _check_blocks(blocks: list[JointData], labels: list[np.ndarray], folds: int, trim: int, source: str) -> None:
-    """Each fold must keep at least MIN_FOLD_SECONDS once the filter edges are trimmed."""
+def _check_blocks(blocks: list[JointData], labels: list[np.ndarray], folds: int, trim: int, lowest: float,
+                  source: str) -> None:
+    """Each fold must keep one period of the lowest cutoff once the filter edges are trimmed."""
     fs = sample_rate(blocks[0].t)
     counts = np.zeros(folds, dtype=np.int64)
     for raw, lab in zip(blocks, labels):
         keep = edge_mask(len(raw), trim)
         counts += np.bincount(lab[keep & (lab >= 0)], minlength=folds)[:folds]
-    need = max(int(MIN_FOLD_SECONDS * fs), 20)
+    need = max(int(math.ceil(fs / lowest)), 20)
     if counts.min() < need:
         seconds = sum(float(b.t[-1] - b.t[0]) for b in blocks)
         raise CrossValidationError(
             f"{source}: {seconds:.3g} s of data are too short for {folds}-fold cross-validation of the low-pass "
             f"cutoff (the shortest fold keeps {counts.min()} samples after the filter edges, at least {need} "
-            f"= {MIN_FOLD_SECONDS:g} s needed); give --lowpass HZ, fewer --cv-folds or a longer log")
+            f"= one period of the lowest cutoff {lowest:.3g} Hz needed); give --lowpass HZ, fewer --cv-folds "
+            "or a longer log", rate=fs)
 
 
 def select_lowpass(robot, blocks: list[JointData], options: ModelOptions, base: BaseParameters,
                    prep: Preprocessing = Preprocessing(), folds: int = FOLDS, bandwidth: float | None = None,
                    max_condition: float = 1e7, workers: int | None = None, source: str = "log",
-                   still_range: float = STILL_RANGE) -> LowpassSelection:
+                   still_range: float = STILL_RANGE, torque_filter: bool | None = None) -> LowpassSelection:
     """Blocked cross-validation of the cutoff over in-memory blocks of a log (module docstring).
-    ``still_range``: as ``identify --still-range`` (0: no joint counts as held still)."""
+    ``still_range``: as ``identify --still-range`` (0: no joint counts as held still).
+    ``torque_filter``: None = also try the torque filtered like the positions and keep it when
+    it predicts the measured torque better (step 6); True/False = only that way."""
     if folds < 2:
         raise CrossValidationError(f"cross-validation needs at least 2 folds, got {folds}")
     if any(b.tau is None for b in blocks):
@@ -234,55 +276,120 @@ def select_lowpass(robot, blocks: list[JointData], options: ModelOptions, base: 
         raise CrossValidationError(f"{source}: {rows} usable rows; at least 3 are needed")
     cpu = time.process_time()
     fs = sample_rate(blocks[0].t)
-    grid, info = cutoff_grid(fs, float(np.median([b.t[-1] - b.t[0] for b in blocks])), bandwidth)
-    trim_prep = replace(prep, lowpass_hz=float(grid[0]), trim=None)
-    trim = edge_samples(trim_prep, fs / prep.decimate) * prep.decimate
-    blocks = [b for b in blocks if len(b) > 2 * trim + 2]  # pieces the lowest cutoff's edges would empty
-    if not blocks:
-        raise CrossValidationError(f"{source}: every piece of the log is shorter than the filter edges "
-                                   f"({2 * trim} samples) of a {grid[0]:.3g} Hz cutoff; give --lowpass HZ")
-    gap = min(math.ceil(fs / grid[0]), max(sum(len(b) for b in blocks) // (20 * folds), 1))
-    labels = fold_labels([len(b) for b in blocks], folds, gap)
-    _check_blocks(blocks, labels, folds, trim, source)
+    fold_seconds = sum(float(b.t[-1] - b.t[0]) for b in blocks) / folds
+    grid, info = cutoff_grid(fs, fold_seconds, bandwidth)
+    while True:  # the lowest cutoff whose edges leave every fold one of its periods (step 5)
+        trim_prep = replace(prep, lowpass_hz=float(grid[0]), trim=None)
+        trim = edge_samples(trim_prep, fs / prep.decimate) * prep.decimate
+        usable = [b for b in blocks if len(b) > 2 * trim + 2]  # pieces the lowest cutoff's edges would empty
+        gap = min(math.ceil(fs / grid[0]), max(sum(len(b) for b in usable) // (20 * folds), 1))
+        labels = fold_labels([len(b) for b in usable], folds, gap) if usable else []
+        try:
+            if not usable:
+                raise CrossValidationError(f"{source}: every piece of the log is shorter than the filter edges "
+                                           f"({2 * trim} samples) of a {grid[0]:.3g} Hz cutoff; give --lowpass HZ",
+                                           rate=fs)
+            _check_blocks(usable, labels, folds, trim, float(grid[0]), source)
+            break
+        except CrossValidationError:
+            if grid[0] >= grid[-1]:
+                raise
+            grid, info = cutoff_grid(fs, fold_seconds, bandwidth, floor=float(grid[0]) * math.sqrt(2.0))
+    blocks = usable
     found = _undetermined(robot, options, base, blocks, trim, still_range)
     table = identifiability_table(robot, options)
-    scores, failures = {}, {}
+    parts, scores, rss, failures = {}, {}, {}, {}
 
-    def evaluate(fc: float) -> None:
-        parts = fold_equations(robot, blocks, labels, options, base, replace(prep, lowpass_hz=fc), trim_prep,
-                               folds, table)
-        try:
-            scores[fc] = held_out_score(parts, base.names, max_condition, found)[0]
+    def equations(fc: float, filtered: bool) -> list[NormalEquations]:
+        if (fc, filtered) not in parts:
+            parts[fc, filtered] = fold_equations(robot, blocks, labels, options, base,
+                                                 replace(prep, lowpass_hz=fc, filter_torque=filtered), trim_prep,
+                                                 folds, table)
+        return parts[fc, filtered]
+
+    def evaluate(key: tuple[float, bool]) -> None:
+        fc, filtered = key
+        try:  # the fit on the (filtered) torque, scored against the measured one (step 6)
+            scores[key], rss[key] = held_out_score(equations(fc, filtered), base.names, max_condition, found,
+                                                   equations(fc, False) if filtered else None)
         except IllConditionedError as exc:  # a fold's complement does not determine the parameters
-            scores[fc], failures[f"{fc:.4g}"] = None, str(exc)
+            scores[key], failures[f"{fc:.4g}" + (" (torque filtered)" if filtered else "")] = None, str(exc)
 
-    def run(candidates) -> None:
-        todo = [float(c) for c in candidates if float(c) not in scores]
+    def run(candidates, filtered: bool) -> None:
+        todo = [(float(c), filtered) for c in candidates if (float(c), filtered) not in scores]
+        if filtered:  # the measured-torque equations first: both modes' threads share them
+            run(candidates, False)
         with single_blas_thread(), ThreadPoolExecutor(max(1, min(workers or stream_workers(), len(todo) or 1))) as pool:
             list(pool.map(evaluate, todo))
 
-    run(grid)
-    best = _best(scores)
-    ratio = (grid[-1] / grid[0]) ** (1.0 / (len(grid) - 1)) if len(grid) > 1 else 2.0
-    floor, ceiling = max(0.1, 30.0 / info["block_seconds"]), 0.4 * fs
-    while best is not None and (best == max(scores) and best * ratio <= ceiling
-                                or best == min(scores) and best / ratio >= floor):
-        run([best * ratio if best == max(scores) else best / ratio])  # the best is on the edge: go past it
-        if _best(scores) == best:
-            break
-        best = _best(scores)
-    if best is not None:
-        step = math.sqrt(ratio)
-        run([c for c in (best / step, best * step) if floor <= c <= ceiling])
-        best = _best(scores)
+    floor, ceiling = max(0.1, lowest_cutoff(info["fold_seconds"]), float(grid[0]) / 2.0), 0.4 * fs
+    modes = [False, True] if torque_filter is None else [bool(torque_filter)]
+    for filtered in modes:
+        _search(grid, filtered, scores, run, floor, ceiling)
+    best = _best(scores, rss, modes)
     if best is None:
         raise CrossValidationError(f"{source}: no candidate cutoff could be scored: the log without one of its "
                                    f"{folds} folds does not determine the base parameters "
-                                   f"({next(iter(failures.values()))}); give --lowpass HZ or a richer log")
-    cands = list(scores)
-    return LowpassSelection(best, cands, [scores[c] for c in cands], folds, len(blocks),
+                                   f"({next(iter(failures.values()))}); give --lowpass HZ or a richer log", rate=fs)
+    chosen, filtered = best
+    measured = sorted(c for c, f in scores if not f)
+    torque = sorted(c for c, f in scores if f)
+    return LowpassSelection(chosen, measured, [scores[c, False] for c in measured], folds, len(blocks),
                             int(sum(len(b) for b in blocks)), info, failures, time.process_time() - cpu,
-                            [base.names[k] for k in found.index])
+                            [base.names[k] for k in found.index], filtered,
+                            {"candidates_hz": torque, "scores": [scores[c, True] for c in torque]})
+
+
+def _search(grid: np.ndarray, filtered: bool, scores: dict, run, floor: float, ceiling: float) -> None:
+    """Score the coarse grid, extend it past a best candidate on its edge while that improves,
+    then the two neighbours of the best at a factor sqrt 2 (module docstring, step 5)."""
+    run(grid, filtered)
+    mine = lambda: {c: v for (c, f), v in scores.items() if f == filtered}  # noqa: E731
+    best = _lowest(mine())
+    ratio = (grid[-1] / grid[0]) ** (1.0 / (len(grid) - 1)) if len(grid) > 1 else 2.0
+    while best is not None and (best == max(mine()) and best * ratio <= ceiling
+                                or best == min(mine()) and best / ratio >= floor):
+        run([best * ratio if best == max(mine()) else best / ratio], filtered)  # the best is on the edge: go past it
+        if _lowest(mine()) == best:
+            break
+        best = _lowest(mine())
+    if best is not None:
+        step = math.sqrt(ratio)
+        run([c for c in (best / step, best * step) if floor <= c <= ceiling], filtered)
+
+
+def _lowest(scores: dict) -> float | None:
+    valid = {c: s for c, s in scores.items() if s is not None and np.isfinite(s)}
+    return min(valid, key=valid.get) if valid else None
+
+
+def _best(scores: dict, rss: dict, modes: list[bool]) -> tuple[float, bool] | None:
+    """The (cutoff, torque filtered) to use: in each mode the lowest score, then among the
+    candidates of that mode tied with it the highest cutoff (less distortion of the motion,
+    shorter edges; the one-standard-error rule, Hastie, Tibshirani & Friedman 2009, sec. 7.10);
+    the filtered torque only when it beats the measured one by more than a tie (step 6)."""
+    chosen = {}
+    for mode in modes:
+        best = _lowest({key: v for key, v in scores.items() if key[1] == mode})
+        if best is not None:
+            tied = [key for key, v in scores.items() if key[1] == mode and key[0] > best[0] and v is not None
+                    and np.isfinite(v) and _tied(rss[key], rss[best])]
+            chosen[mode] = max([best] + tied)
+    if not chosen:
+        return None
+    if len(chosen) == 2 and (rss[chosen[True]].sum() >= rss[chosen[False]].sum()
+                             or _tied(rss[chosen[False]], rss[chosen[True]])):
+        return chosen[False]
+    return chosen[True] if True in chosen else chosen[False]
+
+
+def _tied(rss: np.ndarray, best: np.ndarray) -> bool:
+    """Whether held-out RSS (folds, n) is within a tie of ``best``'s: the excess summed over folds
+    is at most one standard error of that sum, from the fold-by-fold differences (paired: the
+    folds' own difficulty cancels)."""
+    difference = rss.sum(axis=1) - best.sum(axis=1)
+    spread = float(np.std(difference, ddof=1) * math.sqrt(difference.size)) if difference.size > 1 else 0.0
+    return float(difference.sum()) <= spread
 
 
 def _undetermined(robot, options: ModelOptions, base: BaseParameters, blocks: list[JointData], trim: int,
@@ -296,15 +403,11 @@ def _undetermined(robot, options: ModelOptions, base: BaseParameters, blocks: li
     return find_undetermined(robot, options, base, q_min, q_max, still_range)
 
 
-def _best(scores: dict) -> float | None:
-    valid = {c: s for c, s in scores.items() if s is not None and np.isfinite(s)}
-    return min(valid, key=valid.get) if valid else None
-
-
 def choose_lowpass(robot, paths, options: ModelOptions, base: BaseParameters, prep: Preprocessing = Preprocessing(),
                    mapping: ColumnMapping = ColumnMapping(), nan: str = "drop", folds: int = FOLDS,
                    bandwidth: float | None = None, max_condition: float = 1e7, budget: int = BUDGET,
-                   chunk_rows: int = 50_000, still_range: float = STILL_RANGE) -> tuple[Preprocessing, LowpassSelection]:
+                   chunk_rows: int = 50_000, still_range: float = STILL_RANGE,
+                   torque_filter: bool | None = None) -> tuple[Preprocessing, LowpassSelection]:
     """(``prep`` with the chosen cutoff, the selection) for the log file(s) ``paths``: each file
     whole, or ``folds`` spread blocks of it past its share of ``budget`` rows
     (``data.blocks.read_blocks``), cut at segment boundaries."""
@@ -313,24 +416,34 @@ def choose_lowpass(robot, paths, options: ModelOptions, base: BaseParameters, pr
     blocks = pieces([b for p in paths for b in read_blocks(p, robot, mapping, nan, share, folds, chunk_rows, prep)])
     source = str(paths[0]) if len(paths) == 1 else f"{paths[0]} and {len(paths) - 1} more file(s)"
     selection = select_lowpass(robot, blocks, options, base, prep, folds, bandwidth, max_condition, source=source,
-                               still_range=still_range)
-    return replace(prep, lowpass_hz=selection.chosen_hz), selection
+                               still_range=still_range, torque_filter=torque_filter)
+    return replace(prep, lowpass_hz=selection.chosen_hz, filter_torque=selection.filter_torque), selection
 
 
 def auto_lowpass(robot, paths, options: ModelOptions, base: BaseParameters, prep: Preprocessing,
                  mapping: ColumnMapping = ColumnMapping(), nan: str = "drop", strict: bool = True,
                  folds: int = FOLDS, bandwidth: float | None = None, max_condition: float = 1e7,
-                 chunk_rows: int = 50_000, still_range: float = STILL_RANGE) -> tuple[Preprocessing, dict, list[str]]:
+                 chunk_rows: int = 50_000, still_range: float = STILL_RANGE,
+                 torque_filter: bool | None = None) -> tuple[Preprocessing, dict, list[str]]:
     """The policy of ``identify``: (preprocessing, result.json "lowpass_selection", notes).
 
     ``strict`` (``--lowpass auto`` asked for): a log too short for the folds is an error.
-    Otherwise (the default) such a log keeps the fixed default min(20 Hz, fs / 10), with a note."""
+    Otherwise (the default) such a log keeps the fixed default min(20 Hz, fs / 10), with a note,
+    and that cutoff is written into the preprocessing (never ``lowpass_hz: null`` when the rate is
+    known). ``torque_filter``: as ``select_lowpass`` (None: chosen by the cross-validation; the
+    fallback keeps ``prep.filter_torque``)."""
     try:
         chosen, selection = choose_lowpass(robot, paths, options, base, prep, mapping, nan, folds, bandwidth,
-                                           max_condition, chunk_rows=chunk_rows, still_range=still_range)
+                                           max_condition, chunk_rows=chunk_rows, still_range=still_range,
+                                           torque_filter=torque_filter)
     except CrossValidationError as exc:
         if strict:
             raise
-        note = f"low-pass cutoff not cross-validated, fixed default min(20 Hz, fs/10) used: {exc}"
-        return replace(prep, lowpass_hz=None), {"method": "default min(20 Hz, fs/10)", "reason": str(exc)}, [note]
+        fallback = replace(prep, lowpass_hz=None)
+        cutoff = fallback.cutoff(exc.rate) if exc.rate else None
+        note = (f"low-pass cutoff not cross-validated, fixed default min(20 Hz, fs/10) = "
+                f"{cutoff:.4g} Hz used: {exc}" if cutoff else
+                f"low-pass cutoff not cross-validated, fixed default min(20 Hz, fs/10) used: {exc}")
+        record = {"method": "default min(20 Hz, fs/10)", "reason": str(exc), "chosen_hz": cutoff}
+        return replace(fallback, lowpass_hz=cutoff), record, [note]
     return chosen, selection.to_dict(), []

@@ -38,14 +38,17 @@ def preprocessing(ctx: Context) -> Section:
                 f"cutoff {fmt(cutoff)} Hz given with --lowpass" if cutoff is not None else
                 "the fixed default cutoff min(20 Hz, fs/10)")
         return Section("preprocessing", TITLE, paragraph(f"Low-pass: {text}; not cross-validated."))
-    if "chosen_hz" not in selection:
-        return Section("preprocessing", TITLE, note(f"Low-pass cutoff not cross-validated: {selection.get('reason')}"))
+    if "candidates_hz" not in selection:  # the fallback: the fixed default cutoff (and why)
+        return Section("preprocessing", TITLE, note(f"Low-pass cutoff not cross-validated ({fmt(cutoff)} Hz used): "
+                                                    f"{selection.get('reason')}"))
     grid = selection.get("grid", {})
     text = (f"Cutoff {selection['chosen_hz']:.3g} Hz, chosen by {selection['folds']}-fold blocked cross-validation "
             f"on contiguous time folds of the training log ({selection['samples']} samples in "
             f"{selection['blocks']} block(s)): each candidate cutoff is applied to the whole pipeline, the model is "
             "refitted without one fold and scored on it. Grid "
-            f"{fmt(grid.get('low_hz'), '.3g')}-{fmt(grid.get('high_hz'), '.3g')} Hz from the {grid.get('source', '?')}.")
+            f"{fmt(grid.get('low_hz'), '.3g')}-{fmt(grid.get('high_hz'), '.3g')} Hz from the {grid.get('source', '?')}."
+            + (" The torque is low-passed like the positions (parallel filtering): that predicted the measured torque "
+               "better." if selection.get("filter_torque") else ""))
     img = cv_curve_figure(selection["candidates_hz"], selection["scores"], selection["chosen_hz"],
                           "held-out relative torque error against the low-pass cutoff")
     rows = [[fmt(c, ".4g"), fmt(None if s is None else 100.0 * s, ".4f"), "chosen" if c == selection["chosen_hz"] else ""]
