@@ -191,6 +191,7 @@ def identify(robot: str = robot_option(),
     result["warnings"] = command_warnings() + result["warnings"]  # e.g. positions far outside the limits
     annotate(result, found, r, base, estimator)
     write_result(out, result)
+    _print_lowpass(extra.get("lowpass_selection"))
     _print_result(result)
     if friction_drift:
         _print_drift(r, result)
@@ -212,7 +213,7 @@ def identify(robot: str = robot_option(),
 
 def _auto_lowpass(r, paths, options, base, prep, mapping, nan, strict, folds, excitation, max_condition, chunk_rows,
                   still_range, filter_torque=None):
-    """--lowpass auto (identify.crossval): the cutoff chosen by blocked cross-validation, printed."""
+    """--lowpass auto (identify.crossval): the cutoff chosen by blocked cross-validation."""
     from dynid.identify.crossval import auto_lowpass
 
     bandwidth = None
@@ -223,12 +224,6 @@ def _auto_lowpass(r, paths, options, base, prep, mapping, nan, strict, folds, ex
         bandwidth = max(traj.harmonics) * traj.w_f / (2.0 * math.pi)  # highest harmonic [Hz]
     prep, selection, notes = auto_lowpass(r, paths, options, base, prep, mapping, nan, strict, folds, bandwidth,
                                           max_condition, chunk_rows, still_range, filter_torque)
-    if "candidates_hz" in selection:
-        curve = ", ".join(f"{c:.3g} Hz {_fmt(s and 100 * s, '.3f')}" for c, s in
-                          zip(selection["candidates_hz"], selection["scores"]))
-        torque = " (torque filtered alike: parallel filtering)" if selection["filter_torque"] else ""
-        console.print(f"low-pass cutoff {selection['chosen_hz']:.3g} Hz{torque} chosen by {selection['folds']}-fold "
-                      f"blocked cross-validation (held-out relative error %: {curve})")
     return prep, selection, notes
 
 
@@ -253,6 +248,18 @@ def _regularization(text, r, paths, options, base, prep, mapping, nan, folds, kw
                      "lower": "; the smallest weight tried: the description's inertials cost accuracy"}.get(
                       selection.edge, ""))
     return selection.chosen, selection.to_dict()
+
+
+def _print_lowpass(selection: dict | None) -> None:
+    """The cross-validated cutoff and its curve, printed with the result (after it is written: a
+    later error then prints its one line alone)."""
+    if not selection or "candidates_hz" not in selection:
+        return
+    curve = ", ".join(f"{c:.3g} Hz {_fmt(s and 100 * s, '.3f')}" for c, s in
+                      zip(selection["candidates_hz"], selection["scores"]))
+    torque = " (torque filtered alike: parallel filtering)" if selection.get("filter_torque") else ""
+    console.print(f"low-pass cutoff {selection['chosen_hz']:.3g} Hz{torque} chosen by {selection['folds']}-fold "
+                  f"blocked cross-validation (held-out relative error %: {curve})")
 
 
 def _print_result(result: dict) -> None:
