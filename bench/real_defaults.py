@@ -75,10 +75,14 @@ class Case:
         self.layout, self.what = list(layout), what
 
     def score(self, work: Path, options: list[str]) -> float:
-        """Held-out relative error over all predicted rows (all joints pooled)."""
+        """Held-out relative error over all predicted rows (all joints pooled); the preprocessing
+        the fit used is kept in ``self.preprocessing``."""
+        import json
+
         result, pred = work / "r.json", work / "pred.csv"
         run("identify", "-r", self.robot, *[a for p in self.train for a in ("-d", p)], "-o", result,
             *self.layout, *options)
+        self.preprocessing = json.loads(result.read_text())["preprocessing"]
         run("predict", "-r", self.robot, "-p", result, "-d", self.test, "-o", pred)
         t, tau_hat = predicted(pred, self.n)
         true = self.truth(t)
@@ -186,13 +190,16 @@ def main() -> None:
                       if line.startswith("model name")), platform.processor())
     print(f"dynid {dynid.__version__}; {cpu_model}; grid: cutoffs {', '.join(f'{c:g}' for c in cutoffs)} Hz "
           f"x ({', '.join(v or 'no option' for v in VARIANTS)})")
-    print("| case | log | defaults | best hand setting | its error | defaults / best | CPU s |")
-    print("|---|---|---|---|---|---|---|")
+    print("| case | log | defaults (cutoff chosen) | best hand setting | its error | defaults / best | best cutoff alone "
+          "| CPU s |")
+    print("|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         for case in build_cases(work, args.cases.split(",")):
             cpu = time.process_time()
             default = case.score(work, [])
+            chosen = case.preprocessing["lowpass_hz"]
+            torque = ", torque filtered" if case.preprocessing.get("filter_torque") else ""
             grid = {}
             for cutoff in cutoffs:
                 for label, options in VARIANTS.items():
@@ -203,8 +210,10 @@ def main() -> None:
                         grid[f"--lowpass {cutoff:g} {label}".strip()] = float("nan")
                         print(f"  {case.name}: --lowpass {cutoff:g} {label}: {str(exc).splitlines()[-1][:160]}")
             best = min((k for k in grid if np.isfinite(grid[k])), key=grid.get)
-            print(f"| {case.name} | {case.what} | {100 * default:.3f} % | `{best}` | {100 * grid[best]:.3f} % | "
-                  f"{default / grid[best]:.2f} | {time.process_time() - cpu:.0f} |", flush=True)
+            alone = min((k for k in grid if np.isfinite(grid[k]) and k.count("--") == 1), key=grid.get)
+            print(f"| {case.name} | {case.what} | {100 * default:.3f} % ({chosen:.3g} Hz{torque}) | `{best}` | "
+                  f"{100 * grid[best]:.3f} % | {default / grid[best]:.2f} | `{alone}`: {100 * grid[alone]:.3f} % | "
+                  f"{time.process_time() - cpu:.0f} |", flush=True)
 
 
 if __name__ == "__main__":
