@@ -142,6 +142,23 @@ def test_an_input_read_during_the_run_is_protected_at_the_write(work, tmp_path):
     assert "same file as the input" in line and (d / "train.csv").read_bytes() == before
 
 
+def test_a_file_the_command_wrote_and_read_back_is_its_own_not_an_input(tmp_path):
+    """The demo writes summary.json, its report step reads it, the demo writes it again: a file the
+    running command wrote is its own output; a user's file read in the same run stays protected."""
+    from dynid.files.outputs import note_input
+
+    own, user = tmp_path / "summary.json", tmp_path / "train.csv"
+    user.write_text("t,q1\n")
+    with command_scope():
+        atomic_write_text(own, "{}\n")
+        note_input(own)
+        note_input(user)
+        atomic_write_text(own, '{"again": 1}\n')
+        with pytest.raises(OutputError, match="same file as the input"):
+            atomic_write_text(user, "overwritten\n")
+    assert own.read_text() == '{"again": 1}\n' and user.read_text() == "t,q1\n"
+
+
 def test_two_outputs_naming_one_file_are_refused(work, tmp_path):
     line = run_err("export", "-r", "planar2", "--params", work / "r.json", "--urdf", tmp_path / "m",
                    "--json", tmp_path / "m")

@@ -16,7 +16,9 @@ What a command writes goes through ``write_output`` (``dynid.data.io.atomic_writ
   temporary is written) for inputs that readers registered with ``note_input`` during the run, in
   any thread of the command; an output inside a directory that a reader takes as a data set
   (``note_data_set``: fleet ROOT, ``--data DIR``) is refused when the next run would read it as
-  data (a ``.parquet`` file), as soon as the reader names the directory.
+  data (a ``.parquet`` file), as soon as the reader names the directory. A file the command
+  wrote itself (and may read back: the demo's summary for its report) is its own, not an input,
+  and may be written again.
 
 A directory output (``dynid demo --out DIR``) is built in a hidden directory beside the target and
 replaces the target in one rename, only when the target is missing, empty, or recognisably an
@@ -74,6 +76,7 @@ class _Inputs:
 
     def __init__(self):
         self.files: dict[tuple[int, int], str] = {}
+        self.written: set[tuple[int, int]] = set()  # files this command wrote: its own, never inputs
         self.directories: list[tuple[str, bool]] = []  # read as data sets, recursively or not (``note_data_set``)
         self.outputs: dict[str, Path] = {}  # the command's file outputs, by option (``check_outputs``)
         self.spools: dict[str, str] = {}
@@ -110,7 +113,7 @@ def note_input(path) -> None:
     if inputs is None or path is None:
         return
     key = _file_id(path)
-    if key is not None and stat.S_ISREG(os.stat(path).st_mode):
+    if key is not None and key not in inputs.written and stat.S_ISREG(os.stat(path).st_mode):
         inputs.files.setdefault(key, str(path))
 
 
@@ -304,11 +307,21 @@ def write_output(path, write) -> None:
         _refuse_if_input(path)  # again: the writer may have opened inputs (a generator's source files)
         os.chmod(tmp, mode)
         os.replace(tmp, target)
+        _note_written(target)
     except OSError as exc:
         raise OutputError(f"{path}: writing failed ({exc.strerror or exc})") from None
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+
+
+def _note_written(path: Path) -> None:
+    """Record a file the running command has just written: reading it back later is not reading
+    an input (the demo writes summary.json, its report step reads it, the demo writes it again)."""
+    inputs = _inputs()
+    key = _file_id(path)
+    if inputs is not None and key is not None:
+        inputs.written.add(key)
 
 
 def _write_through(path: Path, write) -> None:

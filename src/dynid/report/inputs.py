@@ -91,7 +91,7 @@ class ReportInputs:
             else:
                 where = f"{DEMO_FILES[role]} not in {directory}" if directory is not None else "not given"
                 found.missing[role] = f"{ROLE_HELP[role]}: {where}"
-        if directory is not None and all(getattr(found, role) is None for role in DEMO_FILES):
+        if directory is not None and all(getattr(found, f.name) is None for f in fields(cls) if f.name in DEMO_FILES):
             raise DataError(f"--from {directory}: none of the files a report is made of is there (expected some of "
                             f"{', '.join(list(DEMO_FILES.values())[:6])}, ...: a 'dynid demo --out' directory)")
         if found.result is None and found.pc_result is not None:
