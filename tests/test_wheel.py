@@ -78,6 +78,10 @@ def test_dynid_demo_runs_from_the_installed_wheel(venv):
         cwd=venv.parent, timeout=1200)
     summary = json.loads((out_dir / "summary.json").read_text())
     assert summary["figures"]["base parameters"] > 0
-    assert 0.0 < summary["figures"]["validation relative error ols [%]"] < 100.0
+    # the demo's headline (demo/drift.py): the drift-aware model predicts the log recorded after the test
+    # better than the static one whose friction is the test's average (thesis ch. 5)
+    drift = summary["figures"]["validation error, drift-aware OLS, log right after the test [%]"]
+    static = summary["figures"]["validation error, static OLS (cold and warm friction averaged), same log [%]"]
+    assert 0.0 < drift < static < 100.0
     html = (out_dir / "report.html").read_text()
     assert "<img" in html and "Traceback" not in html
