@@ -36,7 +36,8 @@ Workspace rows of joint i (``JR`` rows from i * JR; the base is pseudo-joint n, 
 accelerating by -gravity): ``R_REL`` rel (3x3, row major, parent <- link), ``R_T`` t,
 ``R_W``/``R_V``/``R_DW``/``R_DV`` motion (angular, linear at the origin, link frame),
 ``R_C``/``R_S`` cos q/sin q, ``R_Q``/``R_QD``/``R_QDD``, ``R_N``/``R_F`` the RNEA wrench,
-``R_A`` classical acceleration of the origin. After the joints: 6 rows (u, s) per
+``R_A`` classical acceleration of the origin, ``R_K`` the 15 terms of the regressor's blocks
+(``regressor._link_terms``). After the joints: 6 rows (u, s) per
 (ancestor i, link j) pair, ``slots[i, j]``; the pairs (j, j) hold the constant screw axes.
 Then ``scratch`` rows, for a pass that gathers its results in lanes before storing them.
 
@@ -70,8 +71,8 @@ FMA = {"contract"}  # fastmath flags of the lane kernels: fused multiply-add, no
 
 R_REL, R_T, R_W, R_V, R_DW, R_DV = 0, 9, 12, 15, 18, 21
 R_C, R_S, R_Q, R_QD, R_QDD = 24, 25, 26, 27, 28
-R_N, R_F, R_A = 29, 32, 35
-JR = 38
+R_N, R_F, R_A, R_K = 29, 32, 35, 38
+JR = 53
 
 
 def joint_constants(robot) -> np.ndarray:

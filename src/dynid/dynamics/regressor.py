@@ -8,12 +8,17 @@ For link j the Newton-Euler wrench about its origin is linear in its parameters 
                                                gravity included as base acceleration -g)
 
 Joint i (an ancestor of j, or j itself) carries tau_i = S_i^(j) . (n_j, f_j), with
-S_i^(j) = (u, s) its motion subspace expressed in frame j. Collecting terms gives the block
-Y[i, 10 j : 10 j + 10] (derived in docs/derivations.md):
+S_i^(j) = (u, s) its motion subspace expressed in frame j. Collecting the terms of each
+parameter (s . (dw x h) = h . (s x dw), u . (h x a) = h . (a x u), u . (w x I w) = (u x w) . I w)
+gives the block Y[i, 10 j : 10 j + 10]:
 
-    Y_m = s . a
-    Y_h = s x dw + w x (w x s) + a x u
-    Y_I = L(dw)^T u + L(w)^T (u x w),   L(w) I6 = I w
+    Y_m = s . a                                                                       (R1)
+    Y_h = s x dw + w x (w x s) + a x u = M s + a x u                                  (R2)
+    Y_I = L(dw)^T u + L(w)^T (u x w) = G u,   L(w) I6 = I w                            (R3)
+
+with M = -[dw]x + w w^T - |w|^2 1 (3 x 3) and G (6 x 3) of link j alone: built once per link
+from dw and the six products w_a w_b (``_link_terms``: 15 numbers), they leave 36 multiply-adds
+per (ancestor, link) pair instead of 57 for the cross products.
 
 Only ancestors couple, so the rest of Y is zero and is not written. The kernels run over blocks
 of samples in SIMD lanes (``lanes.py``): after the forward recursion, for each link j the pair
@@ -34,25 +39,61 @@ import numpy as np
 from dynid.dynamics import mimic, threads
 from dynid.dynamics.arrays import joint_arrays
 from dynid.dynamics.lanes import (
-    CHUNK, FMA, JR, LANES, R_A, R_DV, R_DW, R_REL, R_T, R_V, R_W, at, cross3, forward_block,
-    kernel_arrays, lane3, lanes, load_block, new_workspace, pair_row, put3, scratch_row, slots_used,
+    CHUNK, FMA, JR, LANES, R_A, R_DV, R_DW, R_K, R_REL, R_T, R_V, R_W, at, cross3, forward_block,
+    kernel_arrays, lane, lane3, lanes, load_block, new_workspace, pair_row, put3, scratch_row, slots_used,
 )
 from dynid.dynamics.tiles import lanes_to_samples
 
 
 @nb.njit(cache=True, inline="always")
-def _link_block(u0, u1, u2, s0, s1, s2, w0, w1, w2, e0, e1, e2, a0, a1, a2):
-    """Y[i, 10 j : 10 j + 10] from joint i's axis (u, s) and link j's w, dw = e and classical
-    acceleration a, all in frame j (regressor.py's module docstring):
-    Y_m = s . a, Y_h = s x dw + w x (w x s) + a x u, Y_I = L(dw)^T u + L(w)^T (u x w)."""
-    b0, b1, b2 = cross3(w0, w1, w2, s0, s1, s2)
-    b0, b1, b2 = cross3(w0, w1, w2, b0, b1, b2)
-    c0, c1, c2 = cross3(s0, s1, s2, e0, e1, e2)
-    d0, d1, d2 = cross3(a0, a1, a2, u0, u1, u2)
-    x0, x1, x2 = cross3(u0, u1, u2, w0, w1, w2)
-    return (s0 * a0 + s1 * a1 + s2 * a2, c0 + b0 + d0, c1 + b1 + d1, c2 + b2 + d2,
-            e0 * u0 + w0 * x0, e1 * u0 + e0 * u1 + w1 * x0 + w0 * x1, e2 * u0 + e0 * u2 + w2 * x0 + w0 * x2,
-            e1 * u1 + w1 * x1, e2 * u1 + e1 * u2 + w2 * x1 + w1 * x2, e2 * u2 + w2 * x2)
+def _link_terms(w0, w1, w2, e0, e1, e2):
+    """The entries of M and G (module docstring, R2-R3) of a link with angular velocity w and
+    acceleration dw = e, besides e itself: with p_ab = w_a w_b,
+    M = [[-(p11 + p22), p01 + e2, p02 - e1], [p01 - e2, -(p00 + p22), p12 + e0],
+         [p02 + e1, p12 - e0, -(p00 + p11)]],
+    G = [[e0, p02, -p01], [e1 - p02, e0 + p12, p00 - p11], [e2 + p01, p22 - p00, e0 - p12],
+         [-p12, e1, p01], [p11 - p22, e2 - p01, e1 + p02], [p12, -p02, e2]];
+    returned as (p01, p02, p12, G10, G11, G12, G20, G21, G22, G40, G41, G42, M00, M11, M22)."""
+    p00, p11, p22, p01, p02, p12 = w0 * w0, w1 * w1, w2 * w2, w0 * w1, w0 * w2, w1 * w2
+    return (p01, p02, p12, e1 - p02, e0 + p12, p00 - p11, e2 + p01, p22 - p00, e0 - p12, p11 - p22, e2 - p01,
+            e1 + p02, -(p11 + p22), -(p00 + p22), -(p00 + p11))
+
+
+@nb.njit(cache=True, inline="always")
+def _link_block(u0, u1, u2, s0, s1, s2, a0, a1, a2, e0, e1, e2, t):
+    """Y[i, 10 j : 10 j + 10] from joint i's axis (u, s) and link j's classical acceleration a,
+    dw = e and ``_link_terms`` t, all in frame j: R1-R3 of the module docstring."""
+    p01, p02, p12, g10, g11, g12, g20, g21, g22, g40, g41, g42, m00, m11, m22 = t
+    return (s0 * a0 + s1 * a1 + s2 * a2,
+            m00 * s0 + g20 * s1 - g10 * s2 + a1 * u2 - a2 * u1,
+            m11 * s1 - g41 * s0 + g11 * s2 + a2 * u0 - a0 * u2,
+            m22 * s2 + g42 * s0 - g22 * s1 + a0 * u1 - a1 * u0,
+            e0 * u0 + p02 * u1 - p01 * u2,
+            g10 * u0 + g11 * u1 + g12 * u2,
+            g20 * u0 + g21 * u1 + g22 * u2,
+            e1 * u1 - p12 * u0 + p01 * u2,
+            g40 * u0 + g41 * u1 + g42 * u2,
+            e2 * u2 + p12 * u0 - p02 * u1)
+
+
+@nb.njit(cache=True, inline="always")
+def _put_terms(ws, o, k, t):
+    """The 15 ``_link_terms`` t into lane k of the rows R_K .. R_K + 15 after offset o (written
+    out: a loop over a tuple would index it at run time)."""
+    put3(ws, o, R_K, k, t[0], t[1], t[2])
+    put3(ws, o, R_K + 3, k, t[3], t[4], t[5])
+    put3(ws, o, R_K + 6, k, t[6], t[7], t[8])
+    put3(ws, o, R_K + 9, k, t[9], t[10], t[11])
+    put3(ws, o, R_K + 12, k, t[12], t[13], t[14])
+
+
+@nb.njit(cache=True, inline="always")
+def _get_terms(ws, o, k):
+    """The 15 ``_link_terms`` of lane k stored by ``_put_terms``."""
+    return (lane(ws, o, R_K, k), lane(ws, o, R_K + 1, k), lane(ws, o, R_K + 2, k), lane(ws, o, R_K + 3, k),
+            lane(ws, o, R_K + 4, k), lane(ws, o, R_K + 5, k), lane(ws, o, R_K + 6, k), lane(ws, o, R_K + 7, k),
+            lane(ws, o, R_K + 8, k), lane(ws, o, R_K + 9, k), lane(ws, o, R_K + 10, k), lane(ws, o, R_K + 11, k),
+            lane(ws, o, R_K + 12, k), lane(ws, o, R_K + 13, k), lane(ws, o, R_K + 14, k))
 
 
 @nb.njit(cache=True, inline="always")
@@ -78,7 +119,7 @@ def link_blocks(ws, constants, parents, slots, j, scratch):
     its links: ``pair_slots``). The axis of each ancestor i is carried into frame j,
     S_i^(j) = X_{j<-p} S_i^(p): u = R^T u_p, s = R^T (s_p - t x u_p), kept in the pair rows for
     j's children; j's own axis is constant in its frame. Stores link j's classical acceleration
-    a = dv + w x v (row R_A) first, for the ancestors' blocks."""
+    a = dv + w x v (rows R_A) and ``_link_terms`` (rows R_K) first, for the ancestors' blocks."""
     n = parents.shape[0]
     oj, out = at(j * JR), at(scratch + 10 * slots[j, j])
     su0, su1, su2 = constants[j, 39], constants[j, 40], constants[j, 41]
@@ -91,7 +132,9 @@ def link_blocks(ws, constants, parents, slots, j, scratch):
         a0, a1, a2 = lane3(ws, oj, R_DV, k)
         a0, a1, a2 = a0 + c0, a1 + c1, a2 + c2
         put3(ws, oj, R_A, k, a0, a1, a2)
-        _put10(ws, out, k, _link_block(su0, su1, su2, sv0, sv1, sv2, w0, w1, w2, e0, e1, e2, a0, a1, a2))
+        terms = _link_terms(w0, w1, w2, e0, e1, e2)
+        _put_terms(ws, oj, k, terms)
+        _put10(ws, out, k, _link_block(su0, su1, su2, sv0, sv1, sv2, a0, a1, a2, e0, e1, e2, terms))
     p = parents[j]
     i = p
     while i >= 0:
@@ -114,10 +157,12 @@ def link_blocks(ws, constants, parents, slots, j, scratch):
             s2 = r02 * l0 + r12 * l1 + r22 * l2
             put3(ws, dst, 0, k, u0, u1, u2)
             put3(ws, dst, 3, k, s0, s1, s2)
-            w0, w1, w2 = lane3(ws, oj, R_W, k)
+        for k in range(lanes(ws)):
+            u0, u1, u2 = lane3(ws, dst, 0, k)
+            s0, s1, s2 = lane3(ws, dst, 3, k)
             e0, e1, e2 = lane3(ws, oj, R_DW, k)
             a0, a1, a2 = lane3(ws, oj, R_A, k)
-            _put10(ws, out, k, _link_block(u0, u1, u2, s0, s1, s2, w0, w1, w2, e0, e1, e2, a0, a1, a2))
+            _put10(ws, out, k, _link_block(u0, u1, u2, s0, s1, s2, a0, a1, a2, e0, e1, e2, _get_terms(ws, oj, k)))
         i = parents[i]
 
 
