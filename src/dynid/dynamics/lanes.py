@@ -14,9 +14,11 @@ What lets LLVM vectorize every lane loop, whatever the SIMD width:
   and it needed hundreds of run-time overlap checks per loop, or gave up);
 - offsets are unsigned (``at``), so Numba leaves out its negative-index fix-up, whose select
   would hide that consecutive lanes are consecutive in memory;
-- every lane loop runs over all ``LANES`` lanes (a constant trip count; a last, partial block
-  is padded with zeros): no remainder loop, and every sample goes through the same vector
-  instructions, so a sample's numbers never depend on its place in a block;
+- every lane loop runs over all ``LANES`` lanes (a last, partial block is padded with zeros),
+  a count the vector loop divides: its remainder loop never runs, and every sample goes
+  through the same vector instructions, so a sample's numbers never depend on its place in a
+  block (the count is hidden from the compiler, ``lanes``: a known one makes LLVM unroll the
+  loop whole, and its straight-line vectorizer gives up where the loop vectorizer does not);
 - products and sums may be fused (``FMA``: fastmath "contract" only, no reassociation), as
   Pinocchio's own -O3 build fuses them.
 
@@ -37,13 +39,13 @@ accelerating by -gravity): ``R_REL`` rel (3x3, row major, parent <- link), ``R_T
 ``R_W``/``R_V``/``R_DW``/``R_DV`` motion (angular, linear at the origin, link frame),
 ``R_C``/``R_S`` cos q/sin q, ``R_Q``/``R_QD``/``R_QDD``, ``R_N``/``R_F`` the RNEA wrench,
 ``R_A`` classical acceleration of the origin, ``R_K`` the 15 terms of the regressor's blocks
-(``regressor._link_terms``). After the joints: 6 rows (u, s) per
-(ancestor i, link j) pair, ``slots[i, j]``; the pairs (j, j) hold the constant screw axes.
+(``regressor._link_terms``). After the joints: 6 rows (u, s) per (ancestor i, link j) pair,
+``slots[i, j]``; the pairs (j, j) hold the constant screw axes.
 Then ``scratch`` rows, for a pass that gathers its results in lanes before storing them.
 
 Editing this module: Numba's on-disk cache (``cache=True``) keys a kernel on its own file only,
 so the kernels of ``regressor.py`` and ``rnea.py`` keep their compiled copy of the functions
-here; delete ``src/dynid/dynamics/__pycache__`` after a change.
+here (and of ``tiles.py``); delete ``src/dynid/dynamics/__pycache__`` after a change.
 """
 
 from __future__ import annotations
@@ -57,8 +59,8 @@ import numpy as np
 from dynid.dynamics.sincos import SINCOS_LIMIT, sincos
 
 # LLVM vectorizes a loop only after checking at run time that its stores cannot overlap its
-# loads, and by default gives up past 8 such checks; a lane loop needs one per pair of joints
-# (or pair rows) it touches: a dozen to a few dozen compares, once per loop of 16 lanes. These
+# loads, and by default gives up past 8 such checks; a lane loop that touches rows of two
+# joints or pairs needs a few dozen to about a hundred compares, once per loop of LANES lanes. These
 # are process-wide LLVM options, read when a kernel is compiled (a cached kernel keeps the code
 # it was compiled to); they let LLVM vectorize more loops, never change a result.
 llvm.set_option("", "-runtime-memory-check-threshold=1024")
