@@ -77,10 +77,10 @@ def measure(robot, q, dq, ddq, y, cores: int, repeat: int) -> dict:
     calls = {
         "reg": (lambda: dynid.regressor(robot, q, dq, ddq, out=y),
                 lambda: threads.with_threads(cores, regressor._regressor_parallel, q, dq, ddq, constants, parents,
-                                             slots, gravity, y)),
+                                             slots, gravity, y, cores)),
         "id": (lambda: dynid.inverse_dynamics(robot, q, dq, ddq),
                lambda: threads.with_threads(cores, rnea._rnea_parallel, q, dq, ddq, constants, parents,
-                                            np.full_like(slots, -1), gravity, theta, tau)),
+                                            np.full_like(slots, -1), gravity, theta, tau, cores)),
     }
     count, timing = q.shape[0], {}
     for key, (public, forced) in calls.items():

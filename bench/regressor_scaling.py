@@ -89,7 +89,7 @@ def run(args) -> None:
             numba.set_num_threads(allowed)
             if how == "forced":
                 def call():
-                    threads.with_threads(cores, regressor._regressor_parallel, q, dq, ddq, *arrays, y)
+                    threads.with_threads(cores, regressor._regressor_parallel, q, dq, ddq, *arrays, y, cores)
             else:
                 def call():
                     dynid.regressor(robot, q, dq, ddq, out=y)

@@ -93,7 +93,7 @@ def test_a_samples_numbers_do_not_depend_on_threads_batch_or_lane():
     y_serial, y_parallel = np.zeros((2, count, robot.n, 10 * robot.n))
     regressor_module.regressor_serial(q, dq, ddq, constants, parents, slots, gravity, y_serial)
     threads.with_threads(2, regressor_module._regressor_parallel, q, dq, ddq, constants, parents, slots, gravity,
-                         y_parallel)
+                         y_parallel, 2)
     assert np.array_equal(y_serial, y_parallel)
     shift = LANES // 2 + 3  # every sample in another lane of another block
     assert np.array_equal(dynid.regressor(robot, q[shift:], dq[shift:], ddq[shift:]), y_serial[shift:])
@@ -103,7 +103,7 @@ def test_a_samples_numbers_do_not_depend_on_threads_batch_or_lane():
     no_pairs = np.full_like(slots, -1)
     rnea_module._rnea_serial(q, dq, ddq, constants, parents, no_pairs, gravity, theta, tau_serial)
     threads.with_threads(2, rnea_module._rnea_parallel, q, dq, ddq, constants, parents, no_pairs, gravity, theta,
-                         tau_parallel)
+                         tau_parallel, 2)
     assert np.array_equal(tau_serial, tau_parallel)
     assert np.array_equal(dynid.inverse_dynamics(robot, q[shift:], dq[shift:], ddq[shift:]), tau_serial[shift:])
 

@@ -67,7 +67,7 @@ llvm.set_option("", "-runtime-memory-check-threshold=1024")
 llvm.set_option("", "-vectorize-memory-check-threshold=1024")
 
 LANES = 32  # samples per block: four AVX-512 or eight AVX2 vectors per row
-CHUNK = 512  # samples per parallel task (one workspace each)
+CHUNK = 512  # fewest samples per thread of a parallel kernel
 PARALLEL_MIN_SAMPLES = 2 * CHUNK  # below this, waking the thread pool costs more than it saves
 FMA = {"contract"}  # fastmath flags of the lane kernels: fused multiply-add, nothing else
 

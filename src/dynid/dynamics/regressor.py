@@ -244,12 +244,14 @@ def regressor_rows_serial(q, dq, ddq, constants, parents, slots, gravity, row_of
 
 
 @nb.njit(cache=True, parallel=True)
-def _regressor_parallel(q, dq, ddq, constants, parents, slots, gravity, y):
+def _regressor_parallel(q, dq, ddq, constants, parents, slots, gravity, y, threads):
+    """Y on ``threads`` threads (Numba's count set to it), one stretch of samples each."""
     count, n = q.shape
     runs = block_runs(slots)
-    for c in nb.prange((count + CHUNK - 1) // CHUNK):
+    parts = max(1, min(threads, count // CHUNK))
+    for t in nb.prange(parts):  # one workspace per thread
         ws = new_workspace(n, slots, constants, gravity, 10 * slots_used(slots))
-        regressor_range(q, dq, ddq, constants, parents, slots, runs, ws, y, c * CHUNK, min(count, (c + 1) * CHUNK))
+        regressor_range(q, dq, ddq, constants, parents, slots, runs, ws, y, t * count // parts, (t + 1) * count // parts)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -285,7 +287,7 @@ def regressor(robot, q, dq, ddq, out: np.ndarray | None = None) -> np.ndarray:
         if count == 1:
             regressor_serial(*args)
         else:
-            threads.with_threads(count, _regressor_parallel, *args)
+            threads.with_threads(count, _regressor_parallel, *args, count)
 
     threads.run("regressor", q.shape[0], call)
     return out[0] if single else out

@@ -124,11 +124,13 @@ def rnea_range(q, dq, ddq, constants, parents, theta, ws, tau, start, stop):
 
 
 @nb.njit(cache=True, parallel=True)
-def _rnea_parallel(q, dq, ddq, constants, parents, slots, gravity, theta, tau):
+def _rnea_parallel(q, dq, ddq, constants, parents, slots, gravity, theta, tau, threads):
+    """tau on ``threads`` threads (Numba's count set to it), one stretch of samples each."""
     count = q.shape[0]
-    for c in nb.prange((count + CHUNK - 1) // CHUNK):
+    parts = max(1, min(threads, count // CHUNK))
+    for t in nb.prange(parts):  # one workspace per thread
         ws = new_workspace(q.shape[1], slots, constants, gravity, 0)
-        rnea_range(q, dq, ddq, constants, parents, theta, ws, tau, c * CHUNK, min(count, (c + 1) * CHUNK))
+        rnea_range(q, dq, ddq, constants, parents, theta, ws, tau, t * count // parts, (t + 1) * count // parts)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -164,7 +166,7 @@ def inverse_dynamics(robot, q, dq, ddq, gravity=None, parameters=None) -> np.nda
         if count == 1:
             _rnea_serial(*args)
         else:
-            threads.with_threads(count, _rnea_parallel, *args)
+            threads.with_threads(count, _rnea_parallel, *args, count)
 
     threads.run("inverse_dynamics", q.shape[0], call)
     return tau[0] if single else tau
