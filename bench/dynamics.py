@@ -88,7 +88,7 @@ def measure(robot, q, dq, ddq, y, cores: int, repeat: int) -> dict:
             numba.set_num_threads(allowed)
             fn()  # compile or load, start the pool, let the library probe
             timing[key, how] = [t / count for t in best_of_both(fn, repeat)]
-        state = threads.scaling("regressor" if key == "reg" else "inverse_dynamics", cores)
+        state = threads.scaling(f"{dict(reg='regressor', id='inverse_dynamics')[key]}/{robot.n}", cores)
         timing[key, "chose"] = state.fastest() if len(state.probes) == 2 else 1
     numba.set_num_threads(cores)
     return timing

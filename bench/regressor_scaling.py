@@ -102,7 +102,7 @@ def run(args) -> None:
             t = machine.best_of(repeated, 5) / reps / count
             per_sample[how] = min(per_sample.get(how, t), t)
         numba.set_num_threads(cores)
-        state = threads.scaling("regressor", cores)
+        state = threads.scaling(f"regressor/{n}", cores)
         used = state.fastest() if len(state.probes) == 2 and count >= lanes.PARALLEL_MIN_SAMPLES else 1
         best = min(per_sample[1], per_sample["all"])
         bound = (written / bandwidth[1], written / bandwidth[cores])

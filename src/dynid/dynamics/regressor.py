@@ -289,5 +289,5 @@ def regressor(robot, q, dq, ddq, out: np.ndarray | None = None) -> np.ndarray:
         else:
             threads.with_threads(count, _regressor_parallel, *args, count)
 
-    threads.run("regressor", q.shape[0], call)
+    threads.run(f"regressor/{robot.n}", q.shape[0], call)
     return out[0] if single else out

@@ -168,7 +168,7 @@ def inverse_dynamics(robot, q, dq, ddq, gravity=None, parameters=None) -> np.nda
         else:
             threads.with_threads(count, _rnea_parallel, *args, count)
 
-    threads.run("inverse_dynamics", q.shape[0], call)
+    threads.run(f"inverse_dynamics/{robot.n}", q.shape[0], call)
     return tau[0] if single else tau
 
 

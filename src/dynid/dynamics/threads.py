@@ -56,7 +56,8 @@ _pool_started: list = []
 
 
 def scaling(kind: str, threads: int) -> Scaling:
-    """The measurements of kernel ``kind`` with up to ``threads`` threads (this process)."""
+    """The measurements of kernel ``kind`` (its name and the robot's n: the work and the bytes
+    written per sample) with up to ``threads`` threads (this process)."""
     return _measured.setdefault((kind, threads), Scaling())
 
 
