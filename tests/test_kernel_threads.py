@@ -7,6 +7,7 @@ import importlib
 
 import numba
 import numpy as np
+import pytest
 
 import dynid
 from dynid.dynamics.lanes import LANES, PARALLEL_MIN_SAMPLES, kernel_arrays
@@ -37,51 +38,49 @@ def _fake_kernel(clock: _Clock, seconds_per_sample: dict, calls: list):
     return call
 
 
+@pytest.fixture
+def clock(monkeypatch):
+    """Fresh measurements, the fake clock, and two threads allowed (restored afterwards)."""
+    monkeypatch.setattr(threads, "_measured", {})
+    fake = _Clock()
+    monkeypatch.setattr(threads, "time", fake)
+    previous = numba.get_num_threads()
+    numba.set_num_threads(2)
+    yield fake
+    numba.set_num_threads(previous)
+
+
 def _covered_once(calls, count):
     spans = sorted((start, stop) for _, start, stop in calls)
     assert spans[0][0] == 0 and spans[-1][1] == count
     assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))
 
 
-def test_the_faster_thread_count_computes_the_rest_whichever_it_is(monkeypatch):
-    monkeypatch.setattr(threads, "_measured", {})
-    clock = _Clock()
-    monkeypatch.setattr(threads, "time", clock)
-    previous = numba.get_num_threads()
-    numba.set_num_threads(2)
-    try:
-        count = 40_000
-        for slow, fast in ((2, 1), (1, 2)):  # SMT-like (more threads slower), then real cores
-            calls = []
-            threads.run(f"fake-{slow}", count, _fake_kernel(clock, {slow: 2e-6, fast: 2e-7}, calls))
-            _covered_once(calls, count)
-            used = {c for c, _, _ in calls}
-            assert used == {1, 2}  # the probes ran both
-            last = calls[-1]
-            assert last[0] == fast and last[2] - last[1] > count / 2  # the bulk went to the faster count
-            assert threads.scaling(f"fake-{slow}", 2).fastest() == fast
-            # the next large call does not probe again: all of it on the faster count
-            calls.clear()
-            threads.run(f"fake-{slow}", count, _fake_kernel(clock, {slow: 2e-6, fast: 2e-7}, calls))
-            assert calls == [(fast, 0, count)]
-    finally:
-        numba.set_num_threads(previous)
+def test_the_faster_thread_count_computes_the_rest_whichever_it_is(clock):
+    count = 40_000
+    for slow, fast in ((2, 1), (1, 2)):  # SMT-like (more threads slower), then real cores
+        calls = []
+        threads.run(f"fake-{slow}", count, _fake_kernel(clock, {slow: 2e-6, fast: 2e-7}, calls))
+        _covered_once(calls, count)
+        used = {c for c, _, _ in calls}
+        assert used == {1, 2}  # the probes ran both
+        last = calls[-1]
+        assert last[0] == fast and last[2] - last[1] > count / 2  # the bulk went to the faster count
+        assert threads.scaling(f"fake-{slow}", 2).fastest() == fast
+        # the next large call does not probe again: all of it on the faster count
+        calls.clear()
+        threads.run(f"fake-{slow}", count, _fake_kernel(clock, {slow: 2e-6, fast: 2e-7}, calls))
+        assert calls == [(fast, 0, count)]
 
 
-def test_small_batches_and_a_single_allowed_thread_never_start_the_pool(monkeypatch):
-    monkeypatch.setattr(threads, "_measured", {})
-    previous = numba.get_num_threads()
-    try:
-        numba.set_num_threads(2)
-        calls = []
-        threads.run("fake-small", PARALLEL_MIN_SAMPLES - 1, _fake_kernel(_Clock(), {1: 0.0, 2: 0.0}, calls))
-        assert calls == [(1, 0, PARALLEL_MIN_SAMPLES - 1)]
-        numba.set_num_threads(1)
-        calls = []
-        threads.run("fake-one", 100_000, _fake_kernel(_Clock(), {1: 0.0}, calls))
-        assert calls == [(1, 0, 100_000)]
-    finally:
-        numba.set_num_threads(previous)
+def test_small_batches_and_a_single_allowed_thread_never_start_the_pool(clock):
+    calls = []
+    threads.run("fake-small", PARALLEL_MIN_SAMPLES - 1, _fake_kernel(clock, {1: 0.0, 2: 0.0}, calls))
+    assert calls == [(1, 0, PARALLEL_MIN_SAMPLES - 1)]
+    numba.set_num_threads(1)
+    calls = []
+    threads.run("fake-one", 100_000, _fake_kernel(clock, {1: 0.0}, calls))
+    assert calls == [(1, 0, 100_000)]
 
 
 def test_a_samples_numbers_do_not_depend_on_threads_batch_or_lane():
@@ -108,19 +107,11 @@ def test_a_samples_numbers_do_not_depend_on_threads_batch_or_lane():
     assert np.array_equal(dynid.inverse_dynamics(robot, q[shift:], dq[shift:], ddq[shift:]), tau_serial[shift:])
 
 
-def test_the_choice_follows_the_machine_when_it_changes(monkeypatch):
+def test_the_choice_follows_the_machine_when_it_changes(clock):
     """A neighbour that leaves the second core (or takes it) changes the choice within
     KEEP re-probes."""
-    monkeypatch.setattr(threads, "_measured", {})
-    clock = _Clock()
-    monkeypatch.setattr(threads, "time", clock)
-    previous = numba.get_num_threads()
-    numba.set_num_threads(2)
-    try:
-        busy, free = {1: 2e-7, 2: 2e-6}, {1: 2e-7, 2: 1e-7}
-        for speeds, expected in ((busy, 1), (free, 2), (busy, 1)):
-            for _ in range(threads.KEEP * threads.REPROBE_CALLS):
-                threads.run("fake-changing", 20_000, _fake_kernel(clock, speeds, []))
-            assert threads.scaling("fake-changing", 2).fastest() == expected
-    finally:
-        numba.set_num_threads(previous)
+    busy, free = {1: 2e-7, 2: 2e-6}, {1: 2e-7, 2: 1e-7}
+    for speeds, expected in ((busy, 1), (free, 2), (busy, 1)):
+        for _ in range(threads.KEEP * threads.REPROBE_CALLS):
+            threads.run("fake-changing", 20_000, _fake_kernel(clock, speeds, []))
+        assert threads.scaling("fake-changing", 2).fastest() == expected
