@@ -190,8 +190,8 @@ def block_runs(slots):
 def regressor_pairs(ws, constants, parents, slots, runs, m, y, k0):
     """The ancestor blocks Y[i, 10 j : 10 j + 10] of the lanes 0 .. m of a block after
     ``forward_block``, written to y[k0 : k0 + m] (N, n, 10 n): every link's blocks in lanes
-    (``link_blocks``), then sample by sample each run of non-zero blocks (``block_runs``) in
-    the order of Y's memory."""
+    (``link_blocks``), then each run of non-zero blocks of a row of Y (``block_runs``)
+    transposed to the samples, 4 numbers of 4 samples at a time (``tiles.lanes_to_samples``)."""
     n = parents.shape[0]
     scratch = scratch_row(n, slots)
     for j in range(n):
@@ -282,12 +282,12 @@ def regressor(robot, q, dq, ddq, out: np.ndarray | None = None) -> np.ndarray:
     q, dq, ddq = np.ascontiguousarray(q), np.ascontiguousarray(dq), np.ascontiguousarray(ddq)
     arrays = kernel_arrays(robot)
 
-    def call(count, start, stop):
+    def call(workers, start, stop):
         args = (q[start:stop], dq[start:stop], ddq[start:stop], *arrays, out[start:stop])
-        if count == 1:
+        if workers == 1:
             regressor_serial(*args)
         else:
-            threads.with_threads(count, _regressor_parallel, *args, count)
+            threads.with_threads(workers, _regressor_parallel, *args, workers)
 
     threads.run(f"regressor/{robot.n}", q.shape[0], call)
     return out[0] if single else out

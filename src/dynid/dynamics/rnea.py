@@ -160,13 +160,13 @@ def inverse_dynamics(robot, q, dq, ddq, gravity=None, parameters=None) -> np.nda
     theta = np.ascontiguousarray((robot.parameters() if parameters is None else parameters), dtype=float)
     no_pairs = np.full_like(slots, -1)
 
-    def call(count, start, stop):
+    def call(workers, start, stop):
         args = (q[start:stop], dq[start:stop], ddq[start:stop], constants, parents, no_pairs, g,
                 theta.reshape(-1, 10), tau[start:stop])
-        if count == 1:
+        if workers == 1:
             _rnea_serial(*args)
         else:
-            threads.with_threads(count, _rnea_parallel, *args, count)
+            threads.with_threads(workers, _rnea_parallel, *args, workers)
 
     threads.run(f"inverse_dynamics/{robot.n}", q.shape[0], call)
     return tau[0] if single else tau
