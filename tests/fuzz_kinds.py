@@ -28,7 +28,11 @@ signal_files        convert's per-signal text files: NaN (--nan reject), widths 
                     NaN with --nan drop                                                (read)
 same_file           one log given twice by another name (link, hard link, ./name)      warned
 limits_conflict     one joint limited by name and by number (limits file, options)     refused
-output_in_input     --out naming a signal file, or a Parquet file inside a data set    refused
+output_in_input     --out naming a signal file, a file a report directory holds, or a  refused
+                    Parquet file of a --data DIR data set
+bag_stamps          a ROS bag whose header stamps restart (convert: segments) or are   read
+                    all one (refused, naming --stamp)                                  (refused)
+lowpass_nyquist     --lowpass at or above the log's Nyquist frequency                   warned
 ==================  =================================================================  ========
 
 The outcome observed is ``refused`` (exit 2, exactly one ``error:`` line matching the kind's
@@ -81,6 +85,7 @@ class Context:
     signals: Path     # time.txt, pos.txt, trq.txt of ``log`` (convert's per-signal text files)
     dataset: Path     # a folder holding ``log`` as Parquet (a --data DIR data set)
     urdf: Path        # a planar two-joint URDF (joint1, joint2)
+    report: Path      # a report directory: result_ols.json and train.csv (report --from)
 
 
 def make_context(directory: Path) -> Context:
@@ -108,7 +113,11 @@ def make_context(directory: Path) -> Context:
 
     pq.write_table(pacsv.read_csv(d / "log.csv"), dataset / "log.parquet")
     (d / "p2.urdf").write_text(P2_URDF.format(extra=""))
-    return Context(d, d / "log.csv", d / "r.json", signals, dataset, d / "p2.urdf")
+    report = d / "report"
+    report.mkdir(exist_ok=True)
+    shutil.copy(d / "r.json", report / "result_ols.json")
+    shutil.copy(d / "log.csv", report / "train.csv")
+    return Context(d, d / "log.csv", d / "r.json", signals, dataset, d / "p2.urdf", report)
 
 
 def read_columns(path: Path) -> dict[str, np.ndarray]:
@@ -123,6 +132,7 @@ class Case:
     argv: list
     expected: str      # refused | warned | read
     pattern: str = ""  # the error / warning line must match (case-insensitive)
+    check: object = None  # read: f() -> None, or what is wrong with what the command wrote
 
 
 def _identify(ctx: Context, *extra, data=None) -> list:
@@ -265,6 +275,13 @@ def signal_files(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
         np.savetxt(d / "pos.txt", q)
         extra = ["--nan", "reject" if kind == "nan_reject" else "drop"]
         expected, pattern = ("refused", "NaN") if kind == "nan_reject" else ("read", "")
+        if kind == "nan_drop":
+            def dropped():
+                cols = read_columns(case_dir / "c.csv")
+                return None if len(cols["t"]) == len(q) - 1 and not np.isnan(cols["q1"]).any() \
+                    and not np.isnan(cols["q2"]).any() else "the NaN row was not dropped"
+            return Case(["convert", d, "--out", case_dir / "c.csv", "--signals", signals, *extra], expected, "",
+                        dropped)
     elif kind == "widths":
         tau = np.loadtxt(d / "trq.txt")
         np.savetxt(d / "trq.txt", np.column_stack([tau] + [tau[:, :1]] * rng.randint(1, 3)))
@@ -319,7 +336,11 @@ def limits_conflict(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
 
 
 def output_in_input(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
-    if rng.random() < 0.5:
+    where = rng.random()
+    if where < 1 / 3:
+        target = ctx.report / rng.choice(["result_ols.json", "train.csv"])
+        return Case(["report", "--from", ctx.report, "--out", target], "refused", "same file")
+    if where < 2 / 3:
         d = case_dir / "signals"
         shutil.rmtree(d, ignore_errors=True)
         shutil.copytree(ctx.signals, d)
@@ -329,6 +350,54 @@ def output_in_input(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
     target = ctx.dataset / rng.choice(["pred.parquet", "log2.parquet", "PRED.PARQUET"])  # read by --data DIR next
     return Case(["predict", "-r", "planar2", "--params", ctx.result, "--data", ctx.dataset, "--out", target],
                 "refused", "data set")
+
+
+def bag_stamps(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
+    from rosbags.rosbag1 import Writer
+    from rosbags.typesys import Stores, get_typestore
+
+    count = rng.randint(40, 300)
+    t = np.arange(count) * rng.choice([0.001, 0.01, 0.02])
+    restart = rng.random() < 0.5
+    if restart:  # the clock restarts once or twice: segments
+        cuts = sorted(rng.sample(range(5, count - 5), rng.randint(1, 2)))
+        header = np.concatenate([t[a:b] - t[a] for a, b in zip([0, *cuts], [*cuts, count])]) + rng.uniform(0, 100)
+    else:  # every message one stamp
+        header = np.full(count, rng.uniform(1.0, 1e9))
+    store = get_typestore(Stores.ROS1_NOETIC)
+    js, head, stamp = (store.types[k] for k in ("sensor_msgs/msg/JointState", "std_msgs/msg/Header",
+                                                "builtin_interfaces/msg/Time"))
+    path = case_dir / "run.bag"
+    if path.exists():
+        path.unlink()
+    with Writer(path) as writer:
+        conn = writer.add_connection("/joint_states", js.__msgtype__, typestore=store)
+        for k in range(count):
+            ns = int(round(header[k] * 1e9))
+            msg = js(header=head(seq=k, stamp=stamp(sec=ns // 10**9, nanosec=ns % 10**9), frame_id=""),
+                     name=["joint1", "joint2"], position=np.array([np.sin(k / 9), np.cos(k / 7)]),
+                     velocity=np.zeros(2), effort=np.array([1.0, 2.0]))
+            writer.write(conn, 10**18 + int(round(t[k] * 1e9)), store.serialize_ros1(msg, js.__msgtype__))
+    argv = ["convert", path, "-r", "planar2", "--out", case_dir / "c.csv"]
+    if not restart:
+        return Case(argv, "refused", "same header stamp")
+
+    def segments_written():
+        cols = read_columns(case_dir / "c.csv")
+        labels = cols.get("segment")
+        if labels is None or len(np.unique(labels)) != len(cuts) + 1:
+            return f"segments {None if labels is None else np.unique(labels).tolist()} for {len(cuts)} restart(s)"
+        if any(np.any(np.diff(cols["t"][labels == s]) <= 0) for s in np.unique(labels)):
+            return "time not increasing inside a segment"
+        return None
+
+    return Case(argv, "read", "", segments_written)
+
+
+def lowpass_nyquist(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
+    cutoff = 50.0 * rng.choice([1.0, rng.uniform(1.0, 100.0)])  # the log is at 100 Hz
+    return Case(["identify", "-r", "planar2", "--data", ctx.log, "--out", case_dir / "r.json", "--lowpass",
+                 f"{cutoff:.6g}"], "warned", "Nyquist")
 
 
 KINDS = {
@@ -344,6 +413,8 @@ KINDS = {
     "same_file": same_file,
     "limits_conflict": limits_conflict,
     "output_in_input": output_in_input,
+    "bag_stamps": bag_stamps,
+    "lowpass_nyquist": lowpass_nyquist,
 }
 
 
@@ -376,6 +447,9 @@ def run(kind: str, seed: int, ctx: Context, case_dir: Path | None = None) -> tup
         matched = [w for w in warnings_ if pattern is None or pattern.search(w)]
         observed = "warned" if matched and case.expected == "warned" else \
             "read" if case.expected == "read" else "silent"
+        problem = case.check() if observed == "read" and case.check is not None else None
+        if problem:
+            observed = f"other: read, but {problem}"
     else:
         observed = f"other: exit {result.exit_code} {result.output[-300:]!r} {result.exception!r}"
     return case.expected, observed, case
