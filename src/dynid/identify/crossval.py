@@ -59,8 +59,8 @@ motion, so it is measured on the log rather than guessed:
    ``prepare`` step 2b): the fit then uses the filtered torque, the score is still against the
    measured one (CV2 holds: the model's prediction is compared with the same data in both
    modes). Parallel filtering is kept only when its best beats the measured torque's best by
-   more than a tie; a torque that carries what the filter removes from the positions (a
-   structural resonance, current ripple) is where it wins.
+   more than a tie and by 1 % of the held-out RSS (its noise is no longer white, which the
+   standard deviations assume; on the real iiwa it is consistently but only 0.05 % better).
 
 The final fit then runs once more on the whole log with the chosen cutoff (the streaming
 path), so the cost is one pass over at most ``budget`` rows per candidate, plus the fit.
@@ -92,6 +92,7 @@ from dynid.identify.undetermined import STILL_RANGE, Undetermined, find_undeterm
 FOLDS = 5
 BUDGET = 240_000  # rows of a long log the choice is made on
 FOLD_PERIODS = 2.0  # a fold spans at least this many periods of the lowest cutoff (step 5)
+TORQUE_FILTER_GAIN = 0.01  # parallel filtering must lower the held-out RSS by this share, and beyond a tie (step 6)
 
 
 class CrossValidationError(DataError):
@@ -367,7 +368,10 @@ def _best(scores: dict, rss: dict, modes: list[bool]) -> tuple[float, bool] | No
     """The (cutoff, torque filtered) to use: in each mode the lowest score, then among the
     candidates of that mode tied with it the highest cutoff (less distortion of the motion,
     shorter edges; the one-standard-error rule, Hastie, Tibshirani & Friedman 2009, sec. 7.10);
-    the filtered torque only when it beats the measured one by more than a tie (step 6)."""
+    the filtered torque only when it beats the measured one by more than a tie and by
+    ``TORQUE_FILTER_GAIN`` of its held-out RSS (step 6: a filtered torque's noise is no longer
+    white, which the parameters' standard deviations assume, so a consistent but negligible gain
+    does not pay)."""
     chosen = {}
     for mode in modes:
         best = _lowest({key: v for key, v in scores.items() if key[1] == mode})
@@ -377,7 +381,7 @@ def _best(scores: dict, rss: dict, modes: list[bool]) -> tuple[float, bool] | No
             chosen[mode] = max([best] + tied)
     if not chosen:
         return None
-    if len(chosen) == 2 and (rss[chosen[True]].sum() >= rss[chosen[False]].sum()
+    if len(chosen) == 2 and (rss[chosen[True]].sum() >= (1.0 - TORQUE_FILTER_GAIN) * rss[chosen[False]].sum()
                              or _tied(rss[chosen[False]], rss[chosen[True]])):
         return chosen[False]
     return chosen[True] if True in chosen else chosen[False]
