@@ -60,28 +60,35 @@ def drop_cycles(data, share: float, seed: int, low: float = 0.002, high: float =
     return data.select(keep)
 
 
-def structural_resonance(robot, data, t: np.ndarray, ddq_true: np.ndarray, seed: int, frequency=(30.0, 40.0),
-                         amplitude: float = 2e-4, damping: float = 0.03):
-    """``data`` whose positions carry a lightly damped structural mode of 30-40 Hz (a motor-side
-    encoder sees the gearbox and link flex): each joint's deflection d_j obeys
-    d'' + 2 zeta w d' + w^2 d = -c_j ddq_j (excited by the motion's acceleration, a peak of about
-    ``amplitude`` rad); the motor's torque carries the rotor inertia times d'' (the current that
-    makes the rotor vibrate). t (N,) and ddq_true (N, n) are the log's times and true accelerations
-    before rows were dropped: the mode is simulated on them, then sampled at data.t."""
+def resonance_torque(robot, t: np.ndarray, ddq_true: np.ndarray, seed: int, frequency=(30.0, 40.0),
+                     amplitude: float = 2e-4, damping: float = 0.03) -> tuple[np.ndarray, np.ndarray]:
+    """(deflection (N, n) [rad], torque (N, n)) of a lightly damped structural mode of 30-40 Hz on
+    the uniform grid t (N,): each joint's deflection d_j obeys d'' + 2 zeta w d' + w^2 d = -c_j ddq_j
+    (excited by the motion's acceleration ddq_true, a peak of about ``amplitude`` rad); the motor's
+    torque carries the rotor inertia times d'' (the current that makes the rotor vibrate)."""
+    import scipy.signal
+
     rng = np.random.default_rng(seed)
     n = ddq_true.shape[1]
     w = 2.0 * np.pi * rng.uniform(*frequency, n)
-    # exact discretization of the damped oscillator driven by the (sampled) acceleration
-    import scipy.signal
     dt = float(t[1] - t[0])
     deflection = np.empty_like(ddq_true)
-    for j in range(n):  # one small ODE per joint
+    for j in range(n):  # one small ODE per joint, discretized exactly (zero-order hold of ddq)
         system = scipy.signal.cont2discrete(([-1.0], [1.0, 2 * damping * w[j], w[j] ** 2]), dt, method="zoh")
         deflection[:, j] = scipy.signal.lfilter(system[0].ravel(), system[1], ddq_true[:, j])
     deflection *= amplitude / np.maximum(np.max(np.abs(deflection), axis=0), 1e-300)
     dd = np.gradient(np.gradient(deflection, dt, axis=0), dt, axis=0)
-    index = np.clip(np.rint((data.t - t[0]) / dt).astype(np.int64), 0, len(t) - 1)
-    tau = None if data.tau is None else data.tau + dd[index] * robot.rotor_inertias
+    return deflection, dd * robot.rotor_inertias
+
+
+def structural_resonance(robot, data, t: np.ndarray, ddq_true: np.ndarray, seed: int, **mode):
+    """``data`` whose positions carry the structural mode of ``resonance_torque`` (a motor-side
+    encoder sees the gearbox and link flex) and whose torques carry its rotor torque. t (N,) and
+    ddq_true (N, n) are the log's times and true accelerations before rows were dropped: the mode
+    is simulated on them, then sampled at data.t."""
+    deflection, torque = resonance_torque(robot, t, ddq_true, seed, **mode)
+    index = np.clip(np.rint((data.t - t[0]) / float(t[1] - t[0])).astype(np.int64), 0, len(t) - 1)
+    tau = None if data.tau is None else data.tau + torque[index]
     return replace(data, q=data.q + deflection[index], tau=tau)
 
 
