@@ -33,6 +33,7 @@ SLOW_FILES = {
 }
 
 SLOW_TESTS = {
+    "test_cycle_studies.py::test_groups_use_the_identification_preprocessing",
     "test_diagnose.py::test_each_injected_mistake_is_named",
     "test_diagnose.py::test_the_real_iiwa_log_torque_sign_flip_and_velocity_lag",
     "test_excite_limits.py::test_cli_limits_printed_stored_and_reused_by_evaluate",
