@@ -140,15 +140,11 @@ def start(settings: DemoSettings, target: str | Path) -> Workspace:
 
 def write_summary(ws: Workspace) -> None:
     """summary.json: settings, what the user can trust, the headline and all key figures, notes,
-    limits. Written by the report step (the report reads it) and by ``finish``; a file already
-    holding the same text is left alone (the report registered it as an input, which no output of
-    the command may overwrite)."""
+    limits. Written by the report step (the report reads it) and again by ``finish``."""
     limits = ws.state["limits"].to_dict(ws.robot) if "limits" in ws.state else None
-    text = json.dumps({"settings": ws.settings.__dict__, "trust": ws.trust, "headline": ws.headline,
-                       "figures": ws.figures, "notes": ws.notes, "limits": limits}, indent=2) + "\n"
-    path = ws.path("summary")
-    if not (path.is_file() and path.read_text() == text):
-        atomic_write_text(path, text)
+    atomic_write_text(ws.path("summary"), json.dumps({"settings": ws.settings.__dict__, "trust": ws.trust,
+                                                      "headline": ws.headline, "figures": ws.figures,
+                                                      "notes": ws.notes, "limits": limits}, indent=2) + "\n")
 
 
 def finish(ws: Workspace) -> Path:
