@@ -17,7 +17,8 @@ TIME_UNIT = typer.Option("s", "--time-unit", help="unit of the time column: s, m
 DEGREES = typer.Option(False, "--degrees", help="positions/velocities/accelerations of revolute joints are in degrees")
 MOTOR_SIDE = typer.Option(False, "--motor-side", help="q, dq, ddq and tau are motor side (gear ratios of the robot apply)")
 CURRENT_GAIN = typer.Option(None, "--current-gain",
-                            help="tau = K i from currents i1..in: K per joint (N m/A, comma-separated) or 'drive'")
+                            help="tau = K i from currents i1..in: K per joint (N m/A, comma-separated), 'drive' "
+                            "or the JSON of 'dynid drives gains'")
 FORCE_ROBOT = typer.Option(False, "--force", help="use the result even if it was identified on another robot "
                                                     "(the mismatch is printed as a warning)")
 NEGATE = typer.Option(None, "--negate", help="logged signals of opposite sign: 'tau' (all joints), 'tau2,tau5', 'q3'")

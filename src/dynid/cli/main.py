@@ -11,6 +11,7 @@ from dynid.cli.base_params_cmd import base_params
 from dynid.cli.cycles_cmd import cycles_app
 from dynid.cli.draw_cmd import draw
 from dynid.cli.drift_cmd import friction_drift
+from dynid.cli.drives_cmd import drives_app
 from dynid.cli.common import debug_enabled, err_console
 from dynid.cli.convert_cmd import convert
 from dynid.cli.demo import demo
@@ -55,6 +56,7 @@ app.command("convert")(convert)
 app.command("base-params")(base_params)
 app.add_typer(multibody_app, name="multibody")
 app.add_typer(payload_app, name="payload")
+app.add_typer(drives_app, name="drives")
 app.add_typer(excite_app, name="excite")
 friction_app.command("drift")(friction_drift)
 app.add_typer(friction_app, name="friction")

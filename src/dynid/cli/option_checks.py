@@ -27,7 +27,8 @@ class Rule:
     """low <= value <= high (``open_low``/``open_high``: strict); ``finite``: inf refused;
     ``per_joint``: the option is text, 'v' or 'v1,v2,...', each value checked; ``words``: texts
     accepted in place of numbers; ``nonzero``: 0 refused; ``choices``: the option is a word, one of
-    these (no number); ``why``: what the option means."""
+    these (no number); ``why``: what the option means; ``files``: suffixes of file names accepted
+    in place of numbers (their reader checks them)."""
 
     low: float | None = None
     high: float | None = None
@@ -39,6 +40,7 @@ class Rule:
     nonzero: bool = False
     choices: tuple[str, ...] = ()
     why: str = ""
+    files: tuple[str, ...] = ()
 
     def expected(self) -> str:
         parts = []
@@ -51,6 +53,8 @@ class Rule:
         text += (" " + " and ".join(parts)) if parts else ""
         if self.words:
             text += " or " + " / ".join(f"'{w}'" for w in self.words)
+        if self.files:
+            text += " or a " + " / ".join(self.files) + " file"
         return text + (f" ({self.why})" if self.why else "")
 
     def accepts(self, x: float) -> bool:
@@ -83,8 +87,9 @@ RULES: dict[str, Rule] = {
     "--cycles": Rule(low=0, why="a number of cycles"),
     "--digits": DIGITS, "--rounding-digits": DIGITS,
     # data layout and preprocessing (identify, predict, validate, friction, fleet)
-    "--current-gain": Rule(per_joint=True, nonzero=True, words=("drive",),
-                           why="joint-side gain K per joint, tau = K i [N m/A]; 0 reads every torque as 0"),
+    "--current-gain": Rule(per_joint=True, nonzero=True, words=("drive",), files=(".json",),
+                           why="joint-side gain K per joint, tau = K i [N m/A], or the JSON of 'dynid drives "
+                           "gains'; 0 reads every torque as 0"),
     "--lowpass": Rule(low=0, words=("auto",), why="cutoff [Hz]; 0 = no filter"),
     "--resample": HERTZ, "--filter-hz": HERTZ,
     "--prefilter-hz": Rule(low=0, why="cutoff [Hz]; 0 = no filter"),
@@ -175,7 +180,7 @@ def check_value(option: str, value, rule: Rule | None = None) -> None:
     if not isinstance(value, str):
         return
     text = value.strip()
-    if text in rule.words:
+    if text in rule.words or text.lower().endswith(rule.files or ("\0",)):
         return
     if not rule.per_joint:
         try:

@@ -94,6 +94,30 @@ def parse_pairs(text: str | None, option: str, expected: str) -> list[tuple[str,
     return pairs
 
 
+def drive_gains_text(current_gain: str | None) -> str | None:
+    """``--current-gain`` as given, or, when it names a JSON file written by ``dynid drives
+    gains``, the gains it holds (its "current_gain", comma-separated): the mapping keeps the
+    numbers, so a result.json does not depend on the file staying where it was."""
+    if current_gain is None or not current_gain.strip().lower().endswith(".json"):
+        return current_gain
+    import json
+    from pathlib import Path
+
+    path = Path(current_gain.strip())
+    try:
+        content = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise DataError(f"--current-gain {current_gain}: cannot read the drive gains file ({exc.strerror})") from None
+    except ValueError:
+        raise DataError(f"--current-gain {current_gain}: not a JSON file; expected the output of 'dynid drives gains' "
+                        "or comma-separated gains") from None
+    if not isinstance(content, dict) or content.get("format") != "dynid-drive-gains" or not isinstance(
+            content.get("current_gain"), str):
+        raise DataError(f"--current-gain {current_gain}: not a drive gains file (expected the JSON of 'dynid drives "
+                        "gains', with \"format\": \"dynid-drive-gains\" and \"current_gain\")")
+    return content["current_gain"]
+
+
 @dataclass(frozen=True)
 class ColumnMapping:
     """How a log maps onto the contract columns (all fields optional).
@@ -152,6 +176,7 @@ class ColumnMapping:
         """From CLI strings: rename 'time=t,pos1=q1', names 't,q1,q2,tau1,tau2', negate 'tau'
         or 'tau2,tau5', ignore 'dq,ddq'."""
         pairs = parse_pairs(rename, "--rename", "FOREIGN=CONTRACT pairs like 'time=t'")
+        current_gain = drive_gains_text(current_gain)
         cols = tuple(c.strip() for c in names.split(",")) if names else None
         split = lambda text: tuple(p.strip() for p in (text or "").split(",") if p.strip())  # noqa: E731
         return cls(tuple(pairs), cols, time_unit, degrees, motor_side, current_gain, split(negate), split(ignore),

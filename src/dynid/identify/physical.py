@@ -203,6 +203,21 @@ class PhysicallyConsistent(Estimator):
         status = self._solve_problem(problem, cp)
         return theta.value, status, getattr(problem.solver_stats, "num_iters", None)
 
+    def constraints(self, theta) -> list:
+        """The constraints of the program (module docstring) on a cvxpy variable theta (p,), for
+        programs with unknowns of their own beside theta (``drives.gains_pc``)."""
+        return self._constraints(theta)
+
+    def parameter_scale(self) -> np.ndarray:
+        """(p,) the scale of each parameter in the prior's regularization (``_parameter_scale``)."""
+        return self._parameter_scale()
+
+    def solve_program(self, problem) -> str:
+        """Solve a cvxpy problem with this estimator's solver (SCS when it fails); its status."""
+        import cvxpy as cp
+
+        return self._solve_problem(problem, cp)
+
     def _constraints(self, theta) -> list:
         """J(theta_i) >= 0 for every link (Wensing et al. 2017, one LMI per link, scaled by the
         prior mass), the sign constraints and the prior bound (module docstring)."""

@@ -1,0 +1,150 @@
+"""Calibrating the drives from logs: read, prepare, fit the gains (``gains``), report.
+
+The logs hold motor currents ``i1..in`` (no torques); they are read with unit gains, so the
+prepared "torque" of a sample is its current [A], filtered and aligned as ``identify`` would
+a torque. Every log is prepared alone (its segments too), as in ``identify``; the logs without
+and with the load add their rows to one set of per-joint normal equations (``GainEquations``).
+The result (``DriveGains.to_dict``, docs/formats.md "drive gains") holds the gains with their
+standard deviations, the string that ``--current-gain`` takes (or the file itself), the
+robot's base parameters in torque units and the load's unknown parameters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from dynid.data.bags import is_bag
+from dynid.data.columns import ColumnMapping
+from dynid.data.preprocess import Preprocessing
+from dynid.data.sources import header_names
+from dynid.drives.gains import GainEquations, GainFit, KnownLoad, fit_gains, gain_names
+from dynid.errors import DataError
+from dynid.identify.base import base_parameters
+from dynid.identify.model import ModelOptions
+from dynid.identify.pipeline import prepared_sources
+
+
+def unit_gains(robot, mapping: ColumnMapping) -> ColumnMapping:
+    """``mapping`` reading currents as they are logged (K = 1 on every joint)."""
+    return replace(mapping, current_gain=",".join(["1"] * robot.n))
+
+
+def check_currents(robot, paths, mapping: ColumnMapping) -> None:
+    """Each file holds currents i1..in and no torques (then the gains would not be used)."""
+    for path in paths:
+        if is_bag(path):  # a bag's effort is read as currents when a gain is given (data/bags.py)
+            continue
+        names = set(header_names(path, mapping))
+        if "tau1" in names:
+            raise DataError(f"{path}: the log has torques (tau1..tau{robot.n}); drive gains are calibrated from motor "
+                            f"currents i1..i{robot.n} (rename the current columns with --rename, e.g. cur1=i1)")
+        missing = [f"i{j + 1}" for j in range(robot.n) if f"i{j + 1}" not in names]
+        if missing:
+            raise DataError(f"{path}: no current column(s) {missing}; drive gains are calibrated from motor currents "
+                            f"i1..i{robot.n} (map yours with --rename)")
+
+
+@dataclass
+class DriveGains:
+    """A calibration: the fit (``gains.GainFit``), its parameter names, the load, what was read."""
+
+    fit: GainFit
+    names: list
+    load: KnownLoad
+    unknown: np.ndarray
+    base_rank: int
+    options: ModelOptions
+    prep: Preprocessing
+    samples: dict
+    notes: list
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        return len(self.names) - self.base_rank - self.unknown.size
+
+    def gains(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.fit.gains(self.n)
+
+    def current_gain_text(self) -> str:
+        """The ``--current-gain`` value: the gains, comma-separated, to 7 significant digits."""
+        return ",".join(f"{k:.7g}" for k in self.gains()[0])
+
+    def to_dict(self) -> dict:
+        n, b, u = self.n, self.base_rank, self.unknown.size
+        std = np.sqrt(np.maximum(np.diag(self.fit.cov), 0.0))
+        entry = lambda k: {"name": self.names[k], "value": float(self.fit.x[k]),  # noqa: E731
+                           "std": float(std[k]) if np.isfinite(std[k]) else None}
+        gains, gain_std = self.gains()
+        out = {"format": "dynid-drive-gains", "method": self.fit.method,
+               "gains": [float(k) for k in gains], "std": [float(s) for s in gain_std],
+               "relative_std": [float(s / abs(k)) for k, s in zip(gains, gain_std)],
+               "current_gain": self.current_gain_text(), "load": self.load.to_dict(),
+               "load_unknown": [entry(b + i) for i in range(u)],
+               "base_parameters": [entry(k) for k in range(b)],
+               "model": self.options.to_dict(), "preprocessing": self.prep.to_dict(),
+               "fit": {"rms_current": [float(v) for v in self.fit.rms_current],
+                       "condition_number": self.fit.cond},
+               "samples": dict(self.samples), "notes": list(self.notes) + list(self.fit.notes)}
+        out.update(self.extra)
+        if self.fit.svd_gains is not None:
+            out["tls_svd_gains"] = [float(k) for k in self.fit.svd_gains]
+        return out
+
+
+def calibrate_drives(robot, unloaded, loaded, load: KnownLoad, options: ModelOptions = ModelOptions(),
+                     prep: Preprocessing = Preprocessing(), mapping: ColumnMapping = ColumnMapping(),
+                     method: str = "tls", nan: str = "drop", max_condition: float = 1e7,
+                     notes: list | None = None) -> DriveGains:
+    """The drive gains of ``robot`` from current logs without (``unloaded``) and with
+    (``loaded``) the known ``load`` (module docstring); ``prep``: their preprocessing."""
+    if robot.is_coupled:
+        raise DataError(f"robot '{robot.name}' has a coupled transmission: drive gains are calibrated per joint and "
+                        "not yet per coupled motor")
+    unloaded, loaded = list(unloaded), list(loaded)
+    if not unloaded or not loaded:
+        raise DataError("drive gains need logs without the load (--unloaded) and with it (--loaded)")
+    mapping = unit_gains(robot, mapping)
+    check_currents(robot, unloaded + loaded, mapping)
+    base = base_parameters(robot, options)
+    known, values, unknown = load.split()
+    eqs = GainEquations.empty(robot.n, base.rank, unknown.size)
+    read_notes = []
+    for paths, with_load in ((unloaded, None), (loaded, load)):
+        for ready in prepared_sources(robot, paths, options, mapping, prep, nan):
+            eqs.add_log(robot, ready, options, base, prep, with_load)
+            read_notes += [f"{ready.source}: {note}" for note in ready.notes if not note.startswith("torques from")]
+    names = gain_names(base.names, unknown, robot.n)
+    pc = None
+    if method == "pc":
+        from dynid.drives.gains_pc import consistent_fit
+        pc = consistent_fit(robot, options, base, known, values, unknown)
+    fit = fit_gains(eqs, names, method, pc, max_condition)
+    return DriveGains(fit, names, load, unknown, base.rank, options, prep, dict(eqs.samples),
+                      list(notes or []) + list(dict.fromkeys(read_notes)))
+
+
+def calibrate_with_cutoff(robot, unloaded, loaded, load: KnownLoad, options: ModelOptions = ModelOptions(),
+                          prep: Preprocessing = Preprocessing(), mapping: ColumnMapping = ColumnMapping(),
+                          method: str = "tls", nan: str = "drop", max_condition: float = 1e7,
+                          choose_cutoff: bool = True) -> DriveGains:
+    """``calibrate_drives``; with ``choose_cutoff`` the low-pass cutoff is chosen as ``identify``
+    chooses it (``identify.crossval.auto_lowpass``), on the logs without the load read as torques
+    with the gains of a first calibration at the fixed default cutoff min(20 Hz, fs/10): a
+    model fitted to raw currents would be wrong by each joint's gain, and so would its
+    cross-validation. The result's "lowpass_selection" is that of the second pass."""
+    if not choose_cutoff:
+        return calibrate_drives(robot, unloaded, loaded, load, options, prep, mapping, method, nan, max_condition)
+    from dynid.identify.crossval import auto_lowpass
+
+    first = calibrate_drives(robot, unloaded, loaded, load, options, replace(prep, lowpass_hz=None), mapping, "tls",
+                             nan, max_condition)
+    torques = replace(mapping, current_gain=first.current_gain_text())
+    base = base_parameters(robot, options)
+    chosen, selection, notes = auto_lowpass(robot, list(unloaded), options, base, prep, torques, nan, False)
+    out = calibrate_drives(robot, unloaded, loaded, load, options, chosen, mapping, method, nan, max_condition,
+                           notes)
+    out.extra["lowpass_selection"] = selection
+    return out
