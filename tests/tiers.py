@@ -19,6 +19,7 @@ from __future__ import annotations
 SLOW_FILES = {
     "test_cli_errors.py",            # every command's user errors, as subprocesses
     "test_drift_identification.py",  # a simulated thesis test identified with drifting friction
+    "test_drive_gains.py",           # simulated current logs calibrated through the CLI
     "test_excite_collision_cli.py",  # collision-free optimization through the CLI
     "test_excite_optimize.py",       # full excitation optimizations
     "test_excite_protocol.py",       # the thesis protocol sampled for every test
