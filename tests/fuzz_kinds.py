@@ -14,11 +14,12 @@ number_list         a comma-separated number option with NaN, inf or a word     
                     (robot draw --q, simulate --coulomb, multibody --times)
 covariance          a result's covariance that is text, has NaN, is asymmetric,        refused
                     has a negative variance, is not positive semidefinite, or another
-                    shape (predict --std model)
+                    shape (predict --std model); the line names which
 drive_value         a robot YAML drive field that cannot be right (torque_constant 0,  refused
                     gear_ratio 0 or 1e7..1e300, negative rotor_inertia, rated_torque 0)
 transmission        URDF transmissions: two for one joint, an empty or impossible      refused
-                    mechanicalReduction; one for a joint the file does not have        (warned)
+                    mechanicalReduction, a robot YAML coupling entry given twice;
+                    one for a joint the file does not have                             (warned)
 gravity             gravity of zero, below 2 or above 20 m/s^2, in a robot YAML        warned
 lock_value          --lock outside the joint's limits                                  refused
 time_resolution     time stamps so large (1e12.5 .. 1e17 s) that floats cannot tell    refused
@@ -28,11 +29,19 @@ signal_files        convert's per-signal text files: NaN (--nan reject), widths 
                     NaN with --nan drop                                                (read)
 same_file           one log given twice by another name (link, hard link, ./name)      warned
 limits_conflict     one joint limited by name and by number (limits file, options)     refused
-output_in_input     --out naming a signal file, a file a report directory holds, or a  refused
-                    Parquet file of a --data DIR data set
+output_in_input     --out naming a signal file, a file a report directory holds, a     refused
+                    Parquet file of a --data DIR data set, or one below a fleet ROOT
 bag_stamps          a ROS bag whose header stamps restart (convert: segments) or are   read
                     all one (refused, naming --stamp)                                  (refused)
-lowpass_nyquist     --lowpass at or above the log's Nyquist frequency                   warned
+lowpass_nyquist     --lowpass at or above the log's Nyquist frequency (identify,       warned
+                    diagnose)
+bag_joints          convert --joints naming a joint twice, or leaving out joints of    refused
+                    --robot
+pattern_characters  an existing log named with [ ], * or ?, beside a file the pattern  read
+                    would match: that log is read, not the pattern
+missing_path        an input file or folder that does not exist (every kind of input)  refused
+unknown_name        a parameter or joint the model does not have (cycles groups        refused
+                    --parameters, before the work; --joints, --lock, --dq-max)
 ==================  =================================================================  ========
 
 The outcome observed is ``refused`` (exit 2, exactly one ``error:`` line matching the kind's
@@ -86,6 +95,7 @@ class Context:
     dataset: Path     # a folder holding ``log`` as Parquet (a --data DIR data set)
     urdf: Path        # a planar two-joint URDF (joint1, joint2)
     report: Path      # a report directory: result_ols.json and train.csv (report --from)
+    fleet: Path       # a fleet ROOT: fleet.yaml and robot=r000/date=2026-01-05/log.parquet
 
 
 def make_context(directory: Path) -> Context:
@@ -117,7 +127,11 @@ def make_context(directory: Path) -> Context:
     report.mkdir(exist_ok=True)
     shutil.copy(d / "r.json", report / "result_ols.json")
     shutil.copy(d / "log.csv", report / "train.csv")
-    return Context(d, d / "log.csv", d / "r.json", signals, dataset, d / "p2.urdf", report)
+    fleet = d / "fleet"
+    (fleet / "robot=r000" / "date=2026-01-05").mkdir(parents=True, exist_ok=True)
+    shutil.copy(dataset / "log.parquet", fleet / "robot=r000" / "date=2026-01-05" / "log.parquet")
+    (fleet / "fleet.yaml").write_text("robots:\n  r000: planar2\n")
+    return Context(d, d / "log.csv", d / "r.json", signals, dataset, d / "p2.urdf", report, fleet)
 
 
 def read_columns(path: Path) -> dict[str, np.ndarray]:
@@ -206,8 +220,12 @@ def covariance(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
         value = cov[: rng.randint(1, b - 1)].tolist()
     path = case_dir / "cov.json"
     path.write_text(json.dumps({**result, "covariance": value}))
+    # the line names what is wrong, not only the field (a NaN was once reported as "shape (52, 52), expected
+    # (52, 52) finite numbers")
+    what = {"text": "matrix of numbers|has none|no covariance", "nan": "not finite", "asymmetric": "not symmetric",
+            "negative": "variance .* negative", "indefinite": "not positive semidefinite", "shape": "has shape"}[kind]
     return Case(["predict", "-r", "planar2", "--params", path, "--data", ctx.log, "--std", "model", "--out",
-                 case_dir / "p.csv"], "refused", "covariance")
+                 case_dir / "p.csv"], "refused", f"covariance.*({what})")
 
 
 def drive_value(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
@@ -222,7 +240,13 @@ def drive_value(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
 
 def transmission_kind(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
     j = rng.randint(1, 2)
-    kind = rng.choice(["twice", "empty", "huge", "missing"])
+    kind = rng.choice(["twice", "empty", "huge", "missing", "coupling_twice"])
+    if kind == "coupling_twice":  # a robot YAML coupling entry given twice: the later would win
+        a, b = (f"{rng.uniform(0.5, 40):.3f}" for _ in range(2))
+        entries = [f"{{motor: joint2, joint: joint1, ratio: {a}}}", f"{{motor: joint2, joint: joint1, ratio: {b}}}"]
+        path = case_dir / "robot.yaml"
+        path.write_text(f"urdf: {ctx.urdf}\ntransmission:\n  coupling: [{', '.join(entries)}]\n")
+        return Case(["robot", "show", path], "refused", "twice")
     if kind == "twice":
         extra = transmission("ta", f"joint{j}", f"{rng.uniform(1, 200):.3f}") + "\n" + \
             transmission("tb", f"joint{j}", f"{rng.uniform(1, 200):.3f}")
@@ -336,26 +360,50 @@ def limits_conflict(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
 
 
 def output_in_input(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
-    where = rng.random()
-    if where < 1 / 3:
+    where = rng.choice(["report", "signals", "data_dir", "fleet"])
+    if where == "report":
         target = ctx.report / rng.choice(["result_ols.json", "train.csv"])
         return Case(["report", "--from", ctx.report, "--out", target], "refused", "same file")
-    if where < 2 / 3:
+    if where == "signals":
         d = case_dir / "signals"
         shutil.rmtree(d, ignore_errors=True)
         shutil.copytree(ctx.signals, d)
         target = d / rng.choice(["time.txt", "pos.txt", "trq.txt"])
         return Case(["convert", d, "--out", target, "--signals", "t=time.txt,q=pos.txt,tau=trq.txt"], "refused",
                     "same file")
-    target = ctx.dataset / rng.choice(["pred.parquet", "log2.parquet", "PRED.PARQUET"])  # read by --data DIR next
-    return Case(["predict", "-r", "planar2", "--params", ctx.result, "--data", ctx.dataset, "--out", target],
-                "refused", "data set")
+    if where == "data_dir":
+        target = ctx.dataset / rng.choice(["pred.parquet", "log2.parquet", "PRED.PARQUET"])  # read by --data DIR next
+        return Case(["predict", "-r", "planar2", "--params", ctx.result, "--data", ctx.dataset, "--out", target],
+                    "refused", "data set")
+    # a fleet ROOT reads every Parquet file below it whose path has no part starting with '.' or '_'
+    target = ctx.fleet / rng.choice(["res.parquet", "robot=r000/res.parquet", "robot=r000/date=2026-01-05/r.parquet",
+                                     "results/fleet.parquet", "robot=r001/Res.Parquet"])
+    return Case(["fleet", "identify", ctx.fleet, "--workers", "1", "--out", target], "refused", "data set")
 
 
-def bag_stamps(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
+def write_bag(path: Path, header, receive, names=("joint1", "joint2")) -> Path:
+    """A ROS 1 bag of JointState messages (planar2's joints) with header stamps ``header`` and
+    receive times ``receive`` [s]."""
     from rosbags.rosbag1 import Writer
     from rosbags.typesys import Stores, get_typestore
 
+    store = get_typestore(Stores.ROS1_NOETIC)
+    js, head, stamp = (store.types[k] for k in ("sensor_msgs/msg/JointState", "std_msgs/msg/Header",
+                                                "builtin_interfaces/msg/Time"))
+    if path.exists():
+        path.unlink()
+    with Writer(path) as writer:
+        conn = writer.add_connection("/joint_states", js.__msgtype__, typestore=store)
+        for k in range(len(header)):
+            ns = int(round(header[k] * 1e9))
+            msg = js(header=head(seq=k, stamp=stamp(sec=ns // 10**9, nanosec=ns % 10**9), frame_id=""),
+                     name=list(names), position=np.array([np.sin(k / 9), np.cos(k / 7)]),
+                     velocity=np.zeros(2), effort=np.array([1.0, 2.0]))
+            writer.write(conn, int(round(receive[k] * 1e9)), store.serialize_ros1(msg, js.__msgtype__))
+    return path
+
+
+def bag_stamps(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
     count = rng.randint(40, 300)
     t = np.arange(count) * rng.choice([0.001, 0.01, 0.02])
     restart = rng.random() < 0.5
@@ -364,20 +412,7 @@ def bag_stamps(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
         header = np.concatenate([t[a:b] - t[a] for a, b in zip([0, *cuts], [*cuts, count])]) + rng.uniform(0, 100)
     else:  # every message one stamp
         header = np.full(count, rng.uniform(1.0, 1e9))
-    store = get_typestore(Stores.ROS1_NOETIC)
-    js, head, stamp = (store.types[k] for k in ("sensor_msgs/msg/JointState", "std_msgs/msg/Header",
-                                                "builtin_interfaces/msg/Time"))
-    path = case_dir / "run.bag"
-    if path.exists():
-        path.unlink()
-    with Writer(path) as writer:
-        conn = writer.add_connection("/joint_states", js.__msgtype__, typestore=store)
-        for k in range(count):
-            ns = int(round(header[k] * 1e9))
-            msg = js(header=head(seq=k, stamp=stamp(sec=ns // 10**9, nanosec=ns % 10**9), frame_id=""),
-                     name=["joint1", "joint2"], position=np.array([np.sin(k / 9), np.cos(k / 7)]),
-                     velocity=np.zeros(2), effort=np.array([1.0, 2.0]))
-            writer.write(conn, 10**18 + int(round(t[k] * 1e9)), store.serialize_ros1(msg, js.__msgtype__))
+    path = write_bag(case_dir / "run.bag", header, 1e9 + t)
     argv = ["convert", path, "-r", "planar2", "--out", case_dir / "c.csv"]
     if not restart:
         return Case(argv, "refused", "same header stamp")
@@ -394,10 +429,87 @@ def bag_stamps(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
     return Case(argv, "read", "", segments_written)
 
 
+def bag_joints(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
+    """convert --joints naming a joint twice, or leaving out joints of --robot (the file would claim
+    to be a log of the robot without them)."""
+    t = np.arange(rng.randint(20, 80)) * 0.01
+    path = write_bag(case_dir / "j.bag", 50.0 + t, 1e9 + t)
+    j, other = rng.sample(["joint1", "joint2"], 2)
+    if rng.random() < 0.5:
+        joints = rng.choice([f"{j},{j}", f"{j},{other},{j}", f" {j} ,{j}"])
+        extra = rng.choice([[], ["-r", "planar2"]])
+        return Case(["convert", path, "--out", case_dir / "c.csv", "--joints", joints, *extra], "refused", "twice")
+    return Case(["convert", path, "--out", case_dir / "c.csv", "--joints", j, "-r", "planar2"], "refused",
+                f"leaves out.*{other}")
+
+
 def lowpass_nyquist(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
     cutoff = 50.0 * rng.choice([1.0, rng.uniform(1.0, 100.0)])  # the log is at 100 Hz
-    return Case(["identify", "-r", "planar2", "--data", ctx.log, "--out", case_dir / "r.json", "--lowpass",
-                 f"{cutoff:.6g}"], "warned", "Nyquist")
+    if rng.random() < 0.5:
+        return Case(["identify", "-r", "planar2", "--data", ctx.log, "--out", case_dir / "r.json", "--lowpass",
+                     f"{cutoff:.6g}"], "warned", "Nyquist")
+    return Case(["diagnose", "-r", "planar2", "--data", ctx.log, "--lowpass", f"{cutoff:.6g}"], "warned", "Nyquist")
+
+
+def pattern_characters(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
+    """An existing log whose name holds glob characters ([ ], *, ?) is that file, never a pattern:
+    a decoy that the pattern would match (not a log) must not be read."""
+    name, decoy = rng.choice([("log[1].csv", "log1.csv"), ("run*.csv", "run_2.csv"), ("a?b.csv", "axb.csv"),
+                              ("[ab].csv", "a.csv"), ("x[!y].csv", "xz.csv")])
+    shutil.copy(ctx.log, case_dir / name)
+    (case_dir / decoy).write_text("not,a,log\n1,2,3\n")
+    out = case_dir / "r.json"
+    if out.exists():
+        out.unlink()
+    return Case(["identify", "-r", "planar2", "--data", case_dir / name, "--out", out, "--lowpass", "10"], "read",
+                "", lambda: None if out.exists() else "no result written")
+
+
+def missing_path(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
+    """An input that does not exist is named as such (not a library's text: "The following paths
+    are missing: [PosixPath(...)]", not "error: missing.parquet")."""
+    stem = rng.choice(["missing", "no such", "gone/deeper", "x"])
+    which = rng.choice(["data", "bag_data", "params", "fleet_drift", "report_from", "robot", "trajectory",
+                        "convert_bag", "body_data", "obstacles", "limits"])
+    ext = {"data": rng.choice([".csv", ".parquet"]), "bag_data": rng.choice([".bag", ".mcap", ".db3"]),
+           "params": ".json", "fleet_drift": ".parquet", "report_from": "", "robot": rng.choice([".urdf", ".yaml"]),
+           "trajectory": ".json", "convert_bag": rng.choice([".bag", ".mcap", ".db3"]), "body_data": ".csv",
+           "obstacles": ".yaml", "limits": ".yaml"}[which]
+    gone = case_dir / (stem + ext)
+    argv = {
+        "data": ["identify", "-r", "planar2", "--data", gone, "--out", case_dir / "r.json"],
+        "bag_data": ["identify", "-r", "planar2", "--data", gone, "--out", case_dir / "r.json"],
+        "params": ["predict", "-r", "planar2", "--params", gone, "--data", ctx.log, "--out", case_dir / "p.csv"],
+        "fleet_drift": ["fleet", "drift", gone, "--out", case_dir / "drift"],
+        "report_from": ["report", "--from", gone, "--out", case_dir / "r.html"],
+        "robot": ["robot", "show", gone],
+        "trajectory": ["excite", "evaluate", "-r", "planar2", "--trajectory", gone],
+        "convert_bag": ["convert", gone, "--out", case_dir / "c.csv"],
+        "body_data": ["multibody", "identify", "-r", "kr500", "--body-data", gone, "--out", case_dir / "m.json"],
+        "obstacles": ["excite", "optimize", "-r", "planar2", "--out", case_dir / "t.json", "--obstacles", gone],
+        "limits": ["excite", "optimize", "-r", "planar2", "--out", case_dir / "t.json", "--limits", gone],
+    }[which]
+    return Case(argv, "refused", f"(not found|no such file).*{re.escape(gone.name)}|{re.escape(gone.name)}.*"
+                                 "(not found|no such file)")
+
+
+def unknown_name(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
+    """An option naming a parameter or joint the model does not have, refused before any work
+    (cycles groups --parameters was checked only after the whole study: on a log without cycles
+    the user learnt of the typo last, and a ZeroDivisionError before that)."""
+    name = rng.choice(["NOPE", "joint9", "Fv9", "link1", "q1"])
+    which = rng.choice(["parameters", "joints", "lock", "dq_max"])
+    if which == "parameters":  # ctx.log has no cycle column: the name must be refused first
+        known = rng.sample(["Fv1", "Fc2", "mx2"], rng.randint(0, 2))
+        value = ",".join(known + [name])
+        return Case(["cycles", "groups", "-r", "planar2", "-d", ctx.log, "--parameters", value, "--figure",
+                     case_dir / "g.png"], "refused", f"not base parameter.*{name}|{name}.*not base parameter")
+    if which == "joints":
+        return Case(["robot", "show", "planar2", "--joints", f"joint1,{name}"], "refused", f"no actuated joint '{name}'")
+    if which == "lock":
+        return Case(["robot", "show", "planar2", "--lock", f"{name}=0.1"], "refused", f"cannot lock.*{name}")
+    return Case(["excite", "evaluate", "-r", "er3a", "--trajectory", "thesis-table-4.1", "--dq-max", f"{name}:1"],
+                "refused", f"no joint '{name}'")
 
 
 KINDS = {
@@ -415,6 +527,10 @@ KINDS = {
     "output_in_input": output_in_input,
     "bag_stamps": bag_stamps,
     "lowpass_nyquist": lowpass_nyquist,
+    "bag_joints": bag_joints,
+    "pattern_characters": pattern_characters,
+    "missing_path": missing_path,
+    "unknown_name": unknown_name,
 }
 
 

@@ -6,7 +6,9 @@ or 2 with one 'error:' line. The kinds of issue 26 (tests/fuzz_kinds.py: options
 twice, number lists with NaN, corrupt covariances, impossible drive values and transmissions,
 gravity in other units, locks beyond the limits, time stamps beyond float resolution, broken
 signal files, one log under two names, limits given twice, outputs inside inputs, bag clocks that
-restart or stand still, cutoffs above Nyquist) end as their kind says: refused, warned or read.
+restart or stand still, cutoffs above Nyquist, convert --joints twice or short of the robot's, file
+names holding glob characters, inputs that do not exist, names the model does not have) end as
+their kind says: refused, warned or read.
 A longer campaign: bench/fuzz.py."""
 
 from __future__ import annotations

@@ -202,6 +202,23 @@ def print_per_cycle_statistics(result: dict, by: str) -> None:
                                        [p["name"] for p in result["base_parameters"]]))
 
 
+def _figure_parameters(parameters: str | None, names: list[str]) -> list[str]:
+    """The base parameter names of ``cycles groups --parameters`` (checked before the study runs),
+    [] when not given."""
+    if not parameters:
+        return []
+    from dynid.data.columns import refuse_repeated
+    from dynid.errors import DataError
+
+    wanted = [p.strip() for p in parameters.split(",") if p.strip()]
+    refuse_repeated(wanted, "--parameters")
+    unknown = [p for p in wanted if p not in names]
+    if unknown or not wanted:
+        raise DataError(f"--parameters {parameters}: {unknown or 'none'} not base parameter(s) of the model "
+                        f"(it has {', '.join(names[:12])}{', ...' if len(names) > 12 else ''})")
+    return wanted
+
+
 @cycles_app.command("stats")
 @friendly_errors(outputs=("json_out",))
 def stats(params: Path = typer.Option(..., "--params", "-p", help="result.json of 'dynid identify --per cycle'"),
@@ -252,7 +269,6 @@ def groups(robot: str = robot_option(),
     per-cycle identification: each group's value beside the per-cycle mean of all cycles, of the
     first K and of the rest."""
     from dynid.data.io import atomic_write_text, load_joint_data
-    from dynid.errors import DataError
     from dynid.identify.cycle_groups import parse_groups
     from dynid.identify.group_study import group_study
     from dynid.identify.model import ModelOptions
@@ -264,6 +280,9 @@ def groups(robot: str = robot_option(),
     from dynid.identify.crossval import auto_lowpass
 
     r = load_robot(robot)
+    options = ModelOptions(friction=friction)
+    base = base_parameters(r, options)
+    wanted = _figure_parameters(parameters, list(base.names))  # checked before the work, not after it
     joint_data = load_joint_data(data, r)
     if group:
         specs = parse_groups(group)
@@ -273,11 +292,10 @@ def groups(robot: str = robot_option(),
         specs, note = scaled_units(joint_data.cycle, str(data))
         if note:
             console.print(f"[dim]note: {note}[/]")
-    options = ModelOptions(friction=friction)
     cutoff = lowpass_from(lowpass)
     prep = Preprocessing(lowpass_hz=cutoff if isinstance(cutoff, float) else None)
     if not isinstance(cutoff, float):  # identify's own choice (identify.crossval)
-        prep, selection, notes = auto_lowpass(r, [data], options, base_parameters(r, options), prep,
+        prep, selection, notes = auto_lowpass(r, [data], options, base, prep,
                                               strict=cutoff == "auto")
         for note in notes:
             console.print(f"[dim]note: {note}[/]")
@@ -306,15 +324,7 @@ def groups(robot: str = robot_option(),
         from dynid.report.cycle_figures import save_png, units_figure
 
         values = np.array(study["per_cycle"]["values"], dtype=float)
-        if parameters:
-            from dynid.data.columns import refuse_repeated
-
-            wanted = [p.strip() for p in parameters.split(",") if p.strip()]
-            refuse_repeated(wanted, "--parameters")
-            unknown = [p for p in wanted if p not in names]
-            if unknown or not wanted:
-                raise DataError(f"--parameters {parameters}: {unknown or 'none'} not base parameter(s) of the model "
-                                f"(it has {', '.join(names[:12])}{', ...' if len(names) > 12 else ''})")
+        if wanted:
             pick = [names.index(p) for p in wanted]
         else:
             from dynid.identify.group_study import figure_parameters

@@ -29,6 +29,7 @@ preprocessing) treats a bag like a CSV file. Irregular publishing rates are resa
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -81,6 +82,8 @@ class _Reader:
         from rosbags.typesys import Stores, get_typestore
 
         self.path = path
+        if not os.path.lexists(path):  # rosbags would say "The following paths are missing: [PosixPath(...)]"
+            raise FileNotFoundError(f"ROS bag not found: {path}")
         store = get_typestore(Stores.ROS1_NOETIC if path.suffix.lower() == ".bag" else Stores.ROS2_HUMBLE)
         with _bag_errors(path, "not a readable ROS bag"):
             self.reader = AnyReader([path], default_typestore=store)
