@@ -352,3 +352,19 @@ def test_a_fleet_model_file_is_written_relative_to_fleet_yaml(tmp_path, monkeypa
            "50", "--model", "models/m.urdf", "--no-temperature")
     entry = next(iter(load_config("fleet/fleet.yaml").robots.values()))
     assert Path(entry.spec) == (tmp_path / "models" / "m.urdf").resolve()
+
+
+# -- option values outside their range -------------------------------------------------------------
+
+@pytest.mark.parametrize("option, value", [("--cv-folds", "0"), ("--cv-folds", "1"), ("--cv-folds", "-3"),
+                                           ("--nan", "keep")])
+def test_option_values_the_campaign_found_accepted_are_refused_by_every_command(work, tmp_path, option, value):
+    """identify, diagnose and convert check the same option rules (cli.option_checks.RULES) before
+    any work: --cv-folds below 2 cannot cross-validate, --nan keep would write NaN rows."""
+    identify = ["identify", "-r", "planar2", "--data", work / "log.csv", "--out", tmp_path / "r.json"]
+    commands = {"--cv-folds": [identify],
+                "--nan": [["convert", work, "--signals", "t=a.txt,q=b.txt,tau=c.txt", "--out", tmp_path / "c.csv"],
+                          identify, ["diagnose", "-r", "planar2", "--data", work / "log.csv"]]}
+    for argv in commands[option]:
+        assert option in failing(*argv, option, value), argv
+    assert not (tmp_path / "r.json").exists() and not (tmp_path / "c.csv").exists()
