@@ -73,6 +73,16 @@ def test_the_faster_thread_count_computes_the_rest_whichever_it_is(clock):
         assert calls == [(fast, 0, count)]
 
 
+def test_all_threads_only_for_a_gain_larger_than_the_probe_noise(clock):
+    """Two threads a little faster than one (a busy machine: within a probe's noise) are not
+    taken; clearly faster ones are."""
+    for gain, expected in ((1.05, 1), (threads.MARGIN * 0.99, 1), (threads.MARGIN * 1.01, 2), (1.8, 2)):
+        kind, calls = f"fake-gain-{gain}", []
+        threads.run(kind, 40_000, _fake_kernel(clock, {1: 1e-6, 2: 1e-6 / gain}, calls))
+        assert threads.scaling(kind, 2).fastest() == expected
+        assert calls[-1][0] == expected  # the rest of the samples went to that count
+
+
 def test_small_batches_and_a_single_allowed_thread_never_start_the_pool(clock):
     calls = []
     threads.run("fake-small", PARALLEL_MIN_SAMPLES - 1, _fake_kernel(clock, {1: 0.0, 2: 0.0}, calls))

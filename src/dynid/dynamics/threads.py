@@ -13,7 +13,14 @@ use (``numba.get_num_threads()``, which the caller sets) according to what they 
   best of its last ``KEEP`` probes (``Scaling``), as a busy machine only ever adds time, when
   another process takes the core; the first parallel slice of a process starts the thread pool,
   so a short slice goes before it, untimed;
-- every large call runs its remaining samples on the count that was faster.
+- every large call runs its remaining samples on all threads only when they were faster than one
+  by at least ``MARGIN`` (``Scaling.fastest``), else on one.
+
+Why a margin: two free cores make these kernels 1.5-2x faster, but on a machine whose cores are
+busy the two counts differ by less than the noise of a probe, and a wrong choice of all threads
+costs far more than a wrong choice of one (a parallel loop waits for its slowest thread: 2.5 against
+1.45 us/sample for iiwa14's regressor at load 18, bench/dynamics.py, 2026-11-26). Below the margin
+one thread is kept, so more threads are taken only for a gain larger than a probe's noise.
 
 Every sample's numbers are the same whichever count computes it (a sample never depends on the
 others or on its place in a block: ``lanes.py``), so the choice changes only the time.
@@ -31,6 +38,7 @@ from dynid.dynamics.lanes import PARALLEL_MIN_SAMPLES
 PROBE_SAMPLES = 8192  # samples per probe slice (about 1-2 ms of work: long against timer noise)
 REPROBE_CALLS = 32  # large calls between two probes
 KEEP = 3  # probes remembered per thread count
+MARGIN = 1.15  # all threads are used only when one thread's time per sample is this much larger
 
 
 @dataclass
@@ -48,7 +56,11 @@ class Scaling:
         return min(self.probes[threads])
 
     def fastest(self) -> int:
-        return min(self.probes, key=self.per_sample)
+        """The thread count to use: the fastest, when it beats one thread by ``MARGIN``."""
+        best = min(self.probes, key=self.per_sample)
+        if 1 in self.probes and self.per_sample(best) * MARGIN > self.per_sample(1):
+            return 1
+        return best
 
 
 _measured: dict = {}
