@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import dynid
-from dynid.errors import DataError, ModelError
+from dynid.errors import DataError, DynidWarning, ModelError
 
 GOOD_YAML = """
 name: two
@@ -52,6 +52,44 @@ def test_good_yaml_loads(tmp_path):
 def test_yaml_errors_name_entry_and_field(tmp_path, change, expected):
     path = write(tmp_path, "bad.yaml", GOOD_YAML.replace(*change))
     with pytest.raises(ModelError, match=expected) as info:
+        dynid.load_robot(path)
+    assert str(path) in str(info.value)
+
+
+# docs/formats.md section 2, verbatim: two joints, one link and one limit
+FORMATS_EXAMPLE = """
+name: my-robot
+convention: mdh            # "mdh" (Craig: T = RotX(alpha) TransX(a) RotZ(theta+q) TransZ(d)) or "dh"
+gravity: [0.0, 0.0, -9.81] # optional
+joints:                    # one entry per actuated joint, base to tip
+  - {type: revolute, a: 0.0, alpha: 0.0, d: 0.333, theta: 0.0}
+  - {type: prismatic, a: 0.0, alpha: -1.5707963267948966, d: 0.0, theta: 0.0}  # q adds to d
+links:                     # optional, one per joint (the link the joint moves)
+  - {mass: 4.97, com: [0.003, -0.003, -0.07], inertia: [0.7, -0.0001, 0.007, 0.7, 0.02, 0.009]}
+limits:                    # optional, one per joint; any key may be omitted
+  - {q_min: -2.9, q_max: 2.9, dq_max: 2.2, ddq_max: 15.0, tau_max: 87.0}
+"""
+
+
+def test_the_documented_example_loads_its_short_lists_given_to_the_first_joints(tmp_path):
+    path = write(tmp_path, "my-robot.yaml", FORMATS_EXAMPLE)
+    with pytest.warns(DynidWarning) as caught:
+        robot = dynid.load_robot(path)
+    said = [str(w.message) for w in caught]
+    assert any("'links' has 1 entry for 2 joints: joint 2 gets no mass" in m and str(path) in m for m in said)
+    assert any("'limits' has 1 entry for 2 joints: joint 2 gets no limits" in m for m in said)
+    theta = robot.parameters().reshape(2, 10)
+    assert theta[0, 0] == 4.97 and np.all(theta[1] == 0.0)
+    assert robot.limit_array("tau_max")[0] == 87.0 and np.isinf(robot.limit_array("q_max")[1])
+    # a prismatic joint standing vertically holds the links beyond it: joint 1's torque is its own link's only
+    tau = dynid.inverse_dynamics(robot, np.zeros((1, 2)), np.zeros((1, 2)), np.zeros((1, 2)))
+    assert tau[0, 1] == 0.0
+
+
+def test_a_list_longer_than_the_joints_is_refused(tmp_path):
+    text = GOOD_YAML.replace("  - {q_min: 0.0, q_max: 0.5}\n", "  - {q_min: 0.0, q_max: 0.5}\n  - {q_max: 1.0}\n")
+    path = write(tmp_path, "three-limits.yaml", text)
+    with pytest.raises(ModelError, match=r"'limits' must be a list with one entry per joint \(2\)") as info:
         dynid.load_robot(path)
     assert str(path) in str(info.value)
 

@@ -193,3 +193,21 @@ def test_a_mimic_robot_through_identify_predict_and_export(mimic_urdf, tmp_path)
     content = model_dict(identified_model(robot, json.loads(result.read_text()), str(result)))
     assert len(content["links"]) == robot.n_bodies
     assert [j["name"] for j in content["joints"]] == robot.joint_names
+
+
+def test_robot_show_piped_prints_every_joint_name_whole(tmp_path):
+    """A log or a pipe (no terminal, no COLUMNS) gets the names whole, not 'shoulder_lift_joi…'."""
+    import os
+    import subprocess
+    import sys
+
+    try:
+        dynid.load_robot("example:ur5")
+    except ModelError as exc:
+        pytest.skip(str(exc))
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    out = subprocess.run([sys.executable, "-m", "dynid.cli.main", "robot", "show", "example:ur5"], env=env,
+                         cwd=tmp_path, capture_output=True, text=True, timeout=300, check=True).stdout
+    elbow = next(line for line in out.splitlines() if " elbow_joint " in line)
+    assert " shoulder_lift_joint " in elbow  # its parent, whole
+    assert "…" not in out

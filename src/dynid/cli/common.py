@@ -25,9 +25,14 @@ def _is_terminal(stream) -> bool:
     return stream is not None and stream.isatty()
 
 
-# Piped output (logs, CI) gets a wide console instead of rich's default of 80 columns.
-console = Console(width=None if _is_terminal(sys.stdout) else 140)
-err_console = Console(stderr=True, width=None if _is_terminal(sys.stderr) else 140)
+def _width(stream) -> int | None:
+    """Piped output (logs, CI) gets a wide console instead of rich's default of 80 columns, unless
+    COLUMNS says otherwise (rich reads it); a terminal's own width otherwise."""
+    return None if _is_terminal(stream) or os.environ.get("COLUMNS", "").isdigit() else 160
+
+
+console = Console(width=_width(sys.stdout))
+err_console = Console(stderr=True, width=_width(sys.stderr))
 
 _issued: list[list[str]] = []  # DynidWarning texts of the running command(s), innermost last
 

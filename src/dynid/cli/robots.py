@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import typer
-from rich.table import Table
+from rich.table import Column, Table
 
 from dynid.cli.common import JOINTS, LOCK, console, friendly_errors, load_selected
 
@@ -50,7 +50,8 @@ def show(robot: str = typer.Argument(..., help="builtin name, example:NAME, .urd
     r = load_selected(robot, joints, lock)
     console.print(f"[bold]{r.name}[/]  n = {r.n}  gravity = {np.round(r.gravity, 5).tolist()}  ({r.description})")
     column = {int(i): c for c, i in enumerate(r.actuated)}
-    table = Table("#", "joint", "type", "parent", "axis", "xyz in parent [m]", "q range", "dq max",
+    table = Table("#", _names_column("joint", [j.name for j in r.joints]), "type",
+                  _names_column("parent", ["base"] + [j.name for j in r.joints]), "axis", "xyz in parent [m]", "q range", "dq max",
                   "ddq max", "tau max", "gear", "Ia [kg m2]",
                   title="joints (depth-first order = data columns; SI units)")
     for i, j in enumerate(r.joints):
@@ -71,13 +72,18 @@ def show(robot: str = typer.Argument(..., help="builtin name, example:NAME, .urd
     if r.is_coupled:
         console.print("coupled transmission q_m = T q (motor k drives joint k; rows = motors):")
         console.print(_matrix(r.transmission_matrix, r.joint_names))
-    links = Table("#", "link", "m [kg]", "com [m]", "Ixx", "Ixy", "Ixz", "Iyy", "Iyz", "Izz",
+    links = Table("#", _names_column("link", [link.name for link in r.links]), "m [kg]", "com [m]", "Ixx", "Ixy", "Ixz", "Iyy", "Iyz", "Izz",
                   title="inertials (inertia about the COM, link axes) [kg m2]")
     for i, link in enumerate(r.links):
         m, com, ic = to_mass_com_inertia(link.inertial)
         links.add_row(str(i + 1), link.name, f"{m:.6g}", _vec(com),
                       *(f"{v:.5g}" for v in (ic[0, 0], ic[0, 1], ic[0, 2], ic[1, 1], ic[1, 2], ic[2, 2])))
     console.print(links)
+
+
+def _names_column(header: str, names: list[str]) -> Column:
+    """A column that shows every name whole (a narrow or piped console squeezes the numbers instead)."""
+    return Column(header, no_wrap=True, min_width=max(len(header), *map(len, names)))
 
 
 def _matrix(t, names: list[str]) -> Table:

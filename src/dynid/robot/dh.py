@@ -8,11 +8,12 @@ DH (standard): T_{i-1,i} = RotZ(theta_i + q_i) TransZ(d_i) TransX(a_i) RotX(alph
 from __future__ import annotations
 
 import math
+import warnings
 from pathlib import Path
 
 import numpy as np
 from dynid.files.inputs import read_yaml_document
-from dynid.errors import ModelError
+from dynid.errors import DynidWarning, ModelError
 from dynid.robot.inertia import from_mass_com_inertia
 from dynid.robot.model import Drive, Joint, JointLimits, Link, Robot
 from dynid.robot.transforms import rot_x, rot_z
@@ -75,13 +76,25 @@ def _check_keys(entry, allowed: set, where: str):
         raise ModelError(f"{where}: unknown field(s) {sorted(unknown)}, expected some of {sorted(allowed)}")
 
 
+_MISSING_MEANS = {"links": "no mass or inertia", "limits": "no limits", "drives": "a direct drive without rotor"}
+
+
 def _entries(doc: dict, key: str, count: int, where: str) -> list:
+    """The list ``key`` of one entry per joint, base to tip. A shorter list gives its entries to the first
+    joints and nothing to the rest (as the example of docs/formats.md section 2, one link and one limit for
+    two joints), with a warning naming the joints left out; a longer list is refused."""
     value = doc.get(key)
     if value is None:
         return [{}] * count
-    if not isinstance(value, list) or len(value) != count:
-        raise ModelError(f"{where}: '{key}' must be a list with one entry per joint ({count})")
-    return value
+    if not isinstance(value, list) or len(value) > count:
+        raise ModelError(f"{where}: '{key}' must be a list with one entry per joint ({count}), base to tip")
+    if len(value) < count:
+        first = len(value) + 1
+        joints = f"joint {first} gets" if first == count else f"joints {first}..{count} get"
+        entries = "1 entry" if len(value) == 1 else f"{len(value)} entries"
+        warnings.warn(DynidWarning(f"{where}: '{key}' has {entries} for {count} joints: {joints} "
+                                   f"{_MISSING_MEANS[key]}"), stacklevel=3)
+    return list(value) + [{}] * (count - len(value))
 
 
 def robot_from_dh_document(doc: dict, where: str, source: str = "yaml") -> Robot:
