@@ -31,7 +31,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
-from pathlib import Path
+from pathlib import Path, PurePath
 
 import numpy as np
 
@@ -45,6 +45,8 @@ PROBE = 64  # messages that decide which fields (velocity, effort) the topic car
 
 def is_bag(path) -> bool:
     """A ROS 1 bag, a ROS 2 bag directory (metadata.yaml) or a .db3 / .mcap storage file."""
+    if not isinstance(path, (str, PurePath)):  # an in-memory log (data/arrays.py)
+        return False
     path = Path(path)
     if path.is_dir():
         return (path / "metadata.yaml").is_file()

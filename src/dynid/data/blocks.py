@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dynid.data.arrays import ArrayLog
 from dynid.data.columns import ColumnMapping, JointData
 from dynid.data.io import data_file, is_parquet
 from dynid.data.segments import concat, segment_ranges
@@ -26,6 +27,8 @@ def count_rows(path: str | Path, mapping: ColumnMapping = ColumnMapping()) -> in
     the header line unless the file is headerless)."""
     from dynid.data.bags import is_bag, message_count
 
+    if isinstance(path, ArrayLog):
+        return len(path)
     if is_bag(path):  # a ROS bag: the topic's messages, from its index (data/bags.py)
         return message_count(path, mapping.topic)
     path = data_file(path)  # a regular, readable file (never a device or a FIFO)

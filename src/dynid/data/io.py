@@ -32,6 +32,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
+from dynid.data.arrays import ArrayLog
 from dynid.data.bags import is_bag, read_bag
 from dynid.data.columns import ColumnMapping, JointData
 from dynid.files.inputs import input_file
@@ -261,7 +262,9 @@ def load_joint_data(path: str | Path, robot, mapping: ColumnMapping = ColumnMapp
     """Read a whole joint data file (CSV or Parquet) into a cleaned JointData in SI units.
 
     prep: the ``Preprocessing`` whose ``segments`` and ``max_gap`` split the log (defaults)."""
-    if is_bag(path):  # a ROS bag or MCAP file (data/bags.py)
+    if isinstance(path, ArrayLog):  # arrays in memory (data/arrays.py)
+        table, notes = path.table, []
+    elif is_bag(path):  # a ROS bag or MCAP file (data/bags.py)
         table, notes = read_bag(path, robot, mapping, nan)
     else:
         table, notes = read_table(path, mapping)

@@ -16,6 +16,7 @@ import os
 import warnings
 from pathlib import Path
 
+from dynid.data.arrays import ArrayLog
 from dynid.data.bags import is_bag
 from dynid.data.columns import ColumnMapping
 from dynid.data.io import arrow_errors, data_file, file_metadata, is_parquet, joint_count
@@ -75,6 +76,8 @@ def header_names(path: Path, mapping: ColumnMapping) -> list[str]:
     """Contract column names of a file (after ``--rename``/``--columns``), from its header only."""
     if mapping.names:
         return [mapping.contract_name(c) for c in mapping.names]
+    if isinstance(path, ArrayLog):
+        return [mapping.contract_name(c) for c in path.column_names]
     path = data_file(path)
     with arrow_errors(path):
         if is_parquet(path):
@@ -101,7 +104,7 @@ def check_sources(paths: list[Path], mapping: ColumnMapping = ColumnMapping()) -
         elif count != seen_joints[1]:
             raise DataError(f"files of different joint counts in one fit: {seen_joints[0]} has "
                             f"{seen_joints[1]} joints (q1..q{seen_joints[1]}), {path} has {count}")
-        robot = file_metadata(path).get("robot")
+        robot = None if isinstance(path, ArrayLog) else file_metadata(path).get("robot")
         if robot is None:
             continue
         if seen_robot is None:

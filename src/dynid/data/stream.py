@@ -28,6 +28,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
+from dynid.data.arrays import ArrayLog
 from dynid.data.bags import is_bag, robot_tables
 from dynid.data.columns import TIME_UNITS, ColumnMapping, JointData
 from dynid.data.io import (
@@ -101,7 +102,9 @@ def raw_chunks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapping()
     if not isinstance(chunk_rows, int) or chunk_rows < 1:
         raise DataError(f"--chunk-rows {chunk_rows}: expected a positive number of rows")
     bad, bag_notes = BadRows(), []
-    if is_bag(path):  # a ROS bag or MCAP file: its JointState topic as tables (data/bags.py)
+    if isinstance(path, ArrayLog):  # arrays in memory (data/arrays.py): the same chunks as a file's
+        tables = path.tables(chunk_rows)
+    elif is_bag(path):  # a ROS bag or MCAP file: its JointState topic as tables (data/bags.py)
         path = Path(path)
         tables = robot_tables(path, robot, mapping, chunk_rows, nan, bag_notes)
     else:
@@ -146,6 +149,8 @@ def log_timing(path: str | Path, mapping: ColumnMapping = ColumnMapping(), prep:
     them for NaN in other columns (``LogTiming.find`` copes). None for a ROS bag (its messages
     would be decoded twice), a file that cannot be read twice (a FIFO), a file without a time
     column, or one the full pass will report as broken."""
+    if isinstance(path, ArrayLog):
+        return _first_pass(path, mapping, prep, chunk_rows)
     if is_bag(path):
         return None
     path = data_file(path)
@@ -161,12 +166,15 @@ def log_timing(path: str | Path, mapping: ColumnMapping = ColumnMapping(), prep:
     return _TIMINGS[key]
 
 
-def _first_pass(path: Path, mapping: ColumnMapping, prep: Preprocessing | None, chunk_rows: int) -> LogTiming | None:
+def _first_pass(path: Path | ArrayLog, mapping: ColumnMapping, prep: Preprocessing | None,
+                chunk_rows: int) -> LogTiming | None:
     segmenter = Segmenter.for_preprocessing(str(path), prep)
     timing, offset, scale = TimingPass(), 0, TIME_UNITS[mapping.time_unit]
     try:
         if mapping.names:
             raw = list(mapping.names)
+        elif isinstance(path, ArrayLog):
+            raw = path.column_names
         else:
             from dynid.data.sources import header_names
             raw = header_names(path, ColumnMapping())  # the file's own names
@@ -174,7 +182,9 @@ def _first_pass(path: Path, mapping: ColumnMapping, prep: Preprocessing | None, 
         if "t" not in wanted:
             return None
         with arrow_errors(path):
-            if is_parquet(path):
+            if isinstance(path, ArrayLog):
+                batches = (b for table in path.tables(chunk_rows, list(wanted.values())) for b in table.to_batches())
+            elif is_parquet(path):
                 batches = pq.ParquetFile(path, pre_buffer=False).iter_batches(batch_size=chunk_rows,
                                                                               columns=list(wanted.values()))
             else:  # 1 MB blocks: pyarrow's streaming reader holds ~30 blocks (16 MB blocks peaked at 0.5 GB)
