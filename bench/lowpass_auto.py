@@ -45,7 +45,8 @@ def held_out(robot, base, options, train, val, t_val, tau_val, cutoff, trim):
     from dynid.data.columns import ColumnMapping
     from dynid.data.preprocess import Preprocessing
     from dynid.identify.pipeline import accumulate_file, make_estimator
-    from dynid.identify.result import build_result, predict_file
+    from dynid.identify.prediction import predict_file
+    from dynid.identify.result import build_result
 
     from dynid.errors import DynidWarning
 

@@ -423,7 +423,8 @@ def run(kind: str, seed: int, ctx: Context) -> tuple[str, str]:
         path.unlink()
         return expected, observed
     if group == "result":
-        from dynid.identify.result import load_result, predict_file
+        from dynid.identify.prediction import predict_file
+        from dynid.identify.result import load_result
         from dynid.identify.result_schema import check_result
 
         result, expected = RESULT_KINDS[kind](rng, json.loads(json.dumps(ctx.result)))

@@ -13,7 +13,8 @@ import dynid
 from cli_helpers import read_columns, run_ok
 from dynid.identify.model import ModelOptions
 from dynid.identify.prediction import prediction_columns, validate_sources
-from dynid.identify.result import load_result, predict_file
+from dynid.identify.prediction import predict_file
+from dynid.identify.result import load_result
 from dynid.identify.validation import validation_report
 from dynid.simulate import Measurement, random_multisine
 from dynid.simulate.drift import FrictionDrift, Warmup

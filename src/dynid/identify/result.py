@@ -11,8 +11,6 @@ from __future__ import annotations
 import json
 import math
 import warnings
-from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -23,14 +21,10 @@ from dynid.files.inputs import read_json_document
 from dynid.data.io import atomic_write_text
 from dynid.identify.plausibility import description_warnings, fit_warnings, parameter_warnings
 from dynid.data.preprocess import Preprocessing
-from dynid.data.stream import prepared_chunks, with_edges
 from dynid.errors import DataError, DynidWarning
-from dynid.identify.threads import single_blas_thread
-from dynid.identify.bands import parameter_covariance, torque_std
 from dynid.identify.base import BaseParameters
-from dynid.identify.drift import log_covariate, stored_drift, trained_entry
 from dynid.identify.estimators import Estimator
-from dynid.identify.model import ModelOptions, identification_regressor
+from dynid.identify.model import ModelOptions
 from dynid.identify.normal_equations import NormalEquations
 from dynid.identify.result_schema import check_result, check_result_robot
 from dynid.robot.identity import robot_identity
@@ -176,85 +170,3 @@ def parameter_values(entries: list[dict], names: list[str]) -> np.ndarray:
         raise DataError(f"result.json: base_parameters do not match the base definition (missing {missing[:6]}, "
                         f"unknown {unknown[:6]}); expected one value per name of base.names")
     return np.array([values[nm] for nm in names], dtype=float)
-
-
-PREDICT_BLOCK = 8192  # samples per regressor evaluation in ``predict_chunks``
-
-
-def predict_chunks(robot, result: dict, path, mapping: ColumnMapping | None = None, chunk_rows: int = 50_000,
-                   filter_torque: bool = False, prep_override: dict | None = None,
-                   with_std: bool = False, since_cold: float | None = None) -> Iterator[dict]:
-    """Model torques on a data file, chunk by chunk (bounded memory: ``data.stream``), preprocessed
-    as in training (without decimation). Each chunk: {"t" (N,), "tau_hat" (N, n), "tau" (N, n) or
-    None (measured, unfiltered unless ``filter_torque``), "q", "dq", "ddq" (N, n) the preprocessed
-    motion the torques are computed from, "interior" (N,) False for the
-    ``edge_samples`` at both ends of every segment (a segment shorter than both is predicted whole,
-    with a note: ``data.stream.prepared_chunks(keep_short=True)``), "segment" (N,) segment index
-    (``data.segments``), "notes", "filled" (N,) True where resampling filled a hole of the log (rows
-    dropped for NaN), or None}; chunks of length 0 carry only notes. A torque that is not finite (parameters of
-    absurd size) is an error. prep_override: preprocessing fields to change ({"segments": "auto"}).
-    with_std: each chunk also holds "tau_std" (N, n), the standard deviation of each predicted
-    torque from the parameter covariance (``bands.torque_std``; needs the result's "covariance").
-    A result with a friction drift (``identify.drift``) adds the drift's torque at the log's
-    operating time (``since_cold``: seconds since the cold start at its first sample, inf for
-    warm; else the log's ``since_cold`` column or the identification's record) or temperatures."""
-    if result["n"] != robot.n:
-        raise DataError(f"result has n = {result['n']} joints but robot '{robot.name}' has {robot.n}")
-    options, base, beta, prep = result_model(result)
-    prep = replace(prep, decimate=1, min_velocity=0.0, filter_torque=filter_torque, **(prep_override or {}))
-    mapping = mapping or ColumnMapping.from_dict(result.get("column_mapping"))
-    cov = parameter_covariance(result) if with_std else None
-    drift = stored_drift(result, options)
-    if drift is not None:
-        drift, drift_cov = drift
-        covariate = log_covariate(drift.mode, path, mapping, robot.n, since_cold, trained_entry(result, path))
-        coefficients = np.nan_to_num(drift.coefficients).reshape(-1)
-        if with_std:
-            if drift_cov is None:
-                raise DataError("the result holds no covariance of its friction drift (friction_drift.covariance)")
-            cov = drift_cov
-    with single_blas_thread():  # see pipeline.accumulate_sources
-        for chunk, keep, _ in with_edges(prepared_chunks(path, robot, mapping, prep, chunk_rows, keep_short=True), prep):
-            tau_hat = np.empty((len(chunk), robot.n))
-            tau_std = None if cov is None else np.empty((len(chunk), robot.n))
-            for s in range(0, len(chunk), PREDICT_BLOCK):
-                sl = slice(s, s + PREDICT_BLOCK)
-                y = identification_regressor(robot, chunk.q[sl], chunk.dq[sl], chunk.ddq[sl], options)
-                y = y[..., base.independent]
-                if drift is not None:  # the drift's own columns, placed after the base parameters
-                    y = np.concatenate([y, drift.place(drift.columns(chunk.dq[sl], covariate.at(chunk.t[sl])))], axis=2)
-                tau_hat[sl] = y @ (beta if drift is None else np.concatenate([beta, coefficients]))
-                if cov is not None:
-                    tau_std[sl] = torque_std(y, cov)
-            if not np.all(np.isfinite(tau_hat)):
-                k = int(np.flatnonzero(~np.all(np.isfinite(tau_hat), axis=1))[0])
-                raise DataError(f"{path}: the model's torque is not finite at t = {chunk.t[k]:.6g} s; the result's "
-                                f"parameters (largest |value| {np.max(np.abs(beta)):.3g}) cannot be right")
-            segment = np.zeros(len(chunk), dtype=np.int64) if chunk.segment is None else chunk.segment
-            out = {"t": chunk.t, "tau_hat": tau_hat, "tau": chunk.tau, "q": chunk.q, "dq": chunk.dq, "ddq": chunk.ddq,
-                   "interior": keep, "segment": segment, "notes": list(chunk.notes), "filled": chunk.filled}
-            if cov is not None:
-                out["tau_std"] = tau_std
-            yield out
-
-
-def predict_file(robot, result: dict, path, mapping: ColumnMapping | None = None, chunk_rows: int = 50_000,
-                 filter_torque: bool = False, prep_override: dict | None = None, with_std: bool = False,
-                 since_cold: float | None = None) -> dict:
-    """``predict_chunks`` of a whole file in memory: the same keys, arrays over all samples
-    ("tau" None when the file has no torques; "tau_std" with ``with_std``); for long logs prefer
-    the chunks."""
-    parts = {key: [] for key in ("t", "tau_hat", "tau", "q", "dq", "ddq", "interior", "segment")
-             + (("tau_std",) if with_std else ())}
-    notes = []
-    for chunk in predict_chunks(robot, result, path, mapping, chunk_rows, filter_torque, prep_override, with_std,
-                                since_cold):
-        notes.extend(chunk["notes"])
-        if len(chunk["t"]) == 0:
-            continue
-        for key, values in parts.items():
-            if chunk[key] is not None:
-                values.append(chunk[key])
-    out = {key: np.concatenate(values) if values else None for key, values in parts.items()}
-    out["notes"] = list(dict.fromkeys(notes))
-    return out

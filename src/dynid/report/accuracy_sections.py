@@ -87,7 +87,7 @@ def band(ctx: Context) -> Section:
     if "covariance" not in ctx.result:
         return missing("band", title, "the result holds no parameter covariance (identified by an older dynid)")
     from dynid.identify.bands import band_std, coverage
-    from dynid.identify.result import predict_file
+    from dynid.identify.prediction import predict_file
     from dynid.report.figures import data_uri, plt
 
     pred = predict_file(ctx.robot, ctx.result, log, with_std=True)

@@ -100,8 +100,8 @@ def trust_sentence(ctx: Context) -> str:
 
 
 def predictions(ctx: Context, path) -> dict:
-    """label -> ``identify.result.predict_file`` output on ``path`` (cached)."""
-    from dynid.identify.result import predict_file
+    """label -> ``identify.prediction.predict_file`` output on ``path`` (cached)."""
+    from dynid.identify.prediction import predict_file
 
     if path not in ctx.predictions:
         ctx.predictions[path] = {label: predict_file(ctx.robot, result, path) for label, result in models(ctx)}
