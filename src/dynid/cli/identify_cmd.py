@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import os
 from pathlib import Path
 
@@ -75,156 +74,51 @@ def identify(robot: str = robot_option(),
              prefilter_hz: float = typer.Option(0.0, "--prefilter-hz", help="--drive: zero-phase low-pass of q, dq "
                                                 "before the regressor [Hz] (noisy speeds: e.g. 10; 0 = off)")) -> None:
     """Identify the base parameters of ROBOT from joint data logs (one fit); writes result.json."""
-    import numpy as np
-
-    from dynid.data.sources import check_sources, expand_sources
-    from dynid.identify.base import base_parameters
-    from dynid.identify.normal_equations import NormalEquations
-    from dynid.identify.pipeline import (
-        accumulate_sources, make_estimator, per_cycle, prepared_sources, stacked_regressor,
-    )
-    from dynid.identify.result import build_result, write_result
-    from dynid.identify.undetermined import annotate, find_undetermined, fit_determined, fit_determined_arrays
-
     passive_openmp_workers()
-    r = dynid.load_robot(robot)
     mapping = O.mapping_from(rename, columns, time_unit, degrees, motor_side, current_gain, negate, ignore, topic,
                              stamp)
-    paths = expand_sources(data)
     if drive is not None:
+        from dynid.data.sources import expand_sources
+
+        paths = expand_sources(data)
         if len(paths) > 1:
             raise DataError(f"--drive identifies from one log; {len(paths)} files given")
         from dynid.cli.drive_cmd import identify_drive
-        identify_drive(robot, r, paths[0], out, drive, drive_input, known, filter_hz, skip_seconds, back_emf,
-                       O.model_from(friction, rotor_inertia, offset, smooth_sign), prefilter_hz)
+        identify_drive(robot, dynid.load_robot(robot), paths[0], out, drive, drive_input, known, filter_hz,
+                       skip_seconds, back_emf, O.model_from(friction, rotor_inertia, offset, smooth_sign),
+                       prefilter_hz)
         return
-    check_sources(paths, mapping)
-    options = O.model_from(friction, rotor_inertia, offset, smooth_sign)
     cutoff = O.lowpass_from(lowpass)
-    prep = O.preprocessing_from(cutoff if isinstance(cutoff, float) else None, derivative, resample, decimate,
-                                min_velocity, segments, max_gap, tau_delay, bridge_gap, filter_torque)
-    base = base_parameters(r, options, tol=tol)
-    extra, cv_notes = {}, []
-    if not isinstance(cutoff, float):
-        prep, extra["lowpass_selection"], cv_notes = _auto_lowpass(r, paths, options, base, prep, mapping, nan,
-                                                                   cutoff == "auto", cv_folds, excitation,
-                                                                   max_condition, chunk_rows, still_range,
-                                                                   filter_torque)
-    kw = {"max_condition": max_condition}
-    if estimator == "irls":
-        if irls_iterations < 1:
-            raise DataError(f"--irls-iterations {irls_iterations}: expected at least 1")
-        kw["max_iter"] = irls_iterations
-    if estimator == "pc":
-        kw["bound"] = prior_bound
-        if regularize is not None:
-            kw["regularize"], extra["regularization"] = _regularization(regularize, r, paths, options, base, prep,
-                                                                        mapping, nan, cv_folds, kw, chunk_rows,
-                                                                        still_range)
-    elif regularize is not None:
-        raise DataError(f"--regularize needs --estimator pc (got --estimator {estimator})")
-
-    def make():
-        return make_estimator(estimator, r, options, base, **kw)
-
-    if friction_drift is not None:
-        from dynid.identify.drift import check_mode
-        check_mode(friction_drift, options, r)
-        if estimator not in ("ols", "wls"):
-            raise DataError(f"--friction-drift: --estimator {estimator} is not available with a drifting friction; "
-                            "use ols or wls")
-    if estimator == "irls" or by or cycles or friction_drift:
-        readies = prepared_sources(r, paths, options, mapping, prep, nan)
-        if friction_drift:
-            from dynid.data.covariates import parse_since_cold
-            from dynid.identify.drift_fit import training_covariates
-            timings, covariates = training_covariates(r, readies, mapping, friction_drift, parse_since_cold(since_cold))
-        if cycles:
-            from dynid.identify.cycle_groups import cycle_mask, parse_cycles
-            extra["cycles"] = parse_cycles(cycles, np.concatenate([d.cycle for d in readies if d.cycle is not None])
-                                           if any(d.cycle is not None for d in readies) else None)
-            picks = [cycle_mask(d.cycle, cycles, d.source) for d in readies]
-            readies = [d.select(pick) for d, pick in zip(readies, picks)]
-            if friction_drift:
-                covariates = [c[pick] for c, pick in zip(covariates, picks)]
-        if friction_drift:
-            from dynid.identify.drift_fit import identify_drifting
-            drifting, counts, found = identify_drifting(r, readies, covariates, options, base, prep, make,
-                                                        friction_drift, still_range)
-            est, ne = drifting.estimator, drifting.ne
-            extra["friction_drift"] = drifting.result_entry(timings)
-        else:
-            y, tau, mask, counts, span = stacked_regressor(r, readies, options, base, prep)
-            found = find_undetermined(r, options, base, *span, still_range)
-            est = fit_determined_arrays(make, y, tau, mask, base, found) if estimator != "pc" else make().fit(y, tau, mask)
-            ne = NormalEquations(r.n, base.rank)
-            ne.add(y, tau, mask)
-        samples = sum(c.samples for c in counts)
-        notes = [(f"{d.source}: " if len(readies) > 1 else "") + note for d in readies for note in d.notes]
-        if by:
-            if friction_drift:  # each cycle of the warm robot: the fitted drift taken off (identify.drift_fit)
-                from dynid.identify.drift_fit import without_drift
-                readies = without_drift(readies, covariates, drifting.drift)
-            stats = per_cycle(r, readies, options, base, make, by, prep, prepared=True)
-            extra["per_" + by] = {"labels": stats["labels"], "failed": stats["failed"],
-                                  "mean": stats["mean"].tolist(), "std": stats["std"].tolist(),
-                                  "relative_spread": [None if not np.isfinite(v) else float(v)
-                                                      for v in stats["relative_spread"]],
-                                  "values": stats["values"].tolist()}
-            if by == "cycle":
-                from dynid.identify.cycle_stats import statistics_to_json, thesis_statistics
-                extra["per_cycle"]["statistics"] = statistics_to_json(
-                    thesis_statistics(stats["values"], stats["labels"], skip_first))
-    else:
-        acc = accumulate_sources(r, paths, options, base, mapping, prep, chunk_rows, nan)
-        found = find_undetermined(r, options, base, acc.q_min, acc.q_max, still_range)
-        est = fit_determined(make, acc.ne, base, found, pc=estimator == "pc")
-        ne, samples, notes, counts = acc.ne, acc.samples, acc.notes, acc.sources
-    extra["sources"] = [c.to_dict() for c in counts]
-    if essential:
-        from dynid.identify.essential import essential_parameters
-        sigma2 = getattr(est, "sigma2_", None)
-        extra["essential"] = essential_parameters(ne, base.names, None if sigma2 is None else
-                                                  1.0 / np.maximum(sigma2, 1e-300), found=found)
-    result = build_result(robot, r, options, base, est, ne, prep, mapping, samples, cv_notes + list(notes),
-                          str(paths[0]), extra)
-    result["warnings"] = command_warnings() + result["warnings"]  # e.g. positions far outside the limits
-    annotate(result, found, r, base, estimator)
-    write_result(out, result)
-    _print_lowpass(extra.get("lowpass_selection"))
+    idn = dynid.Identification(robot, estimator=estimator, friction=friction, offset=offset,
+                               rotor_inertia=rotor_inertia, smooth_sign=smooth_sign,
+                               lowpass="auto" if cutoff in (None, "auto") else cutoff,
+                               lowpass_fallback=cutoff is None, cv_folds=cv_folds, excitation=excitation,
+                               derivative=derivative, resample=resample, decimate=decimate,
+                               min_velocity=min_velocity, segments=segments, max_gap=max_gap, tau_delay=tau_delay,
+                               still_range=still_range, nan=nan, chunk_rows=chunk_rows, prior_bound=prior_bound,
+                               per=by, skip_first=skip_first, cycles=cycles, essential=essential,
+                               max_condition=max_condition, irls_iterations=irls_iterations, tol=tol)
+    fitted = idn.fit_files(data, mapping)
+    fitted.save(out)
+    result = fitted.document
+    _print_lowpass(result.get("lowpass_selection"))
     _print_result(result)
-    if friction_drift:
-        _print_drift(r, result)
     if essential:
-        ess = extra["essential"]
+        ess = result["essential"]
         console.print(f"essential parameters: {ess['count']} of {ess['of']} ("
                       + ", ".join(p["name"] for p in ess["parameters"]) + f"); relative error "
                       f"{100 * ess['relative_error']['essential']:.3f} % (all base parameters "
                       f"{100 * ess['relative_error']['base']:.3f} %)")
     if by:
+        import numpy as np
+
         from dynid.cli.cycles_cmd import print_per_cycle_statistics
         print_per_cycle_statistics(result, by)
-        per = extra["per_" + by]
+        per = result["per_" + by]
         spread = [v for v in per["relative_spread"] if v is not None]
         console.print(f"per {by}: {len(per['labels'])} identified ({len(per['failed'])} failed); "
                       f"median cross-{by} spread {np.median(spread) if spread else float('nan'):.2f} % of the mean")
     console.print(f"wrote [bold]{out}[/]")
-
-
-def _auto_lowpass(r, paths, options, base, prep, mapping, nan, strict, folds, excitation, max_condition, chunk_rows,
-                  still_range, filter_torque=None):
-    """--lowpass auto (identify.crossval): the cutoff chosen by blocked cross-validation."""
-    from dynid.identify.crossval import auto_lowpass
-
-    bandwidth = None
-    if excitation is not None:
-        from dynid.excite.fileio import load_trajectory
-
-        traj = load_trajectory(excitation, r.n, r.name)
-        bandwidth = max(traj.harmonics) * traj.w_f / (2.0 * math.pi)  # highest harmonic [Hz]
-    prep, selection, notes = auto_lowpass(r, paths, options, base, prep, mapping, nan, strict, folds, bandwidth,
-                                          max_condition, chunk_rows, still_range, filter_torque)
-    return prep, selection, notes
 
 
 def _regularization(text, r, paths, options, base, prep, mapping, nan, folds, kw, chunk_rows, still_range):

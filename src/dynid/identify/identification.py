@@ -1,0 +1,356 @@
+"""One identification, as a library call: ``dynid.Identification``.
+
+    robot = dynid.load_robot("er3a")
+    idn = dynid.Identification(robot, offset=True)             # configure (the options of dynid identify)
+    result = idn.fit(t, q, tau, dq=dq)                         # arrays in SI units, time-major (N, n)
+    result = idn.fit_files(["a.csv", "b.parquet"])             # or files, streamed in bounded memory
+    result.names, result.values, result.std                    # base parameters (identify/identification_result.py)
+    tau_hat = result.predict(t, q, dq=dq)                      # preprocessed as in training
+    result.save("result.json")                                 # exactly what dynid identify writes
+
+The steps, in order, are those of ``dynid identify`` (which calls this class, as do the fleet
+and the demo):
+
+1. the model (``ModelOptions``) and its base parameters (``base.base_parameters``, QR of the
+   regressor on random states, thesis 2.3);
+2. the preprocessing; with ``lowpass="auto"`` the cutoff is chosen by blocked cross-validation
+   of the log (``crossval.auto_lowpass``);
+3. the data: streamed into per-joint normal equations (``pipeline.accumulate_sources``: OLS,
+   WLS, PC), or held in memory when the estimator needs the samples (IRLS) or when cycles are
+   selected or identified one by one (``per``, ``cycles``);
+4. the base parameters the data leave undetermined (joints held still:
+   ``undetermined.find_undetermined``) keep the description's values, the others are fitted;
+5. the result.json document (``result.build_result``), with the warnings issued on the way.
+
+Arrays go through exactly the readers a file goes through (``data.arrays.ArrayLog``: the same
+chunks, cleaning, segments, filters), so ``fit`` on arrays and ``fit_files`` on the same
+samples written to a file give the same numbers.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+import numpy as np
+
+from dynid.data.arrays import ArrayLog
+from dynid.data.columns import ColumnMapping
+from dynid.data.preprocess import Preprocessing
+from dynid.errors import DataError, DynidWarning
+from dynid.identify.model import ModelOptions
+from dynid.identify.undetermined import STILL_RANGE
+
+
+@dataclass
+class Identification:
+    """Configuration of an identification (scikit-learn life cycle: configure, then ``fit``).
+
+    robot: a ``dynid.Robot`` or its spec (builtin name, .urdf or .yaml path); spec: how
+    result.json names the robot ("robot"; default: the spec given, else the builtin's name or
+    the description's path). The other fields are the options of ``dynid identify``, same names
+    and defaults:
+
+    estimator: ols | wls | irls | pc (physically consistent)
+    friction: none | coulomb-viscous | polynomial | asymmetric; offset: per-joint torque offset;
+    rotor_inertia: I_a ddq per joint; smooth_sign: velocity scale of a tanh sign [rad/s | m/s]
+    lowpass: cutoff [Hz] of the zero-phase low-pass before differentiation, 0 = off, None =
+      min(20 Hz, fs/10), "auto" = chosen by blocked cross-validation; lowpass_fallback: when the
+      log is too short for the folds of "auto", use min(20 Hz, fs/10) with a note (else an error)
+    cv_folds: folds of "auto"; excitation: the log's excitation trajectory (a dynid excite JSON
+      file or builtin name, or a trajectory object): its highest harmonic narrows the cutoff grid
+    derivative: central | savgol; resample: rate [Hz] (irregular logs are always resampled);
+      decimate: parallel filtering and decimation factor; min_velocity: samples of a joint
+      slower than this [rad/s | m/s] are left out; segments: gaps | auto; max_gap: a step longer
+      than this multiple of the median step splits the log; tau_delay: the torque lags by [s]
+    still_range: a joint moving less than this [rad; a tenth in m] is held still (0 = off)
+    nan: drop | reject rows with NaN; chunk_rows: rows read at a time (bounded memory)
+    prior_bound: pc, keep rigid-body parameters within this fraction of the robot's own
+    per: also identify each "cycle", "stage" or "segment" (result "per_<per>");
+      skip_first: per cycle, statistics also without the first K cycles
+    cycles: identify on these cycles only ("6-24", "3,9", "last19", "unit1")
+    essential: also the essential parameters (Pham & Gautier 1991; result "essential")
+    max_condition: refuse fits above this condition number; irls_iterations: at most this many
+      reweightings; tol: relative QR tolerance of the base parameters (None: 1e-8)
+    seed: of the random states on which the base parameters and the undetermined ones are found
+    """
+
+    robot: object
+    estimator: str = "ols"
+    friction: str = "coulomb-viscous"
+    offset: bool = False
+    rotor_inertia: bool = True
+    smooth_sign: float = 0.0
+    lowpass: float | str | None = "auto"
+    lowpass_fallback: bool = True
+    cv_folds: int = 5
+    excitation: object = None
+    derivative: str = "central"
+    resample: float | None = None
+    decimate: int = 1
+    min_velocity: float = 0.0
+    segments: str = "gaps"
+    max_gap: float = 5.0
+    tau_delay: float = 0.0
+    still_range: float = STILL_RANGE
+    nan: str = "drop"
+    chunk_rows: int = 50_000
+    prior_bound: float | None = None
+    per: str | None = None
+    skip_first: int = 5
+    cycles: str | None = None
+    essential: bool = False
+    max_condition: float = 1e7
+    irls_iterations: int = 50
+    tol: float | None = None
+    seed: int = 0
+    spec: str | None = None
+    _load_warnings: list = field(init=False, repr=False, default_factory=list)
+
+    def __post_init__(self):
+        from dynid.identify.pipeline import ESTIMATOR_NAMES
+        from dynid.robot import Robot, load_robot
+
+        if isinstance(self.robot, Robot):
+            if self.spec is None:
+                self.spec = self.robot.name if self.robot.source == "builtin" else str(self.robot.source)
+        else:
+            self.spec = self.spec or str(self.robot)
+            with _recorded(self._load_warnings):
+                self.robot = load_robot(self.robot)
+        if self.estimator not in ESTIMATOR_NAMES:
+            raise DataError(f"estimator '{self.estimator}' unknown, expected one of {list(ESTIMATOR_NAMES)}")
+        if self.estimator == "irls" and self.irls_iterations < 1:
+            raise DataError(f"--irls-iterations {self.irls_iterations}: expected at least 1")
+        if isinstance(self.lowpass, str) and self.lowpass != "auto":
+            raise DataError(f"--lowpass: expected a cutoff in Hz, 0 (off) or 'auto', got '{self.lowpass}'")
+        self.options = ModelOptions(friction=self.friction, rotor_inertia=self.rotor_inertia, offset=self.offset,
+                                    smooth_sign=self.smooth_sign)
+        self.prep = Preprocessing(lowpass_hz=None if self.lowpass == "auto" else self.lowpass,
+                                  derivative=self.derivative, resample_hz=self.resample, decimate=self.decimate,
+                                  min_velocity=self.min_velocity, segments=self.segments, max_gap=self.max_gap,
+                                  tau_delay=self.tau_delay)
+
+    def __repr__(self) -> str:
+        """The robot's spec and the options that differ from the defaults (scikit-learn style)."""
+        changed = [f"{f.name}={getattr(self, f.name)!r}" for f in fields(self)
+                   if f.init and f.name not in ("robot", "spec") and getattr(self, f.name) != f.default]
+        return f"Identification({', '.join([repr(self.spec)] + changed)})"
+
+    def clone(self, **changes) -> "Identification":
+        """The same configuration with ``changes`` (scikit-learn's ``set_params`` on a copy)."""
+        given = {f.name: getattr(self, f.name) for f in fields(self) if f.init}
+        return Identification(**{**given, **changes})
+
+    # -- fit -----------------------------------------------------------------------------
+    def fit(self, t, q, tau, dq=None, ddq=None, columns: dict | None = None,
+            name: str = "arrays") -> "IdentificationResult":  # noqa: F821
+        """Identify from arrays: t (N,) [s], q and tau (N, n) [rad | m, N m | N], dq and ddq (N, n)
+        or None (estimated from q); ``columns``: more columns by their file names (``cycle``,
+        ``stage``, ``segment``, ``temp1``..); ``name``: how notes and result.json name the data."""
+        return self._identify([ArrayLog.from_signals(t, q, tau, dq, ddq, columns, name)], ColumnMapping())
+
+    def fit_files(self, paths, mapping: ColumnMapping | None = None) -> "IdentificationResult":  # noqa: F821
+        """Identify from joint data files (CSV, Parquet, ROS bags; globs and directories as
+        ``--data``), each preprocessed on its own, all in one least-squares problem; ``mapping``:
+        how the files' layout maps onto the contract columns (``--rename``, ``--degrees``...)."""
+        return self._identify([paths] if isinstance(paths, (str, Path, ArrayLog)) else list(paths), mapping)
+
+    def _identify(self, sources: list, mapping: ColumnMapping | None):
+        from dynid.data.sources import check_sources, expand_sources
+
+        found_warnings: list[str] = []
+        with _recorded(found_warnings):
+            mapping = mapping or ColumnMapping()
+            files = [s for s in sources if not isinstance(s, ArrayLog)]
+            sources = [s for s in sources if isinstance(s, ArrayLog)] + (expand_sources(files) if files else [])
+            check_sources(sources, mapping)
+            base = self.base_parameters()
+            prep, extra, notes = self.preprocessing(sources, mapping, base)
+            if self.estimator == "irls" or self.per or self.cycles:
+                fitted = self._fit_in_memory(sources, mapping, base, prep)
+            else:
+                acc = self.accumulate(sources, mapping, base, prep)
+                fitted = self.solve(acc.ne, acc.q_min, acc.q_max, base)
+                fitted.samples, fitted.notes = acc.samples, list(acc.notes)
+                fitted.extra["sources"] = [c.to_dict() for c in acc.sources]
+            document = self.document(fitted, base, prep, mapping, notes, str(sources[0]), extra)
+        return self._result(document, found_warnings)
+
+    def base_parameters(self):
+        """The base parameters of the model (``identify.base.base_parameters``)."""
+        from dynid.identify.base import base_parameters
+
+        return base_parameters(self.robot, self.options, seed=self.seed, tol=self.tol)
+
+    def preprocessing(self, sources: list, mapping: ColumnMapping, base) -> tuple[Preprocessing, dict, list[str]]:
+        """(preprocessing, result.json additions, notes): ``lowpass="auto"`` chooses the cutoff
+        by cross-validation of ``sources`` ("lowpass_selection")."""
+        if self.lowpass != "auto":
+            return self.prep, {}, []
+        from dynid.identify.crossval import auto_lowpass
+
+        prep, selection, notes = auto_lowpass(self.robot, sources, self.options, base, self.prep, mapping, self.nan,
+                                              not self.lowpass_fallback, self.cv_folds, self.bandwidth(),
+                                              self.max_condition, self.chunk_rows, self.still_range)
+        return prep, {"lowpass_selection": selection}, notes
+
+    def bandwidth(self) -> float | None:
+        """Highest harmonic [Hz] of ``excitation`` (None without one)."""
+        if self.excitation is None:
+            return None
+        traj = self.excitation
+        if isinstance(traj, (str, Path)):
+            from dynid.excite.fileio import load_trajectory
+
+            traj = load_trajectory(str(traj), self.robot.n, self.robot.name)
+        return max(traj.harmonics) * traj.w_f / (2.0 * math.pi)
+
+    def make_estimator(self, base):
+        """A fresh estimator of the configured kind (``pipeline.make_estimator``)."""
+        from dynid.identify.pipeline import make_estimator
+
+        kw = {"max_condition": self.max_condition}
+        if self.estimator == "irls":
+            kw["max_iter"] = self.irls_iterations
+        if self.estimator == "pc":
+            kw["bound"] = self.prior_bound
+        return make_estimator(self.estimator, self.robot, self.options, base, **kw)
+
+    def accumulate(self, sources: list, mapping: ColumnMapping, base, prep: Preprocessing,
+                   workers: int | None = None, cuts: list | None = None):
+        """The streamed normal equations of ``sources`` (``pipeline.accumulate_sources``: per file
+        and segment; ``workers`` compute threads, default one per core; ``cuts``: per source,
+        times that cut it into blocks of time whose equations are kept apart)."""
+        from dynid.identify.pipeline import accumulate_sources
+
+        return accumulate_sources(self.robot, sources, self.options, base, mapping, prep, self.chunk_rows, self.nan,
+                                  workers, cuts=cuts)
+
+    def solve(self, ne, q_min, q_max, base) -> "Fitted":
+        """The configured estimator fitted to normal equations ``ne`` (``NormalEquations``) of
+        samples whose joint positions span [q_min, q_max] (n,): the base parameters those data
+        leave undetermined (joints held still) keep the description's values."""
+        from dynid.identify.undetermined import find_undetermined
+
+        found = find_undetermined(self.robot, self.options, base, q_min, q_max, self.still_range, self.seed)
+        return Fitted(self.refit(ne, base, found), ne, 0, [], found)
+
+    def refit(self, ne, base, found):
+        """A fresh estimator fitted to ``ne`` with the undetermined parameters ``found`` held as in
+        the fit (held-out validation refits without a fold: ``crossval``, ``fleet.validation``)."""
+        from dynid.identify.undetermined import fit_determined
+
+        return fit_determined(lambda: self.make_estimator(base), ne, base, found, pc=self.estimator == "pc")
+
+    def _fit_in_memory(self, sources, mapping, base, prep) -> "Fitted":
+        """IRLS, ``per`` and ``cycles``: the samples of every source held in memory."""
+        from dynid.identify.normal_equations import NormalEquations
+        from dynid.identify.pipeline import prepared_sources, stacked_regressor
+        from dynid.identify.undetermined import find_undetermined, fit_determined_arrays
+
+        r, options = self.robot, self.options
+        readies = prepared_sources(r, sources, options, mapping, prep, self.nan)
+        more = {}
+        if self.cycles:
+            from dynid.identify.cycle_groups import cycle_mask, parse_cycles
+
+            labelled = [d.cycle for d in readies if d.cycle is not None]
+            more["cycles"] = parse_cycles(self.cycles, np.concatenate(labelled) if labelled else None)
+            readies = [d.select(cycle_mask(d.cycle, self.cycles, d.source)) for d in readies]
+        y, tau, mask, counts, span = stacked_regressor(r, readies, options, base, prep)
+        found = find_undetermined(r, options, base, *span, self.still_range, self.seed)
+        make = lambda: self.make_estimator(base)  # noqa: E731
+        est = fit_determined_arrays(make, y, tau, mask, base, found) if self.estimator != "pc" else \
+            make().fit(y, tau, mask)
+        ne = NormalEquations(r.n, base.rank)
+        ne.add(y, tau, mask)
+        notes = [(f"{d.source}: " if len(readies) > 1 else "") + note for d in readies for note in d.notes]
+        if self.per:
+            more["per_" + self.per] = self._per(readies, base, prep, make)
+        more["sources"] = [c.to_dict() for c in counts]
+        return Fitted(est, ne, sum(c.samples for c in counts), notes, found, more)
+
+    def _per(self, readies, base, prep, make) -> dict:
+        """Each cycle (stage, segment) identified alone: result.json "per_<per>" (thesis 5.1.5)."""
+        from dynid.identify.pipeline import per_cycle
+
+        stats = per_cycle(self.robot, readies, self.options, base, make, self.per, prep, prepared=True)
+        out = {"labels": stats["labels"], "failed": stats["failed"], "mean": stats["mean"].tolist(),
+               "std": stats["std"].tolist(),
+               "relative_spread": [None if not np.isfinite(v) else float(v) for v in stats["relative_spread"]],
+               "values": stats["values"].tolist()}
+        if self.per == "cycle":
+            from dynid.identify.cycle_stats import statistics_to_json, thesis_statistics
+
+            out["statistics"] = statistics_to_json(thesis_statistics(stats["values"], stats["labels"],
+                                                                     self.skip_first))
+        return out
+
+    def document(self, fitted: "Fitted", base, prep: Preprocessing, mapping: ColumnMapping, notes: list[str],
+                 data_name: str, extra: dict) -> dict:
+        """The result.json dictionary of a fit (``result.build_result``, the undetermined
+        parameters marked; ``extra``: more fields, e.g. "lowpass_selection")."""
+        from dynid.identify.result import build_result
+        from dynid.identify.undetermined import annotate
+
+        extra = {**extra, **fitted.extra}
+        if self.essential:
+            from dynid.identify.essential import essential_parameters
+
+            sigma2 = getattr(fitted.est, "sigma2_", None)
+            extra["essential"] = essential_parameters(fitted.ne, base.names, None if sigma2 is None else
+                                                      1.0 / np.maximum(sigma2, 1e-300), found=fitted.found)
+        document = build_result(self.spec, self.robot, self.options, base, fitted.est, fitted.ne, prep, mapping,
+                                fitted.samples, notes + list(fitted.notes), data_name, extra)
+        annotate(document, fitted.found, self.robot, base, self.estimator)
+        return document
+
+    def _result(self, document: dict, issued: list[str]):
+        """The result object; the DynidWarnings issued while fitting come first in its warnings."""
+        from dynid.identify.identification_result import IdentificationResult
+
+        document["warnings"] = list(dict.fromkeys(self._load_warnings + issued)) + document["warnings"]
+        return IdentificationResult.from_dict(document, self.robot)
+
+
+@dataclass
+class Fitted:
+    """An estimator fitted to some data, with what result.json needs of the data: the normal
+    equations ``ne``, the sample count, the notes, the undetermined parameters ``found`` and
+    result.json additions (``extra``: "sources", "per_cycle"...)."""
+
+    est: object
+    ne: object
+    samples: int
+    notes: list[str]
+    found: object
+    extra: dict = field(default_factory=dict)
+
+
+class _recorded:
+    """Collect the DynidWarnings of a block into a list (texts), then issue them again, so that
+    the caller's handlers (the CLI's warning lines) still see each once."""
+
+    def __init__(self, into: list[str]):
+        self.into = into
+
+    def __enter__(self):
+        self._catch = warnings.catch_warnings(record=True)
+        self._caught = self._catch.__enter__()
+        warnings.simplefilter("always", DynidWarning)
+        return self.into
+
+    def __exit__(self, *exc):
+        self._catch.__exit__(*exc)
+        for w in self._caught:
+            if issubclass(w.category, DynidWarning):
+                if str(w.message) not in self.into:
+                    self.into.append(str(w.message))
+                warnings.warn(DynidWarning(str(w.message)), stacklevel=3)
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        return False
+
