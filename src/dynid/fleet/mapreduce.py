@@ -13,7 +13,7 @@ Data flow (only the normal equations travel, never the samples):
 
 Why the numbers equal ``dynid identify`` on the same files: a group's normal equations are
 the sums of its files' (thesis eq. 2.9 as sums), each file's come from the same
-``accumulate_file`` as the in-process path, and the estimator sees the same sums up to
+``Identification.accumulate`` as the in-process path, and the estimator sees the same sums up to
 rounding (the order of additions differs, ~1e-15 relative).
 
 Why few tasks: a Dask task costs about 1 ms of scheduler CPU and 1 ms of worker CPU whatever
@@ -224,27 +224,26 @@ def identify_fleet(client, plan: Plan, out, say=print, retries: int = 2, checkpo
 
 def identify_in_process(plan: Plan, threads: int | None = None) -> list[dict]:
     """The same groups without Dask, as ``dynid identify --data F1 --data F2 ...`` streams them:
-    ``identify.pipeline.accumulate_sources`` over a group's readable files with ``threads``
+    ``Identification.accumulate`` over a group's readable files with ``threads``
     compute threads (default one per core), one solve per group. The reference of the tests
     and of bench/fleet.py (a file that fails while streaming fails its group here)."""
     from dynid.errors import DynidError
     from dynid.fleet.validation import add_folds
-    from dynid.identify.pipeline import accumulate_sources
 
     infos = {info.relpath: info for g in plan.todo
              for info in inspect_files([(f.url, f.relpath) for f in g.files], plan.models[g.model_id].mapping)}
     check_joint_counts(plan, infos)
     rows = []
     for group in plan.todo:
-        model, st = plan.models[group.model_id], plan.models[group.model_id].settings
+        model = plan.models[group.model_id]
         good = [f for f in group.files if infos[f.relpath].error is None]
         part = Partial(errors=_left_out(group, infos))
         plan_folds = _folds(group, infos)
         try:
             with recorded_warnings(part.warnings):
-                acc = accumulate_sources(model.robot, [f.url for f in good], st.options, model.base, model.mapping,
-                                         st.prep, st.chunk_rows, st.nan, threads,
-                                         cuts=[plan_folds[f.relpath][1] for f in good])
+                acc = model.identification.accumulate([f.url for f in good], model.mapping, model.base,
+                                                      model.settings.prep, threads,
+                                                      cuts=[plan_folds[f.relpath][1] for f in good])
             folds: dict = {}
             for f, source in zip(good, acc.sources):
                 add_folds(folds, plan_folds[f.relpath][0], source.blocks)

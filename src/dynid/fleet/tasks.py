@@ -4,16 +4,16 @@ These are plain functions of picklable values (no Dask import here), so the same
 in-process, on a ``LocalCluster`` or on any Dask cluster:
 
 - ``inspect_files``: Parquet footers only: joint count (columns q1..qn), rows, time span;
-- ``map_file``: ``identify.pipeline.accumulate_file`` on one file (one compute thread: the
+- ``map_file``: ``Identification.accumulate`` (``identify.identification``) on one file (one compute thread: the
   cluster's workers are the parallelism) -> a ``Partial`` with its per-joint normal
   equations (thesis eq. 2.9 as sums, ``identify.normal_equations``), O(n b^2) floats;
   ``map_files``: the sum of several files' partials, in order (one task for a batch of files);
 - ``merge_partials``: sums of partials (a node of the reduce tree; addition of sums is
   exact up to rounding, and the tree's shape is fixed, so the result does not depend on
   which worker ran what);
-- ``solve_group``: the estimator on the summed equations -> one result row (``results.py``),
-  holding the base parameters the group's data leave undetermined as ``dynid identify`` does
-  (``identify.undetermined``), with a held-out validation from the equations of its folds
+- ``solve_group``: ``Identification.solve`` on the summed equations -> one result row
+  (``results.py``), holding the base parameters the group's data leave undetermined as
+  ``dynid identify`` does (``identify.undetermined``), with a held-out validation from the equations of its folds
   (each file, or blocks of time of a group's one file: ``validation.py``);
   ``identify_groups``: map and solve whole groups in one task (the usual case: a group is a
   robot-day of one or a few files, and one task per file would make the scheduler the limit).
@@ -57,6 +57,21 @@ class Settings:
                 "max_condition": self.max_condition, "nan": self.nan, "tol": self.tol,
                 "still_range": self.still_range}
 
+    def identification(self, robot, spec: str):
+        """The ``dynid.Identification`` of these settings on ``robot`` (named ``spec`` in results)."""
+        from dynid.identify.identification import Identification
+
+        o, p = self.options, self.prep
+        idn = Identification(robot, estimator=self.estimator, friction=o.friction, offset=o.offset,
+                             rotor_inertia=o.rotor_inertia, smooth_sign=o.smooth_sign, lowpass=p.lowpass_hz,
+                             derivative=p.derivative, resample=p.resample_hz, decimate=p.decimate,
+                             min_velocity=p.min_velocity, segments=p.segments, max_gap=p.max_gap,
+                             tau_delay=p.tau_delay, still_range=self.still_range, nan=self.nan,
+                             chunk_rows=self.chunk_rows, max_condition=self.max_condition, tol=self.tol, spec=spec)
+        if idn.options != o or idn.prep != p:
+            raise ValueError(f"settings not expressible as identify options: {o}, {p}")
+        return idn
+
 
 @dataclass
 class GroupModel:
@@ -67,7 +82,12 @@ class GroupModel:
     base: object             # identify.base.BaseParameters
     mapping: object          # data.columns.ColumnMapping
     settings: Settings
-    threads: int | None = 1  # compute threads of accumulate_file (None: one per core, as 'dynid identify')
+    threads: int | None = 1  # compute threads of the accumulation (None: one per core, as 'dynid identify')
+
+    @property
+    def identification(self):
+        """The ``dynid.Identification`` that maps and solves this model's groups."""
+        return self.settings.identification(self.robot, self.spec)
 
 
 @dataclass
@@ -210,14 +230,12 @@ def map_file(url: str, relpath: str, model: GroupModel, fold: int = 0, cuts=()) 
     """Normal equations of one file (module docstring), also per block of time (``cuts``: its
     cut times, the blocks are folds ``fold``, ``fold`` + 1, ...); a bad file gives an error entry."""
     from dynid.fleet.validation import add_folds
-    from dynid.identify.pipeline import accumulate_file
 
     found: list[str] = []
     try:
         with local_copy(url) as path, recorded_warnings(found, path, relpath if path != url else ""):
-            st = model.settings
-            acc = accumulate_file(model.robot, path, st.options, model.base, model.mapping, st.prep,
-                                  st.chunk_rows, st.nan, workers=model.threads, cuts=tuple(cuts))
+            acc = model.identification.accumulate([path], model.mapping, model.base, model.settings.prep,
+                                                  workers=model.threads, cuts=[tuple(cuts)])
     except TRANSIENT:
         raise
     except _file_errors() as exc:
@@ -266,42 +284,31 @@ def solve_group(model: GroupModel, keys: dict, meta: dict, *parts: Partial) -> d
     ``parts``: the root of its reduce tree)."""
     from dynid.fleet.results import failed_row, row_from
     from dynid.fleet.validation import fold_kind, held_out
-    from dynid.identify.pipeline import make_estimator
-    from dynid.identify.result import build_result
     from dynid.identify.threads import single_blas_thread
-    from dynid.identify.undetermined import annotate, find_undetermined, fit_determined
 
     part = merge_partials(*parts)
     if part.ne is None or part.samples == 0:
         why = "; ".join(f"{p}: {e}" for p, e in part.errors) or "no samples"
         return failed_row(keys, meta, part, f"no file of the group could be used ({why})")
-    st = model.settings
-    pc = st.estimator == "pc"
-
-    def make():
-        return make_estimator(st.estimator, model.robot, st.options, model.base, max_condition=st.max_condition)
-
+    idn = model.identification
     checks: list[str] = []
     try:
         with single_blas_thread(), recorded_warnings(checks):  # a 52 x 52 eigh: BLAS threads only wait for busy cores
-            found = find_undetermined(model.robot, st.options, model.base, part.q_min, part.q_max, st.still_range)
-            est = fit_determined(make, part.ne, model.base, found, pc=pc)
+            fitted = idn.solve(part.ne, part.q_min, part.q_max, model.base)
             with recorded_warnings([]):  # the refits' own warnings repeat the group's fit's
-                validation = held_out(part.folds, lambda ne: fit_determined(make, ne, model.base, found, pc=pc).coef_,
+                validation = held_out(part.folds, lambda ne: idn.refit(ne, model.base, fitted.found).coef_,
                                       fold_kind(len(part.files)))
     except DynidError as exc:
         return failed_row(keys, meta, part, _reason(exc))
     except np.linalg.LinAlgError as exc:
         return failed_row(keys, meta, part, f"the normal equations could not be solved ({exc})")
-    where = meta.get("where", "")
+    fitted.samples, fitted.notes = part.samples, part.notes
     seen = list(part.warnings) + checks
     with recorded_warnings(seen):
-        result = build_result(model.spec, model.robot, st.options, model.base, est, part.ne, st.prep,
-                              model.mapping, part.samples, part.notes, where,
+        result = idn.document(fitted, model.base, model.settings.prep, model.mapping, [], meta.get("where", ""),
                               extra={"fleet": {"group": keys, "files": part.files,
                                                "file_errors": [{"path": p, "error": e} for p, e in part.errors],
                                                "validation": validation}})
-    annotate(result, found, model.robot, model.base, st.estimator)
     if validation.get("validation_error"):
         seen.append(f"no held-out validation: {validation['validation_error']}")
     result["warnings"] = list(dict.fromkeys(result["warnings"] + seen))
