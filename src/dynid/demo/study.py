@@ -11,60 +11,34 @@ from dynid.data.io import atomic_write_text
 from dynid.demo.workspace import Workspace, skip_first
 
 
-def _result(ws: Workspace, estimator, acc, base, options, prep, extra=None) -> dict:
-    from dynid.data.columns import ColumnMapping
-    from dynid.identify.result import build_result, write_result
-
-    result = build_result(ws.settings.robot, ws.robot, options, base, estimator, acc.ne, prep, ColumnMapping(),
-                          acc.samples, acc.notes, ws.path("data").name, extra)
-    write_result(ws.path("result" if estimator.name != "pc" else "pc_result"), result)
-    return result
-
-
 def identify(ws: Workspace, progress) -> None:
-    """Least squares on the whole log and on each cycle (parameter evolution); PC on the whole log."""
-    from dynid.data.io import load_joint_data
-    from dynid.data.preprocess import Preprocessing
-    from dynid.identify.base import base_parameters
-    from dynid.identify.cycle_stats import statistics_to_json, thesis_statistics
-    from dynid.identify.pipeline import accumulate_file, make_estimator, per_cycle
-
-    from dynid.identify.crossval import choose_lowpass
+    """Least squares on the whole log and on each cycle (parameter evolution), with the essential
+    parameters and the low-pass cutoff chosen by cross-validation; PC on the whole log."""
+    from dynid.identify.identification import Identification
 
     options = ws.model_options()
-    base = base_parameters(ws.robot, options, seed=ws.settings.seed)
-    traj = ws.state.get("trajectory")  # its highest harmonic narrows the cutoff grid
-    bandwidth = None if traj is None else max(traj.harmonics) * traj.w_f / (2.0 * np.pi)
-    prep, selection = choose_lowpass(ws.robot, [ws.path("data")], options, base, Preprocessing(), bandwidth=bandwidth)
-    ws.figures["low-pass cutoff chosen by cross-validation [Hz]"] = selection.chosen_hz
-    acc = accumulate_file(ws.robot, ws.path("data"), options, base, prep=prep)
-    ols = make_estimator("ols", ws.robot, options, base).fit_normal_equations(acc.ne)
-    progress(0.2)
-    stats = per_cycle(ws.robot, load_joint_data(ws.path("data"), ws.robot), options, base,
-                      lambda: make_estimator("ols", ws.robot, options, base), "cycle", prep)
-    per = {"labels": stats["labels"], "failed": stats["failed"], "mean": stats["mean"].tolist(),
-           "std": stats["std"].tolist(), "values": stats["values"].tolist(),
-           "relative_spread": [None if not np.isfinite(v) else float(v) for v in stats["relative_spread"]],
-           "statistics": statistics_to_json(thesis_statistics(stats["values"], stats["labels"], skip_first(ws)))}
-    from dynid.identify.essential import essential_parameters
-
-    ols_result = _result(ws, ols, acc, base, options, prep,
-                         {"per_cycle": per, "lowpass_selection": selection.to_dict(),
-                          "essential": essential_parameters(acc.ne, base.names)})
+    idn = Identification(ws.robot, friction=options.friction, lowpass_fallback=False, seed=ws.settings.seed,
+                         excitation=ws.state.get("trajectory"),  # its highest harmonic narrows the cutoff grid
+                         per="cycle", skip_first=skip_first(ws), essential=True, spec=ws.settings.robot)
+    ols = idn.fit_files([ws.path("data")]).relative_to(ws.dir)
+    ws.figures["low-pass cutoff chosen by cross-validation [Hz]"] = ols.document["lowpass_selection"]["chosen_hz"]
+    ols.save(ws.path("result"))
     progress(0.7)
-    pc = make_estimator("pc", ws.robot, options, base).fit_normal_equations(acc.ne)
-    pc_result = _result(ws, pc, acc, base, options, prep, {"lowpass_selection": selection.to_dict()})
-    rel = [p["relative_std"] for p in ols_result["base_parameters"] if p["relative_std"] is not None]
-    ws.figures["base parameters"] = base.rank
-    ws.figures["condition number of the fit"] = ols_result["fit"]["condition_number"]
+    pc = idn.clone(estimator="pc", lowpass=ols.preprocessing.lowpass_hz, per=None, essential=False).fit_files(
+        [ws.path("data")]).relative_to(ws.dir)
+    pc.save(ws.path("pc_result"))
+    rel = [p["relative_std"] for p in ols.document["base_parameters"] if p["relative_std"] is not None]
+    ws.figures["base parameters"] = len(ols.names)
+    ws.figures["condition number of the fit"] = ols.document["fit"]["condition_number"]
     ws.figures["base parameters with %sigma < 5"] = int(sum(r < 5 for r in rel))
-    ws.figures["PC smallest pseudo-inertia eigenvalue"] = float(min(pc_result["lmi_min_eigenvalues"]))
+    ws.figures["PC smallest pseudo-inertia eigenvalue"] = float(min(pc.document["lmi_min_eigenvalues"]))
     progress(1.0)
 
 
 def validate(ws: Workspace, progress) -> None:
     """Both models on the separate validation log: RMSD per joint and the relative error."""
-    from dynid.identify.result import load_result, predict_file
+    from dynid.identify.prediction import predict_file
+    from dynid.identify.result import load_result
     from dynid.identify.validation import validation_report
 
     reports = {}
