@@ -57,14 +57,9 @@ def add_folds(into: dict, first: int, blocks) -> None:
     (fold -> NormalEquations)."""
     for k, ne in enumerate(blocks):
         if first + k in into:
-            into[first + k].merge(ne)
+            into[first + k] += ne
         else:
-            into[first + k] = _copy(ne)
-
-
-def _copy(ne):
-    out = type(ne)(ne.n, ne.b)
-    return out.merge(ne)
+            into[first + k] = ne.copy()
 
 
 def fold_kind(files: int) -> str:
@@ -80,21 +75,17 @@ def held_out(folds: dict, refit, kind: str = "") -> dict:
     validation_relative_rmsd (lists per joint), validation_relative_error, validation_folds,
     validation_kind (``kind``); and ``validation_error`` (why there are none) when there are
     fewer than two folds or a refit fails."""
-    from dynid.identify.crossval import _subtract
-
     parts = [folds[k] for k in sorted(folds) if int(folds[k].rows.sum()) > 0]
     out = {"validation_rmsd": None, "validation_relative_rmsd": None, "validation_relative_error": None,
            "validation_folds": len(parts), "validation_kind": kind}
     if len(parts) < 2:
         out["validation_error"] = "fewer than 2 folds with samples (one file without a time span)"
         return out
-    total = _copy(parts[0])
-    for p in parts[1:]:
-        total.merge(p)
+    total = sum(parts[1:], parts[0].copy())
     rss = np.zeros(total.n)
     try:
         for k, part in enumerate(parts):
-            rss += part.residual_ss(refit(_subtract(total, part)))                     # (V1), (V2)
+            rss += part.residual_ss(refit(total - part))                               # (V1), (V2)
     except (DynidError, np.linalg.LinAlgError) as exc:
         out["validation_error"] = f"the refit without fold {k + 1} of {len(parts)} failed: {' '.join(str(exc).split())}"
         return out

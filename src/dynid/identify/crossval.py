@@ -26,7 +26,7 @@ motion, so it is measured on the log rather than guessed:
    The refit is the one ``identify`` makes. The base parameters that the log cannot determine
    because joints are held still (``identify.undetermined``: the same ``find_undetermined`` on
    the position ranges of the blocks, the same ``--still-range``) keep the description's values
-   and only the others are fitted (``undetermined.reduce``): on the real iiwa, whose joints 1-2
+   and only the others are fitted (``NormalEquations.reduce``): on the real iiwa, whose joints 1-2
    stand within 0.02-0.04 rad, least squares would otherwise fit the directions their tiny motion
    barely excites to noise in every refit. What the other folds still leave free (a joint that
    moves in one fold only) is solved with minimum norm (``physical.pseudo_solve``), so it does
@@ -87,7 +87,7 @@ from dynid.identify.model import ModelOptions, motor_columns
 from dynid.identify.normal_equations import NormalEquations
 from dynid.identify.physical import pseudo_solve
 from dynid.identify.pipeline import BLOCK, add_samples, stream_workers
-from dynid.identify.undetermined import STILL_RANGE, Undetermined, find_undetermined, reduce
+from dynid.identify.undetermined import STILL_RANGE, Undetermined, find_undetermined
 
 FOLDS = 5
 BUDGET = 240_000  # rows of a long log the choice is made on
@@ -179,13 +179,6 @@ def fold_labels(lengths: list[int], folds: int, gap: int) -> list[np.ndarray]:
     return labels
 
 
-def _subtract(total: NormalEquations, part: NormalEquations) -> NormalEquations:
-    out = NormalEquations(total.n, total.b)
-    out.A, out.B, out.C = total.A - part.A, total.B - part.B, total.C - part.C
-    out.rows, out.tau_sum = total.rows - part.rows, total.tau_sum - part.tau_sum
-    return out
-
-
 def fold_equations(robot, blocks: list[JointData], labels: list[np.ndarray], options: ModelOptions,
                    base: BaseParameters, prep: Preprocessing, trim_prep: Preprocessing, folds: int,
                    table: np.ndarray) -> list[NormalEquations]:
@@ -218,22 +211,20 @@ def held_out_score(parts: list[NormalEquations], names, max_condition: float,
     (``physical.pseudo_solve``); a refit that determines nothing useful scores badly.
     ``scored``: the folds' equations of the same regressor with the measured torque, when
     ``parts`` hold a filtered one (the fit uses ``parts``, the residual ``scored``: step 6)."""
-    total = NormalEquations(parts[0].n, parts[0].b)
-    for p in parts:
-        total.merge(p)
+    total = sum(parts[1:], parts[0].copy())
     scored = scored or parts
     measured = sum(float(p.C.sum()) for p in scored)
     fixed = found.index if found else np.zeros(0, dtype=np.int64)
     free = np.setdiff1d(np.arange(total.b), fixed)
     rss = []
     for part in parts:
-        train = _subtract(total, part)
+        train = total - part
         if int(train.rows.sum()) <= free.size:
             raise IllConditionedError(f"{int(train.rows.sum())} equations for {free.size} base parameters")
         beta = np.empty(total.b)
         if fixed.size:
             beta[fixed] = found.prior[fixed]
-            beta[free] = pseudo_solve(*reduce(train, fixed, beta[fixed]).totals())
+            beta[free] = pseudo_solve(*train.reduce(fixed, beta[fixed]).totals())
         else:
             beta = pseudo_solve(*train.totals())
         rss.append(scored[len(rss)].residual_ss(beta))

@@ -21,7 +21,7 @@ A_SS beta_S = B_S and RSS_S = C - B_S^T beta_S, so a streamed log needs no secon
 
 Base parameters the log cannot determine (joints held still, ``identify.undetermined``) are
 not candidates: they keep the description's values, as in the fit, and the elimination runs
-on the normal equations of the others (``undetermined.reduce``); the block names them under
+on the normal equations of the others (``NormalEquations.reduce``); the block names them under
 ``held``. (On the full normal equations their near-null directions would look well determined
 to a pseudo-inverse, whose inverse is zero there, and could be kept as "essential".)
 """
@@ -51,11 +51,9 @@ def essential_parameters(ne: NormalEquations, names: list[str], weights: np.ndar
 
     held = []
     if found:
-        from dynid.identify.undetermined import reduce
-
         keep_index = np.setdiff1d(np.arange(len(names)), found.index)
         held = [names[k] for k in found.index]
-        ne = reduce(ne, found.index, found.prior[found.index])
+        ne = ne.reduce(found.index, found.prior[found.index])
         names = [names[k] for k in keep_index]
     w = np.ones(ne.n) if weights is None else np.asarray(weights, dtype=float)
     a, rhs = ne.totals(w)

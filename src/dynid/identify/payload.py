@@ -57,7 +57,7 @@ from dynid.data.segments import segment_edge_mask
 from dynid.errors import DataError, DynidWarning, IllConditionedError
 from dynid.identify.estimators import joint_noise_variances
 from dynid.identify.model import identification_regressor
-from dynid.identify.normal_equations import NormalEquations
+from dynid.identify.normal_equations import NormalEquations, spectrum
 from dynid.identify.physical import least_squares_form, pseudo_inertia_basis, pseudo_solve
 from dynid.identify.pipeline import prepared_sources, row_mask
 from dynid.robot.inertia import PARAMETER_NAMES, inertia_six, pseudo_inertia, to_mass_com_inertia
@@ -177,9 +177,7 @@ def _accumulate(robot, readies, options, base, prep, beta, loaded: bool, ne: Nor
 def determined_parameters(a: np.ndarray, tail: int = 10) -> np.ndarray:
     """(tail,) True for the last ``tail`` unknowns that the normal matrix a determines."""
     diag = np.diag(a)
-    d = np.where(diag > 0, 1.0 / np.sqrt(np.where(diag > 0, diag, 1.0)), 0.0)
-    lam, vec = np.linalg.eigh(a * d[:, None] * d[None, :])
-    null = vec[:, lam <= 1e-10 * max(lam[-1], 1e-300)]
+    null = spectrum(a).null_directions()  # the directions the data do not determine (normalized units)
     zero = diag <= 1e-20 * max(diag.max(), 1e-300)
     comp = np.sqrt(np.sum(null[-tail:] ** 2, axis=1)) if null.size else np.zeros(tail)
     return (comp < DETERMINED_TOL ** 0.5) & ~zero[-tail:]
