@@ -40,7 +40,7 @@ def loso(robot, path, options, prep, mapping, estimator="ols"):
     from dynid.identify.estimators import ESTIMATORS
     from dynid.identify.normal_equations import NormalEquations
     from dynid.identify.pipeline import accumulate_sources
-    from dynid.identify.undetermined import find_undetermined, fit_determined
+    from dynid.identify.undetermined import find_undetermined
 
     base = base_parameters(robot, options)
     acc = accumulate_sources(robot, [path], options, base, mapping, prep, per_segment=True)
@@ -52,7 +52,7 @@ def loso(robot, path, options, prep, mapping, estimator="ols"):
         for other in segments:
             if other is not held:
                 rest.merge(other.ne)
-        est = fit_determined(lambda: ESTIMATORS[estimator](names=base.names, max_condition=1e12), rest, base, found)
+        est = ESTIMATORS[estimator](base.names, max_condition=1e12, **found.options()).fit_normal_equations(rest)
         rss += held.ne.residual_ss(est.coef_)
     return np.sqrt(rss / acc.ne.C), float(np.sqrt(rss.sum() / acc.ne.C.sum()))
 

@@ -18,7 +18,7 @@ from dynid.identify import ModelOptions, base_parameters
 from dynid.identify.estimators import OrdinaryLeastSquares
 from dynid.identify.model import full_parameters
 from dynid.identify.pipeline import accumulate_sources
-from dynid.identify.undetermined import find_undetermined, fit_determined
+from dynid.identify.undetermined import find_undetermined
 from dynid.simulate import random_multisine, simulate_joint_data
 
 from cli_helpers import read_columns, run_ok, runner
@@ -41,7 +41,7 @@ def _fit(robot, path, mapping=ColumnMapping(), prep=Preprocessing(lowpass_hz=0))
     base = base_parameters(robot, options)
     acc = accumulate_sources(robot, [path], options, base, mapping, prep)
     found = find_undetermined(robot, options, base, acc.q_min, acc.q_max)
-    return fit_determined(lambda: OrdinaryLeastSquares(names=base.names), acc.ne, base, found), base, found
+    return OrdinaryLeastSquares(base.names, **found.options()).fit_normal_equations(acc.ne), base, found
 
 
 def test_negate_and_ignore_read_a_log_as_if_it_followed_the_convention(tmp_path):

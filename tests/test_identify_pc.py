@@ -42,7 +42,7 @@ def test_pc_is_physical_and_predicts_better_than_ols_on_poor_data():
     q, dq, ddq, tau, _ = _log(true, options, seed=4, duration=3.0, fraction=0.3, noise=SIGMA)
     y = base_regressor(cad, q, dq, ddq, options, base)
     ols = OrdinaryLeastSquares(names=base.names).fit(y, tau)
-    pc = PhysicallyConsistent(cad, options, base).fit(y, tau)
+    pc = PhysicallyConsistent(robot=cad, options=options, base=base).fit(y, tau)
     assert consistency_gap(cad, options, base, ols.coef_) > 0.1  # OLS: no physical robot has these
     assert consistency_gap(cad, options, base, pc.coef_) < 1e-6
     for i in range(cad.n):  # every link's pseudo-inertia is positive semidefinite
@@ -64,7 +64,7 @@ def test_pc_equals_least_squares_when_the_least_squares_estimate_is_physical():
     inactive and PC returns the true base parameters (to solver accuracy)."""
     cad, true, options, base = _setup()
     q, dq, ddq, tau, _ = _log(true, options, seed=1, duration=20.0, fraction=0.8, noise=0.0)
-    pc = PhysicallyConsistent(cad, options, base).fit(base_regressor(cad, q, dq, ddq, options, base), tau)
+    pc = PhysicallyConsistent(robot=cad, options=options, base=base).fit(base_regressor(cad, q, dq, ddq, options, base), tau)
     beta = base.K @ full_parameters(true, options, default_friction(true, options))
     assert np.max(np.abs(pc.coef_ - beta) / np.maximum(np.abs(beta), 1e-3 * np.abs(beta).max())) < 1e-4
     assert np.all(link_lmi_margins(pc.theta_, cad.n) > -1e-9)
@@ -73,7 +73,7 @@ def test_pc_equals_least_squares_when_the_least_squares_estimate_is_physical():
 def test_prior_bounds_hold():
     cad, true, options, base = _setup()
     q, dq, ddq, tau, _ = _log(true, options, seed=4, duration=3.0, fraction=0.3, noise=SIGMA)
-    pc = PhysicallyConsistent(cad, options, base, bound=0.2).fit(base_regressor(cad, q, dq, ddq, options, base), tau)
+    pc = PhysicallyConsistent(robot=cad, options=options, base=base, bound=0.2).fit(base_regressor(cad, q, dq, ddq, options, base), tau)
     prior = cad.parameters()
     assert np.all(np.abs(pc.theta_[: prior.size] - prior) <= 0.2 * np.abs(prior) + 1e-6)
 

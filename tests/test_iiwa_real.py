@@ -63,7 +63,7 @@ def test_the_logged_velocity_lags_and_the_torque_sign_is_reversed(iiwa):
     from dynid.identify import ModelOptions, base_parameters
     from dynid.identify.estimators import OrdinaryLeastSquares
     from dynid.identify.pipeline import accumulate_sources
-    from dynid.identify.undetermined import find_undetermined, fit_determined
+    from dynid.identify.undetermined import find_undetermined
 
     d, urdf = iiwa
     robot = dynid.load_robot(urdf)
@@ -74,7 +74,7 @@ def test_the_logged_velocity_lags_and_the_torque_sign_is_reversed(iiwa):
     def fit(mapping):
         acc = accumulate_sources(robot, [d / "train.parquet"], options, base, mapping, prep)
         found = find_undetermined(robot, options, base, acc.q_min, acc.q_max)
-        est = fit_determined(lambda: OrdinaryLeastSquares(names=base.names), acc.ne, base, found)
+        est = OrdinaryLeastSquares(base.names, **found.options()).fit_normal_equations(acc.ne)
         return est, np.sqrt(acc.ne.residual_ss(est.coef_) / acc.ne.rows)
 
     est, rmsd = fit(ColumnMapping(negate=("tau",), ignore=("dq",)))
@@ -97,7 +97,7 @@ def test_automatic_cutoff_is_within_ten_percent_of_the_best_fixed_one_on_the_hel
     from dynid.identify.pipeline import accumulate_sources, make_estimator
     from dynid.identify.prediction import validate_sources
     from dynid.identify.result import build_result, result_model
-    from dynid.identify.undetermined import find_undetermined, fit_determined
+    from dynid.identify.undetermined import find_undetermined
 
     d, urdf = iiwa
     run_ok("identify", "-r", urdf, "--data", d / "train.parquet", "--out", d / "auto.json", *OPTIONS)
@@ -117,7 +117,7 @@ def test_automatic_cutoff_is_within_ten_percent_of_the_best_fixed_one_on_the_hel
         p = replace(prep, lowpass_hz=float(cutoff))
         acc = accumulate_sources(robot, [d / "train.parquet"], options, base, mapping, p)
         found = find_undetermined(robot, options, base, acc.q_min, acc.q_max)
-        est = fit_determined(lambda: make_estimator("wls", robot, options, base), acc.ne, base, found)
+        est = make_estimator("wls", robot, options, base, **found.options()).fit_normal_equations(acc.ne)
         fixed[cutoff] = held_out(build_result(urdf, robot, options, base, est, acc.ne, p, mapping, acc.samples, [],
                                               str(d / "train.parquet"), {}))
     auto = held_out(result)

@@ -18,7 +18,7 @@ from dynid.identify.crossval import (
 from dynid.identify.estimators import OrdinaryLeastSquares
 from dynid.identify.model import ModelOptions, motor_columns
 from dynid.identify.pipeline import fit_data, regressor_arrays
-from dynid.identify.undetermined import find_undetermined, fit_determined_arrays
+from dynid.identify.undetermined import find_undetermined
 
 from cli_helpers import runner
 from realistic_logs import realistic_log
@@ -103,8 +103,7 @@ def test_each_refit_holds_what_the_log_cannot_determine_as_identify_does():
     direct = []
     for k in range(4):
         train, test = keep & (fold >= 0) & (fold != k), keep & (fold == k)
-        est = fit_determined_arrays(lambda: OrdinaryLeastSquares(names=base.names), y[train], tau[train], None,
-                                    base, found)
+        est = OrdinaryLeastSquares(base.names, **found.options()).fit(y[train], tau[train])
         assert np.all(est.coef_[found.index] == found.prior[found.index])
         direct.append(np.sum((tau[test] - y[test] @ est.coef_) ** 2, axis=0))
     np.testing.assert_allclose(rss, np.array(direct), rtol=1e-6)

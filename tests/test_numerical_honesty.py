@@ -107,7 +107,7 @@ def test_sdp_inaccurate_or_failed_status_is_reported(log, monkeypatch):
     for status in ("optimal_inaccurate", "infeasible"):
         monkeypatch.setattr(PhysicallyConsistent, "_solve_problem",
                             lambda self, problem, cp, s=status: (solve(self, problem, cp), s)[1])
-        est = PhysicallyConsistent(robot, ModelOptions(), base)
+        est = PhysicallyConsistent(robot=robot, options=ModelOptions(), base=base)
         if status == "infeasible":
             with pytest.raises(IllConditionedError, match="solver status 'infeasible'"):
                 est.fit(y, tau)

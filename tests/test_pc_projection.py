@@ -26,7 +26,7 @@ def test_pc_estimate_passes_the_export_check_when_the_solver_misses_the_lmis():
     data, _, _ = simulate_joint_data(robot, t, q, dq, ddq, options, measurement=Measurement(tau_noise=1.0), seed=1)
     y = base_regressor(robot, q, dq, ddq, options, base)
 
-    est = PhysicallyConsistent(robot, options, base, solver="SCS").fit(y, data.tau)
+    est = PhysicallyConsistent(robot=robot, options=options, base=base, solver="SCS").fit(y, data.tau)
     n = robot.n_bodies
     assert all(not consistency_problems(est.theta_[10 * i:10 * i + 10]) for i in range(n))
     assert np.all(link_lmi_margins(est.theta_, n) >= 0)
@@ -40,6 +40,6 @@ def test_pc_estimate_passes_the_export_check_when_the_solver_misses_the_lmis():
     assert moved["links"] and 0 < moved["largest_change"] < 1e-3
     assert any("projected onto them" in w for w in est.warnings_)
 
-    exact = PhysicallyConsistent(robot, options, base).fit(y, data.tau)  # Clarabel: on the constraints
+    exact = PhysicallyConsistent(robot=robot, options=options, base=base).fit(y, data.tau)  # Clarabel: on the constraints
     assert exact.diagnostics()["physical_projection"]["largest_change"] < 1e-9
     assert not any("projected" in w for w in exact.warnings_)

@@ -147,7 +147,10 @@ def number_text(x, spec=".4g") -> str:
 
 def diagnostics_line(d: dict) -> str:
     """One console line of result.json's "diagnostics" (numerical honesty of the fit)."""
-    rank = f"rank {d['rank']} of {d['base_parameters']}" + (" (RANK DEFICIENT)" if d["rank_deficient"] else "")
+    fixed = d.get("fixed", 0)
+    rank = (f"rank {d['rank']} of {d['base_parameters']}" if not fixed else
+            f"rank {d['rank']} of {d['base_parameters'] - fixed} fitted ({fixed} held at the description's values)")
+    rank += " (RANK DEFICIENT)" if d["rank_deficient"] else ""
     limit = "never refused" if d["max_condition"] is None else f"refused above {number_text(d['max_condition'])}"
     cond = (f"condition number {number_text(d['condition_number']) if d['condition_number'] else 'infinite'} "
             f"(warning above {number_text(d['warn_condition'])}, {limit})"

@@ -1,18 +1,24 @@
 """Least-squares estimators of the base parameters with one interface (scikit-learn style).
 
-    est = WeightedLeastSquares(names=base.names)   # configure
+    est = WeightedLeastSquares(base.names)         # configure: names, then keyword options
     est.fit(Yb, tau)            # Yb (N, n, b) base regressor, tau (N, n); or
     est.fit_normal_equations(ne)                   # streaming sums (normal_equations.py)
     est.coef_, est.std_, est.rel_std_              # beta, sigma_beta, %sigma (Khalil-Gautier)
     est.predict(Yb), est.score(Yb, tau)
 
+Every estimator has the same constructor shape, ``Estimator(names, *, fixed=None, prior=None,
+max_condition=..., ...)``: ``fixed`` parameters are held at their ``prior`` values and the others
+are fitted to tau - W_fixed beta_fixed (from the normal equations: ``NormalEquations.reduce``);
+the results cover all b parameters (the fixed ones with NaN standard deviations), and the rank
+and condition number are those of the fitted ones. Only the estimator writes its results.
+
 Standard deviations (Khalil & Gautier): with r rows and b unknowns the noise variance is
 sigma^2 = ||tau - W beta||^2 / (r - b), the covariance C = sigma^2 (W^T W)^-1,
 sigma_beta_k = sqrt(C_kk), and %sigma_k = 100 sigma_beta_k / |beta_k|.
 
-Conditioning is checked on the column-normalized normal matrix (thesis eq. 2.13-2.16):
-cond = sqrt(lambda_max / lambda_min) equals the 2-norm condition number of the normalized
-regressor. A rank-deficient problem or cond > ``max_condition`` raises IllConditionedError
+Conditioning is checked on the column-normalized normal matrix (thesis eq. 2.13-2.16), one
+eigendecomposition per solve (``normal_equations.Spectrum``): cond = sqrt(lambda_max /
+lambda_min) equals the 2-norm condition number of the normalized regressor. A rank-deficient problem or cond > ``max_condition`` raises IllConditionedError
 naming the least determined parameters; cond > ``warn_condition`` adds a warning.
 """
 
@@ -21,21 +27,36 @@ from __future__ import annotations
 import numpy as np
 
 from dynid.errors import DataError, IllConditionedError
-from dynid.identify.normal_equations import NormalEquations
+from dynid.identify.normal_equations import NormalEquations, spectrum
 
 
 class Estimator:
     """Common life cycle and results of the estimators.
 
-    Results (after fit): coef_ (b,), std_ (b,), rel_std_ (b,) [%], cov_ (b, b),
-    sigma2_ (n,) per-joint residual variance, rss_ (n,), rows_ (n,), cond_, warnings_ (list).
+    Options, the same for every estimator (each kind adds its own, keyword only):
+    names: (b,) parameter names (messages and warnings); fixed: (k,) indices of parameters that
+    are not fitted but held at ``prior`` (b,) values (the base parameters a log leaves
+    undetermined keep the description's: ``identify.undetermined``); max_condition: refuse a
+    fit above this condition number; warn_condition: warn above it; rel_std_warning: warn
+    about parameters with %sigma above it.
+
+    Results (after fit), over all b parameters: coef_ (b,) (the fixed ones at their prior),
+    std_ (b,) (NaN for the fixed ones), rel_std_ (b,) [%], cov_ (b, b) (zero rows and columns
+    for the fixed ones), sigma2_ (n,) per-joint residual variance, rss_ (n,), rows_ (n,), and of
+    the fitted ones: cond_, rank_ (of their column-normalized normal matrix), unexcited_,
+    warnings_ (list).
     """
 
     name = "estimator"
+    holds_fixed = False  # True: the kind holds ``fixed`` itself (as constraints) on the whole problem
 
-    def __init__(self, names: list[str] | None = None, max_condition: float = 1e7,
+    def __init__(self, names: list[str] | None = None, *, fixed=None, prior=None, max_condition: float = 1e7,
                  warn_condition: float = 1e3, rel_std_warning: float = 50.0):
         self.names = names
+        self.fixed = np.zeros(0, dtype=np.int64) if fixed is None else np.asarray(fixed, dtype=np.int64)
+        self.prior = None if prior is None else np.asarray(prior, dtype=float)
+        if self.fixed.size and self.prior is None:
+            raise ValueError("fixed parameters need their prior values (prior=, one per parameter)")
         self.max_condition = max_condition
         self.warn_condition = warn_condition
         self.rel_std_warning = rel_std_warning
@@ -46,12 +67,18 @@ class Estimator:
         y, tau = np.asarray(y, dtype=float), np.asarray(tau, dtype=float)
         if y.ndim != 3 or tau.shape != y.shape[:2]:
             raise DataError(f"fit: expected y (N, n, b) and tau (N, n), got {y.shape} and {tau.shape}")
-        ne = NormalEquations(y.shape[1], y.shape[2])
-        ne.add(y, tau, mask)
-        return self.fit_normal_equations(ne)
+        free = self._start(y.shape[2])
+        if self.fixed.size and not self.holds_fixed:  # tau - W_U beta_U = W_D beta_D
+            y, tau = np.ascontiguousarray(y[..., free]), tau - y[..., self.fixed] @ self.prior[self.fixed]
+        self._fit_samples(y, tau, mask)
+        return self._widen(free)
 
     def fit_normal_equations(self, ne: NormalEquations) -> "Estimator":
-        raise NotImplementedError
+        """Fit on streamed normal equations (``normal_equations.py``)."""
+        free = self._start(ne.b)
+        held = self.fixed.size and not self.holds_fixed
+        self._fit_equations(ne.reduce(self.fixed, self.prior[self.fixed]) if held else ne)
+        return self._widen(free)
 
     def predict(self, y: np.ndarray) -> np.ndarray:
         """Torques (N, n) of the fitted model for base regressor y (N, n, b)."""
@@ -66,51 +93,76 @@ class Estimator:
 
     def diagnostics(self) -> dict:
         """Numerical honesty of the fit, stored in result.json as "diagnostics": rank of the
-        column-normalized normal matrix (of the b base parameters), condition number against the
-        warning and refusal limits, and convergence (IRLS iterations, SDP solver status)."""
+        column-normalized normal matrix of the fitted parameters (the b base parameters less the
+        ``fixed`` ones held at their prior), condition number against the warning and refusal
+        limits, and convergence (IRLS iterations, SDP solver status)."""
         b = len(self.coef_)
-        rank = int(getattr(self, "rank_", b))
+        fitted = b - self.fixed.size
+        rank = int(getattr(self, "rank_", fitted))
         cond = float(self.cond_)
         finite = lambda x: float(x) if np.isfinite(x) else None  # noqa: E731
-        return {"base_parameters": b, "rank": rank, "rank_deficient": rank < b,
+        return {"base_parameters": b, "fixed": int(self.fixed.size), "rank": rank, "rank_deficient": rank < fitted,
                 "unexcited": list(getattr(self, "unexcited_", [])),
                 "condition_number": finite(cond), "warn_condition": finite(self.warn_condition),
                 "max_condition": finite(self.max_condition), "ill_conditioned": not cond <= self.warn_condition,
                 "converged": bool(getattr(self, "converged_", True)), "iterations": getattr(self, "n_iter_", None),
                 "solver_status": getattr(self, "solver_status_", None)}
 
+    # -- what each estimator implements ----------------------------------------------------
+    def _fit_equations(self, ne: NormalEquations) -> None:
+        """Fit the free parameters to ``ne``: set the results over them (``_finish``)."""
+        raise NotImplementedError
+
+    def _fit_samples(self, y: np.ndarray, tau: np.ndarray, mask: np.ndarray | None) -> None:
+        """Fit the free parameters to samples (default: through their normal equations)."""
+        ne = NormalEquations(y.shape[1], y.shape[2])
+        ne.add(y, tau, mask)
+        self._fit_equations(ne)
+
     # -- shared numerics -----------------------------------------------------------------
-    def _conditioning(self, a: np.ndarray) -> None:
-        """rank_, cond_, unexcited_ of the normal matrix A, without judging them."""
-        diag = np.diag(a)
-        dead = np.flatnonzero(diag <= 0)
-        live = np.flatnonzero(diag > 0)
-        d = 1.0 / np.sqrt(diag[live])
-        lam = np.linalg.eigvalsh(a[np.ix_(live, live)] * d[:, None] * d[None, :]) if live.size else np.zeros(1)
-        self.unexcited_ = [self._label(k) for k in dead]
-        self.rank_ = int(np.sum(lam > 1e-12 * max(lam[-1], 1e-300))) if live.size else 0
-        self.cond_ = float(np.sqrt(lam[-1] / lam[0])) if dead.size == 0 and lam[0] > 0 else float("inf")
+    def _start(self, b: int) -> np.ndarray:
+        """Check the options against b parameters; the indices of the free (fitted) ones."""
+        if self.fixed.size and (self.prior is None or self.prior.shape != (b,)):
+            raise ValueError(f"prior: expected {b} values (one per parameter), got "
+                             f"{None if self.prior is None else self.prior.shape}")
+        if self.fixed.size and (self.fixed.min() < 0 or self.fixed.max() >= b):
+            raise ValueError(f"fixed: indices must lie in 0..{b - 1}, got {self.fixed.tolist()}")
+        self._free = np.arange(b) if self.holds_fixed else np.setdiff1d(np.arange(b), self.fixed)
+        return self._free
+
+    def _widen(self, free: np.ndarray) -> "Estimator":
+        """The results over the free parameters widened to all b (module docstring)."""
+        if not self.fixed.size or self.holds_fixed:
+            return self
+        b = free.size + self.fixed.size
+        coef, std, cov = np.empty(b), np.full(b, np.nan), np.zeros((b, b))
+        coef[free], coef[self.fixed], std[free] = self.coef_, self.prior[self.fixed], self.std_
+        cov[np.ix_(free, free)] = self.cov_
+        self.coef_, self.std_, self.cov_ = coef, std, cov
+        with np.errstate(divide="ignore", invalid="ignore"):
+            self.rel_std_ = 100.0 * std / np.abs(coef)
+        return self
 
     def _label(self, k: int) -> str:
+        """Name of the k-th fitted parameter."""
+        k = int(self._free[k]) if getattr(self, "_free", None) is not None and k < len(self._free) else k
         return self.names[k] if self.names is not None and k < len(self.names) else f"beta[{k}]"
 
     def _solve(self, a: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
-        """beta = A^-1 rhs with the conditioning checks; returns (beta, A^-1, cond)."""
-        self._conditioning(a)
-        diag = np.diag(a).copy()
-        dead = np.flatnonzero(diag <= 0)
-        if dead.size:
+        """beta = A^-1 rhs with the conditioning checks; returns (beta, A^-1, cond). Sets rank_,
+        cond_ and unexcited_ from the one decomposition (``normal_equations.Spectrum``) first."""
+        sp = spectrum(a)
+        self.unexcited_ = [self._label(k) for k in sp.dead]
+        self.rank_, self.cond_ = sp.rank, sp.cond
+        if sp.dead.size:
             raise IllConditionedError(
                 "the data do not excite base parameter(s) "
-                f"{[self._label(k) for k in dead[:8]]} (their regressor columns are zero); "
+                f"{[self._label(k) for k in sp.dead[:8]]} (their regressor columns are zero); "
                 "use a richer trajectory or a model without them")
-        d = 1.0 / np.sqrt(diag)
-        an = a * d[:, None] * d[None, :]  # column-normalized W^T W (thesis eq. 2.13)
-        lam, vec = np.linalg.eigh(an)
-        cond = float(np.sqrt(lam[-1] / lam[0])) if lam[0] > 0 else float("inf")
+        cond = sp.cond
         self.warnings_ = []
         if not cond <= self.max_condition:
-            worst = np.argsort(-np.abs(vec[:, 0]))[:4]
+            worst = np.argsort(-np.abs(sp.vec[:, 0]))[:4]
             raise IllConditionedError(
                 f"identification is ill-conditioned (condition number {cond:.3g} of the normalized "
                 f"base regressor, limit {self.max_condition:.3g}): the data cannot separate "
@@ -118,10 +170,8 @@ class Estimator:
         if cond > self.warn_condition:
             self.warnings_.append(f"condition number {cond:.3g} > {self.warn_condition:.3g}: "
                                   "estimates may be poorly determined")
-        inv_n = (vec / lam) @ vec.T
-        inv = inv_n * d[:, None] * d[None, :]
-        beta = inv @ rhs
-        return beta, inv, cond
+        inv = sp.inverse()
+        return inv @ rhs, inv, cond
 
     def _finish(self, ne: NormalEquations, beta: np.ndarray, cov: np.ndarray, cond: float) -> "Estimator":
         self.coef_ = beta
@@ -153,12 +203,12 @@ class OrdinaryLeastSquares(Estimator):
 
     name = "ols"
 
-    def fit_normal_equations(self, ne: NormalEquations) -> "OrdinaryLeastSquares":
+    def _fit_equations(self, ne: NormalEquations) -> None:
         a, rhs = ne.totals()
         beta, inv, cond = self._solve(a, rhs)
         sigma2 = float(ne.residual_ss(beta).sum()) / self._dof(ne)
         self.sigma2_ = np.full(ne.n, sigma2)
-        return self._finish(ne, beta, sigma2 * inv, cond)
+        self._finish(ne, beta, sigma2 * inv, cond)
 
 
 def joint_noise_variances(ne: NormalEquations, beta: np.ndarray) -> np.ndarray:
@@ -176,7 +226,7 @@ class WeightedLeastSquares(Estimator):
 
     name = "wls"
 
-    def fit_normal_equations(self, ne: NormalEquations) -> "WeightedLeastSquares":
+    def _fit_equations(self, ne: NormalEquations) -> None:
         a, rhs = ne.totals()
         beta0, _, _ = self._solve(a, rhs)
         var = joint_noise_variances(ne, beta0)
@@ -185,7 +235,7 @@ class WeightedLeastSquares(Estimator):
         s2 = float(np.sum(ne.residual_ss(beta) / var)) / self._dof(ne)
         self.sigma2_ = var
         self.weights_ = 1.0 / var
-        return self._finish(ne, beta, s2 * inv, cond)
+        self._finish(ne, beta, s2 * inv, cond)
 
 
 class HuberIRLS(Estimator):
@@ -198,15 +248,14 @@ class HuberIRLS(Estimator):
 
     name = "irls"
 
-    def __init__(self, names=None, c: float = 1.345, max_iter: int = 50, tol: float = 1e-10, **kw):
+    def __init__(self, names=None, *, c: float = 1.345, max_iter: int = 50, tol: float = 1e-10, **kw):
         super().__init__(names, **kw)
         self.c, self.max_iter, self.tol = c, max_iter, tol
 
-    def fit_normal_equations(self, ne):
+    def _fit_equations(self, ne):
         raise DataError("irls needs the samples, not only the normal equations: fit it in memory")
 
-    def fit(self, y, tau, mask=None) -> "HuberIRLS":
-        y, tau = np.asarray(y, dtype=float), np.asarray(tau, dtype=float)
+    def _fit_samples(self, y, tau, mask) -> None:
         keep = np.ones(tau.shape, dtype=bool) if mask is None else mask
         base_ne = NormalEquations(y.shape[1], y.shape[2])
         base_ne.add(y, tau, keep)
@@ -238,7 +287,6 @@ class HuberIRLS(Estimator):
                                   f"the base parameters {change:.3g}, tolerance {self.tol:g}): the estimate may "
                                   "still move")
         self.rss_ = base_ne.residual_ss(beta)  # unweighted residuals, as for the others
-        return self
 
 
 ESTIMATORS = {"ols": OrdinaryLeastSquares, "wls": WeightedLeastSquares, "irls": HuberIRLS}

@@ -208,8 +208,10 @@ class Identification:
             traj = load_trajectory(str(traj), self.robot.n, self.robot.name)
         return max(traj.harmonics) * traj.w_f / (2.0 * math.pi)
 
-    def make_estimator(self, base):
-        """A fresh estimator of the configured kind (``pipeline.make_estimator``)."""
+    def make_estimator(self, base, found=None):
+        """A fresh estimator of the configured kind (``pipeline.make_estimator``); ``found``
+        (``undetermined.Undetermined``): the parameters to hold at the description's values
+        (pc holds none: its constraints choose them)."""
         from dynid.identify.pipeline import make_estimator
 
         kw = {"max_condition": self.max_condition}
@@ -217,6 +219,8 @@ class Identification:
             kw["max_iter"] = self.irls_iterations
         if self.estimator == "pc":
             kw["bound"] = self.prior_bound
+        elif found is not None:
+            kw.update(found.options())
         return make_estimator(self.estimator, self.robot, self.options, base, **kw)
 
     def accumulate(self, sources: list, mapping: ColumnMapping, base, prep: Preprocessing,
@@ -240,16 +244,14 @@ class Identification:
 
     def refit(self, ne, base, found):
         """A fresh estimator fitted to ``ne`` with the undetermined parameters ``found`` held as in
-        the fit (held-out validation refits without a fold: ``crossval``, ``fleet.validation``)."""
-        from dynid.identify.undetermined import fit_determined
-
-        return fit_determined(lambda: self.make_estimator(base), ne, base, found, pc=self.estimator == "pc")
+        the fit (held-out validation refits without a fold: ``fleet.validation``)."""
+        return self.make_estimator(base, found).fit_normal_equations(ne)
 
     def _fit_in_memory(self, sources, mapping, base, prep) -> "Fitted":
         """IRLS, ``per`` and ``cycles``: the samples of every source held in memory."""
         from dynid.identify.normal_equations import NormalEquations
         from dynid.identify.pipeline import prepared_sources, stacked_regressor
-        from dynid.identify.undetermined import find_undetermined, fit_determined_arrays
+        from dynid.identify.undetermined import find_undetermined
 
         r, options = self.robot, self.options
         readies = prepared_sources(r, sources, options, mapping, prep, self.nan)
@@ -262,14 +264,12 @@ class Identification:
             readies = [d.select(cycle_mask(d.cycle, self.cycles, d.source)) for d in readies]
         y, tau, mask, counts, span = stacked_regressor(r, readies, options, base, prep)
         found = find_undetermined(r, options, base, *span, self.still_range, self.seed)
-        make = lambda: self.make_estimator(base)  # noqa: E731
-        est = fit_determined_arrays(make, y, tau, mask, base, found) if self.estimator != "pc" else \
-            make().fit(y, tau, mask)
+        est = self.make_estimator(base, found).fit(y, tau, mask)
         ne = NormalEquations(r.n, base.rank)
         ne.add(y, tau, mask)
         notes = [(f"{d.source}: " if len(readies) > 1 else "") + note for d in readies for note in d.notes]
         if self.per:
-            more["per_" + self.per] = self._per(readies, base, prep, make)
+            more["per_" + self.per] = self._per(readies, base, prep, lambda: self.make_estimator(base))
         more["sources"] = [c.to_dict() for c in counts]
         return Fitted(est, ne, sum(c.samples for c in counts), notes, found, more)
 

@@ -52,7 +52,7 @@ import numpy as np
 from dynid.errors import IllConditionedError, ModelError
 from dynid.identify.estimators import Estimator, joint_noise_variances
 from dynid.identify.model import FRICTION_MODELS, ModelOptions, full_parameters, parameter_slices
-from dynid.identify.normal_equations import NormalEquations
+from dynid.identify.normal_equations import NormalEquations, spectrum
 from dynid.identify.threads import single_blas_thread
 from dynid.robot.inertia import consistency_problems, from_pseudo_inertia, pseudo_inertia
 from dynid.robot.validation import projected_links
@@ -86,17 +86,9 @@ def physical_projection(theta: np.ndarray, n: int, nonnegative) -> np.ndarray:
 
 def least_squares_form(a: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(G, c) with ||G beta - c||^2 = beta^T A beta - 2 rhs^T beta + const, for A >= 0 possibly
-    singular: eigen-decomposition of the column-normalized A (directions with eigenvalue
-    below 1e-14 of the largest are left out: the data say nothing about them)."""
-    diag = np.diag(a)
-    d = np.where(diag > 0, 1.0 / np.sqrt(np.where(diag > 0, diag, 1.0)), 0.0)
-    lam, vec = np.linalg.eigh(a * d[:, None] * d[None, :])
-    keep = lam > 1e-14 * lam[-1]
-    root = np.sqrt(lam[keep])
-    inv_d = np.where(d > 0, 1.0 / np.where(d > 0, d, 1.0), 0.0)
-    g = (root[:, None] * vec[:, keep].T) * inv_d[None, :]  # G = Lambda^1/2 V^T D^-1, G^T G = A
-    c = (vec[:, keep].T @ (d * rhs)) / root  # G^T c = rhs
-    return g, c
+    singular: from the eigendecomposition of the column-normalized A (``normal_equations.Spectrum``;
+    directions below its rank threshold are left out: the data say nothing about them)."""
+    return spectrum(a).least_squares_form(rhs)
 
 
 def least_squares_prior(k: np.ndarray, description: np.ndarray, beta_ls: np.ndarray, n: int,
@@ -116,6 +108,12 @@ def pseudo_solve(a: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 class PhysicallyConsistent(Estimator):
     """Semidefinite least squares with one pseudo-inertia LMI per link (module docstring).
 
+    Options (keyword, besides the estimators' common ones): robot, options, base (the model the
+    base parameters belong to), theta_prior (p,) the standard parameters the regularization
+    pulls toward (default: the robot description's; (P1) without inertias), bound,
+    regularization, weighted, solver. It holds no parameter ``fixed`` (its constraints choose
+    what the data leave free); the regularized one does (regularized.py).
+
     Extra results: theta_ (p,) full standard parameters, lmi_min_eig_ (n,), solver_status_.
     ``std_`` are the Khalil-Gautier deviations of the unconstrained problem at the solution
     (a constraint that is active makes the true spread smaller).
@@ -123,13 +121,18 @@ class PhysicallyConsistent(Estimator):
 
     name = "pc"
 
-    def __init__(self, robot, options: ModelOptions, base, prior: np.ndarray | None = None,
+    def __init__(self, names=None, *, robot, options: ModelOptions, base, theta_prior: np.ndarray | None = None,
                  bound: float | None = None, regularization: float = 1e-6, weighted: bool = True,
-                 solver: str = "CLARABEL", names=None, **kw):
+                 solver: str = "CLARABEL", **kw):
         super().__init__(names if names is not None else base.names, **kw)
+        if self.fixed.size and not self.holds_fixed:
+            raise ValueError("the physically consistent estimator holds no parameter fixed: its constraints "
+                             "choose what the data leave free (fixed= is for ols, wls, irls and pc regularized "
+                             "toward the description, regularized.py)")
         self.robot, self.options, self.base = robot, options, base
-        self.prior = full_parameters(robot, options) if prior is None else np.asarray(prior, dtype=float)
-        self.from_least_squares = prior is None and not np.any(self.prior[:10 * robot.n_bodies])
+        self.theta_prior = (full_parameters(robot, options) if theta_prior is None
+                            else np.asarray(theta_prior, dtype=float))
+        self.from_least_squares = theta_prior is None and not np.any(self.theta_prior[:10 * robot.n_bodies])
         if self.from_least_squares and bound is not None:
             raise ModelError(f"--prior-bound {bound:g}: robot '{robot.name}' has no inertial parameters to bound the "
                              "fit to (its description has no links' masses and inertias); give them or leave "
@@ -137,7 +140,7 @@ class PhysicallyConsistent(Estimator):
         self.bound, self.regularization = bound, regularization
         self.weighted, self.solver = weighted, solver
 
-    def fit_normal_equations(self, ne: NormalEquations) -> "PhysicallyConsistent":
+    def _fit_equations(self, ne: NormalEquations) -> None:
         with single_blas_thread():  # b x b matrices: on a busy machine BLAS threads only contend
             return self._fit(ne)
 
@@ -152,7 +155,7 @@ class PhysicallyConsistent(Estimator):
         beta_ls = pseudo_solve(*ne.totals())
         prior_note = []
         if self.from_least_squares:  # no inertias in the description: its prior is least squares (P1)
-            self.prior = least_squares_prior(self.base.K, full_parameters(self.robot, self.options), beta_ls,
+            self.theta_prior = least_squares_prior(self.base.K, full_parameters(self.robot, self.options), beta_ls,
                                              self.robot.n_bodies, self._nonnegative())
             prior_note = [f"robot '{self.robot.name}' has no inertial parameters: the physically consistent fit "
                           "starts from the least-squares solution (its prior), not from the description"]
@@ -198,7 +201,7 @@ class PhysicallyConsistent(Estimator):
         theta = cp.Variable(self.base.K.shape[1])
         scale = self._parameter_scale()
         objective = cp.sum_squares(g @ theta - c) / norm
-        objective += self.regularization * cp.sum_squares(cp.multiply(1.0 / scale, theta - self.prior))
+        objective += self.regularization * cp.sum_squares(cp.multiply(1.0 / scale, theta - self.theta_prior))
         problem = cp.Problem(cp.Minimize(objective), self._constraints(theta))
         status = self._solve_problem(problem, cp)
         return theta.value, status, getattr(problem.solver_stats, "num_iters", None)
@@ -226,13 +229,13 @@ class PhysicallyConsistent(Estimator):
         vec_basis = pseudo_inertia_basis().reshape(10, 16).T  # vec J(theta_i) = P theta_i
         constraints = []
         for i in range(self.robot.n_bodies):
-            mass_scale = max(abs(self.prior[10 * i]), 1e-3)
+            mass_scale = max(abs(self.theta_prior[10 * i]), 1e-3)
             constraints.append(cp.reshape(vec_basis @ theta[10 * i:10 * i + 10], (4, 4), order="C") / mass_scale >> 0)
         constraints += self._sign_constraints(theta)
         if self.bound is not None:
             rigid = slice(0, 10 * self.robot.n_bodies)
-            constraints.append(cp.abs(theta[rigid] - self.prior[rigid])
-                               <= self.bound * np.abs(self.prior[rigid]) + 1e-12)
+            constraints.append(cp.abs(theta[rigid] - self.theta_prior[rigid])
+                               <= self.bound * np.abs(self.theta_prior[rigid]) + 1e-12)
         return constraints
 
     def _report_projection(self, solution: np.ndarray, n: int, status: str) -> None:
@@ -279,7 +282,7 @@ class PhysicallyConsistent(Estimator):
     def _parameter_scale(self) -> np.ndarray:
         """Per-parameter scale of the regularization: max(|prior_k|, mean |prior| of its group)."""
         n = self.robot.n_bodies
-        prior = np.abs(self.prior)
+        prior = np.abs(self.theta_prior)
         scale = np.empty_like(prior)
         rigid = prior[:10 * n].reshape(n, 10)
         for cols in ([0], [1, 2, 3], [4, 5, 6, 7, 8, 9]):
@@ -315,7 +318,7 @@ def consistency_gap(robot, options: ModelOptions, base, beta: np.ndarray, solver
 
     beta = np.asarray(beta, dtype=float)
     d = 1.0 / np.maximum(np.abs(beta), 1e-6 * np.abs(beta).max())
-    helper = PhysicallyConsistent(robot, options, base)
+    helper = PhysicallyConsistent(robot=robot, options=options, base=base)
     theta = cp.Variable(base.K.shape[1])
     basis = pseudo_inertia_basis()
     constraints = [sum(theta[10 * i + k] * basis[k] for k in range(10)) >> 0 for i in range(robot.n_bodies)]

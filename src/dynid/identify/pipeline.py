@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -42,20 +42,20 @@ BLOCK = 2048  # samples per regressor evaluation: its scratch stays in cache for
 
 
 def make_estimator(name: str, robot, options: ModelOptions, base: BaseParameters, **kw) -> Estimator:
-    """An estimator by name: ols | wls | irls | pc (keyword options passed through; pc with
+    """An estimator by name: ols | wls | irls | pc, for the base parameters ``base`` (keyword
+    options passed through: ``fixed``, ``prior``, ``max_condition``..., ``bound`` for pc; pc with
     ``regularize=WEIGHT`` is regularized toward the prior, identify/regularized.py)."""
     if name == "pc":
         weight = kw.pop("regularize", None)
         if weight is not None:
             from dynid.identify.regularized import EntropicPhysicallyConsistent
-            return EntropicPhysicallyConsistent(robot, options, base, weight=weight, **kw)
+            return EntropicPhysicallyConsistent(base.names, robot=robot, options=options, base=base, weight=weight,
+                                                **kw)
         from dynid.identify.physical import PhysicallyConsistent
-        return PhysicallyConsistent(robot, options, base, **kw)
+        return PhysicallyConsistent(base.names, robot=robot, options=options, base=base, **kw)
     if name not in ESTIMATORS:
         raise DataError(f"estimator '{name}' unknown, expected one of {list(ESTIMATOR_NAMES)}")
-    for pc_only in ("prior", "bound", "regularize"):
-        kw.pop(pc_only, None)
-    return ESTIMATORS[name](names=base.names, **kw)
+    return ESTIMATORS[name](base.names, **kw)
 
 
 @dataclass
@@ -101,8 +101,12 @@ class Accumulated:
     q_min: np.ndarray | None = None  # (n,) joint position range over the fitted samples
     q_max: np.ndarray | None = None
 
+    def copy(self) -> "Accumulated":
+        """An independent copy (its normal equations copied)."""
+        return replace(self, ne=self.ne.copy(), notes=list(self.notes), sources=list(self.sources))
+
     def merge(self, other: "Accumulated") -> "Accumulated":
-        """Add another pass over other sources (same robot, model and base parameters)."""
+        """Add another pass over other sources (same robot, model and base parameters) in place."""
         self.ne.merge(other.ne)
         self.q_min = np.fmin(self.q_min, other.q_min) if self.q_min is not None else other.q_min
         self.q_max = np.fmax(self.q_max, other.q_max) if self.q_max is not None else other.q_max

@@ -21,10 +21,11 @@ is estimated and ``mx2`` keeps its description value.
 
 The undetermined parameters are fixed at ``prior = K theta_description`` (friction and
 offsets 0, rotor inertias from the drives) and the others are estimated from the normal
-equations of tau - W_U beta_U = W_D beta_D (``reduce``); result.json marks them
-``"determined": false`` with ``std: null`` and says why. The physically consistent estimate
-fits them all (its constraints bound them) unless it is regularized toward the description
-(regularized.py), which holds them there as the equality K_U theta = prior_U.
+equations of tau - W_U beta_U = W_D beta_D: an estimator option (``Estimator(fixed=found.index,
+prior=found.prior)``, ``NormalEquations.reduce``); result.json marks them
+``"determined": false`` with ``std: null`` and says why (``annotate``). The physically
+consistent estimate fits them all (its constraints bound them) unless it is regularized toward
+the description (regularized.py), which holds them there as the equality K_U theta = prior_U.
 """
 
 from __future__ import annotations
@@ -37,7 +38,6 @@ import scipy.linalg
 from dynid.errors import IllConditionedError
 from dynid.identify.base import DEFAULT_TOL, BaseParameters, column_normalize, random_states
 from dynid.identify.model import ModelOptions, full_parameters, identification_regressor
-from dynid.identify.normal_equations import NormalEquations
 
 STILL_RANGE = 0.05  # rad; prismatic joints: a tenth of it in m
 NO_PRIOR = ("off", "Fc", "Fv", "Ia")  # name stems of terms without a description value
@@ -59,6 +59,10 @@ class Undetermined:
 
     def __bool__(self) -> bool:
         return bool(self.index.size)
+
+    def options(self) -> dict:
+        """The estimator options that hold these parameters at the description's values."""
+        return {"fixed": self.index, "prior": self.prior} if self.index.size else {}
 
     def reason(self, robot) -> str:
         joints = ", ".join(f"{j + 1} ({robot.joint_names[j]}, range {self.ranges[j]:.3g})" for j in self.still)
@@ -102,20 +106,6 @@ def find_undetermined(robot, options: ModelOptions, base: BaseParameters, q_min:
     return Undetermined(still, held, q_max - q_min, np.array(sorted(lost), dtype=np.int64), prior)
 
 
-def reduce(ne: NormalEquations, fixed: np.ndarray, values: np.ndarray) -> NormalEquations:
-    """Normal equations of the other parameters with ``fixed`` ones at ``values``:
-    tau' = tau - W_U beta_U = W_D beta_D, per joint (A_DD, B_D - A_DU beta_U, C - 2 B_U beta_U
-    + beta_U A_UU beta_U). The torque sums are kept (they only scale WLS's floor)."""
-    keep = np.setdiff1d(np.arange(ne.b), fixed)
-    out = NormalEquations(ne.n, keep.size)
-    a_du = ne.A[:, keep][:, :, fixed]
-    out.A = ne.A[:, keep][:, :, keep].copy()
-    out.B = ne.B[:, keep] - a_du @ values
-    out.C = ne.C - 2.0 * ne.B[:, fixed] @ values + np.einsum("jab,a,b->j", ne.A[:, fixed][:, :, fixed], values, values)
-    out.rows, out.tau_sum = ne.rows.copy(), ne.tau_sum.copy()
-    return out
-
-
 def annotate(result: dict, found: Undetermined, robot, base: BaseParameters, estimator: str) -> None:
     """Mark the undetermined base parameters in a result.json dictionary (std null, a note) and
     add ``undetermined`` and a warning naming them."""
@@ -131,48 +121,3 @@ def annotate(result: dict, found: Undetermined, robot, base: BaseParameters, est
     names = [base.names[k] for k in found.index]
     result["warnings"].append(f"{found.reason(robot)}; {len(names)} base parameter(s) not determined, "
                               f"each {held}: {names}")
-
-
-def fit_determined_arrays(make, y: np.ndarray, tau: np.ndarray, mask, base: BaseParameters, found: Undetermined):
-    """``fit_determined`` on in-memory arrays (IRLS): Y_b (N, n, b), tau (N, n), mask (N, n)."""
-    if not found:
-        return make().fit(y, tau, mask)
-    fixed = found.index
-    keep = np.setdiff1d(np.arange(base.rank), fixed)
-    est = make()
-    est.names = [base.names[k] for k in keep]
-    est.fit(np.ascontiguousarray(y[..., keep]), tau - y[..., fixed] @ found.prior[fixed], mask)
-    expand(est, keep, fixed, found.prior[fixed], base.rank)
-    return est
-
-
-def fit_determined(make, ne: NormalEquations, base: BaseParameters, found: Undetermined, pc: bool = False):
-    """Fit ``make()`` (an estimator) to the determined parameters; returns it with ``coef_``,
-    ``std_``, ``rel_std_`` over all b base parameters (NaN std for the undetermined ones,
-    whose values are the prior). ``pc``: the physically consistent estimator fits them all
-    (its constraints bound what the data leave free; ``annotate`` says so), unless it can
-    ``hold`` them at the prior (pc regularized toward the description, regularized.py)."""
-    if not found or pc:
-        est = make()
-        if found and hasattr(est, "hold"):  # pc regularized toward the description: held there (regularized.py)
-            est.hold = (found.index, found.prior[found.index])
-        return est.fit_normal_equations(ne)
-    fixed = found.index
-    keep = np.setdiff1d(np.arange(base.rank), fixed)
-    est = make()
-    est.names = [base.names[k] for k in keep]
-    est.fit_normal_equations(reduce(ne, fixed, found.prior[fixed]))
-    expand(est, keep, fixed, found.prior[fixed], base.rank)
-    return est
-
-
-def expand(est, keep: np.ndarray, fixed: np.ndarray, values: np.ndarray, b: int) -> None:
-    """Widen a fit of the ``keep`` parameters to all b (fixed ones at ``values``, std NaN)."""
-    coef, std = np.empty(b), np.full(b, np.nan)
-    coef[keep], coef[fixed], std[keep] = est.coef_, values, est.std_
-    est.coef_, est.std_ = coef, std
-    with np.errstate(divide="ignore", invalid="ignore"):
-        est.rel_std_ = 100.0 * std / np.abs(coef)
-    cov = np.zeros((b, b))
-    cov[np.ix_(keep, keep)] = est.cov_
-    est.cov_ = cov

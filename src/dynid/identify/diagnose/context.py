@@ -19,7 +19,7 @@ from dynid.errors import DataError, IllConditionedError
 from dynid.identify.base import BaseParameters, base_parameters, base_regressor
 from dynid.identify.estimators import OrdinaryLeastSquares
 from dynid.identify.model import ModelOptions
-from dynid.identify.undetermined import STILL_RANGE, Undetermined, find_undetermined, fit_determined_arrays
+from dynid.identify.undetermined import STILL_RANGE, Undetermined, find_undetermined
 
 BUDGET = 100_000  # raw rows read (the middle of a longer log)
 MAX_ROWS = 12_000  # rows of the regressor the fits use (evenly spaced interior samples)
@@ -56,14 +56,12 @@ class LogFit:
         return lowpass(x, self.fs, self.cutoff, self.prep.filter_order)
 
 
-def fit_ols(y: np.ndarray, tau: np.ndarray, names, base: BaseParameters | None = None,
+def fit_ols(y: np.ndarray, tau: np.ndarray, names,
             found: Undetermined | None = None) -> tuple[OrdinaryLeastSquares | None, str]:
-    """OLS of all base parameters, or with ``found`` (and ``base``) those held at their prior."""
+    """OLS of all base parameters, or with ``found`` those held at their prior."""
     try:
-        if found:
-            return fit_determined_arrays(lambda: OrdinaryLeastSquares(names=names, max_condition=1e10), y, tau,
-                                         None, base, found), ""
-        return OrdinaryLeastSquares(names=names, max_condition=1e10).fit(y, tau), ""
+        held = found.options() if found else {}
+        return OrdinaryLeastSquares(names, max_condition=1e10, **held).fit(y, tau), ""
     except (IllConditionedError, np.linalg.LinAlgError) as exc:
         return None, str(exc)
 
@@ -102,5 +100,5 @@ def log_fit(robot, path, mapping: ColumnMapping = ColumnMapping(), nan: str = "d
                                   still_range)
     except IllConditionedError as exc:  # every joint still: nothing to fit
         return LogFit(robot, options, base, prep, raw, ready, fs, prep.cutoff(fs), rows, y, None, str(exc))
-    est, problem = fit_ols(y, ready.tau[rows], base.names, base, found)
+    est, problem = fit_ols(y, ready.tau[rows], base.names, found)
     return LogFit(robot, options, base, prep, raw, ready, fs, prep.cutoff(fs), rows, y, est, problem, found)
