@@ -247,8 +247,8 @@ def identify_in_process(plan: Plan, threads: int | None = None) -> list[dict]:
             folds: dict = {}
             for f, source in zip(good, acc.sources):
                 add_folds(folds, plan_folds[f.relpath][0], source.blocks)
-            part = merge_partials(part, Partial(acc.ne, acc.samples, [f.relpath for f in good], [], acc.notes, acc.fs,
-                                                folds=folds, q_min=acc.q_min, q_max=acc.q_max))
+            acc.sources = []  # their blocks are the folds
+            part = merge_partials(part, Partial(acc, [f.relpath for f in good], folds=folds))
         except DynidError as exc:
             part.errors.append(("(group)", str(exc)))
         rows.append(solve_group(model, group.keys, _meta(group, model, infos), part))

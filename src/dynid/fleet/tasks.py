@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dynid.errors import DynidError, DynidWarning
+from dynid.errors import DataError, DynidError, DynidWarning
 
 FILE_ERRORS = (DynidError, OSError, EOFError)  # plus pyarrow.ArrowException (added at run time)
 TRANSIENT = (ConnectionError, TimeoutError)
@@ -56,6 +56,16 @@ class Settings:
         return {"model": self.options.to_dict(), "preprocessing": self.prep.to_dict(), "estimator": self.estimator,
                 "max_condition": self.max_condition, "nan": self.nan, "tol": self.tol,
                 "still_range": self.still_range}
+
+    @classmethod
+    def of(cls, idn) -> "Settings":
+        """The settings of a ``dynid.Identification`` (its lowpass a cutoff or None: the fleet
+        does not cross-validate it per group, ``lowpass="auto"`` is refused)."""
+        if idn.lowpass == "auto":
+            raise DataError("the fleet identifies with a fixed low-pass cutoff: give lowpass=HZ, or None for "
+                            "min(20 Hz, fs/10)")
+        return cls(idn.options, idn.prep, idn.estimator, idn.max_condition, idn.chunk_rows, idn.nan, idn.tol,
+                   idn.still_range)
 
     def identification(self, robot, spec: str):
         """The ``dynid.Identification`` of these settings on ``robot`` (named ``spec`` in results)."""
@@ -104,20 +114,21 @@ class FileInfo:
 
 @dataclass
 class Partial:
-    """Summed normal equations of some files of one group (None when no file could be used);
-    ``folds``: fold -> the equations of its files or blocks of time (``validation.fold_plan``),
-    whose sum is ``ne``; ``q_min``/``q_max``: joint position range of the fitted samples."""
+    """Some files of one group: ``acc`` their streamed pass (``identify.pipeline.Accumulated``:
+    summed normal equations, samples, notes, rate, joint position range; None when no file could
+    be used), the files used and those left out (``errors``: (path, why)), the DynidWarnings of
+    reading them, and ``folds``: fold -> the equations of its files or blocks of time
+    (``validation.fold_plan``), whose sum is ``acc.ne``."""
 
-    ne: object | None = None
-    samples: int = 0
+    acc: object | None = None
     files: list[str] = field(default_factory=list)
     errors: list[tuple[str, str]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    fs: float = float("nan")
     warnings: list[str] = field(default_factory=list)  # DynidWarnings of reading the files (``recorded_warnings``)
     folds: dict = field(default_factory=dict)
-    q_min: np.ndarray | None = None
-    q_max: np.ndarray | None = None
+
+    @property
+    def samples(self) -> int:
+        return 0 if self.acc is None else self.acc.samples
 
 
 def _file_errors() -> tuple:
@@ -240,10 +251,10 @@ def map_file(url: str, relpath: str, model: GroupModel, fold: int = 0, cuts=()) 
         raise
     except _file_errors() as exc:
         return Partial(errors=[(relpath, _reason(exc))], warnings=found)
-    notes = [f"{relpath}: {note}" for note in dict.fromkeys(acc.notes)]
     folds: dict = {}
     add_folds(folds, fold, acc.sources[0].blocks)
-    return Partial(acc.ne, acc.samples, [relpath], [], notes, acc.fs, found, folds, acc.q_min, acc.q_max)
+    acc.notes, acc.sources = [f"{relpath}: {note}" for note in dict.fromkeys(acc.notes)], []  # the blocks are the folds
+    return Partial(acc, [relpath], [], found, folds)
 
 
 def map_files(files: list[tuple], model: GroupModel) -> Partial:
@@ -260,22 +271,13 @@ def merge_partials(*parts: Partial) -> Partial:
 
     out = Partial()
     for p in parts:
-        if p.ne is not None:
-            if out.ne is None:
-                out.ne = type(p.ne)(p.ne.n, p.ne.b)
-            out.ne.merge(p.ne)
+        if p.acc is not None:
+            out.acc = p.acc.copy() if out.acc is None else out.acc.merge(p.acc)
         for k, ne in p.folds.items():
             add_folds(out.folds, k, [ne])
-        if p.q_min is not None:
-            out.q_min = p.q_min if out.q_min is None else np.fmin(out.q_min, p.q_min)
-            out.q_max = p.q_max if out.q_max is None else np.fmax(out.q_max, p.q_max)
-        out.samples += p.samples
         out.files += p.files
         out.errors += p.errors
-        out.notes += p.notes
         out.warnings += p.warnings
-        if not np.isfinite(out.fs):
-            out.fs = p.fs
     return out
 
 
@@ -287,14 +289,14 @@ def solve_group(model: GroupModel, keys: dict, meta: dict, *parts: Partial) -> d
     from dynid.identify.threads import single_blas_thread
 
     part = merge_partials(*parts)
-    if part.ne is None or part.samples == 0:
+    if part.acc is None or part.samples == 0:
         why = "; ".join(f"{p}: {e}" for p, e in part.errors) or "no samples"
         return failed_row(keys, meta, part, f"no file of the group could be used ({why})")
     idn = model.identification
     checks: list[str] = []
     try:
         with single_blas_thread(), recorded_warnings(checks):  # a 52 x 52 eigh: BLAS threads only wait for busy cores
-            fitted = idn.solve(part.ne, part.q_min, part.q_max, model.base)
+            fitted = idn.solve(part.acc.ne, part.acc.q_min, part.acc.q_max, model.base)
             with recorded_warnings([]):  # the refits' own warnings repeat the group's fit's
                 validation = held_out(part.folds, lambda ne: idn.refit(ne, model.base, fitted.found).coef_,
                                       fold_kind(len(part.files)))
@@ -302,7 +304,7 @@ def solve_group(model: GroupModel, keys: dict, meta: dict, *parts: Partial) -> d
         return failed_row(keys, meta, part, _reason(exc))
     except np.linalg.LinAlgError as exc:
         return failed_row(keys, meta, part, f"the normal equations could not be solved ({exc})")
-    fitted.samples, fitted.notes = part.samples, part.notes
+    fitted.samples, fitted.notes = part.samples, part.acc.notes
     seen = list(part.warnings) + checks
     with recorded_warnings(seen):
         result = idn.document(fitted, model.base, model.settings.prep, model.mapping, [], meta.get("where", ""),
