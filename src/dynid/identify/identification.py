@@ -16,8 +16,9 @@ and the demo):
 2. the preprocessing; with ``lowpass="auto"`` the cutoff is chosen by blocked cross-validation
    of the log (``crossval.auto_lowpass``);
 3. the data: streamed into per-joint normal equations (``pipeline.accumulate_sources``: OLS,
-   WLS, PC), or held in memory when the estimator needs the samples (IRLS) or when cycles are
-   selected or identified one by one (``per``, ``cycles``);
+   WLS, PC), or held in memory when the estimator needs the samples (IRLS) or cycles are
+   selected (``cycles``); identifying each cycle alone (``per``) reads the logs into memory
+   once more and leaves the main fit as it is;
 4. the base parameters the data leave undetermined (joints held still:
    ``undetermined.find_undetermined``) keep the description's values, the others are fitted;
 5. the result.json document (``result.build_result``), with the warnings issued on the way.
@@ -169,12 +170,17 @@ class Identification:
             check_sources(sources, mapping)
             base = self.base_parameters()
             prep, extra, notes = self.preprocessing(sources, mapping, base)
-            if self.estimator == "irls" or self.per or self.cycles:
+            if self.estimator == "irls" or self.cycles:
                 fitted = self._fit_in_memory(sources, mapping, base, prep)
             else:
                 acc = self.accumulate(sources, mapping, base, prep)
                 fitted = self.solve(acc.ne, acc.q_min, acc.q_max, base)
                 fitted.samples, fitted.notes = acc.samples, list(acc.notes)
+                if self.per:
+                    from dynid.identify.pipeline import prepared_sources
+
+                    readies = prepared_sources(self.robot, sources, self.options, mapping, prep, self.nan)
+                    fitted.extra["per_" + self.per] = self._per(readies, base, prep)
                 fitted.extra["sources"] = [c.to_dict() for c in acc.sources]
             document = self.document(fitted, base, prep, mapping, notes, str(sources[0]), extra)
         return self._result(document, found_warnings)
@@ -269,15 +275,17 @@ class Identification:
         ne.add(y, tau, mask)
         notes = [(f"{d.source}: " if len(readies) > 1 else "") + note for d in readies for note in d.notes]
         if self.per:
-            more["per_" + self.per] = self._per(readies, base, prep, lambda: self.make_estimator(base))
+            more["per_" + self.per] = self._per(readies, base, prep)
         more["sources"] = [c.to_dict() for c in counts]
         return Fitted(est, ne, sum(c.samples for c in counts), notes, found, more)
 
-    def _per(self, readies, base, prep, make) -> dict:
-        """Each cycle (stage, segment) identified alone: result.json "per_<per>" (thesis 5.1.5)."""
+    def _per(self, readies, base, prep) -> dict:
+        """Each cycle (stage, segment) of the prepared logs identified alone, all base parameters
+        fitted: result.json "per_<per>" (thesis 5.1.5)."""
         from dynid.identify.pipeline import per_cycle
 
-        stats = per_cycle(self.robot, readies, self.options, base, make, self.per, prep, prepared=True)
+        stats = per_cycle(self.robot, readies, self.options, base, lambda: self.make_estimator(base), self.per, prep,
+                          prepared=True)
         out = {"labels": stats["labels"], "failed": stats["failed"], "mean": stats["mean"].tolist(),
                "std": stats["std"].tolist(),
                "relative_spread": [None if not np.isfinite(v) else float(v) for v in stats["relative_spread"]],
