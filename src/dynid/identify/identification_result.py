@@ -59,64 +59,79 @@ class IdentificationResult:
     # -- fields --------------------------------------------------------------------------
     @property
     def names(self) -> list[str]:
+        """(b,) base parameter names."""
         return [p["name"] for p in self.document["base_parameters"]]
 
     @property
     def values(self) -> np.ndarray:
+        """(b,) base parameter values [SI units of each parameter]."""
         return np.array([p["value"] for p in self.document["base_parameters"]], dtype=float)
 
     @property
     def std(self) -> np.ndarray:
+        """(b,) standard deviations (Khalil-Gautier), NaN where there is none."""
         return np.array([np.nan if p.get("std") is None else p["std"] for p in self.document["base_parameters"]],
                         dtype=float)
 
     @property
     def covariance(self) -> np.ndarray | None:
+        """(b, b) parameter covariance, None when the fit has none."""
         cov = self.document.get("covariance")
         return None if cov is None else np.array(cov, dtype=float)
 
     @property
     def undetermined(self) -> list[str]:
+        """Names of the base parameters the data leave undetermined (joints held still)."""
         return list(self.document.get("undetermined", {}).get("parameters", []))
 
     @property
     def diagnostics(self) -> dict:
+        """Rank, condition number, convergence of the fit (docs/formats.md, "diagnostics")."""
         return self.document.get("diagnostics", {})
 
     @property
     def rmsd(self) -> np.ndarray:
+        """(n,) RMSD of the fit per joint (thesis eq. 5.1) [N m | N]."""
         return np.array([np.nan if v is None else v for v in self.document["fit"]["rmsd"]], dtype=float)
 
     @property
     def relative_rmsd(self) -> np.ndarray:
+        """(n,) RMSD per joint over the joint's RMS torque."""
         return np.array([np.nan if v is None else v for v in self.document["fit"]["relative_rmsd"]], dtype=float)
 
     @property
     def estimator(self) -> str:
+        """ols | wls | irls | pc."""
         return self.document["estimator"]
 
     @property
     def friction(self) -> str:
+        """The friction model: none | coulomb-viscous | polynomial | asymmetric."""
         return self.document["friction"]
 
     @property
     def warnings(self) -> list[str]:
+        """Messages about the data and the fit."""
         return list(self.document.get("warnings", []))
 
     @property
     def model(self) -> ModelOptions:
+        """The identification model (``identify.model.ModelOptions``)."""
         return ModelOptions.from_dict(self.document["model"])
 
     @property
     def base(self) -> BaseParameters:
+        """The base parameter definition (``identify.base.BaseParameters``: independent columns, K)."""
         return BaseParameters.from_dict(self.document["base"], self.model)
 
     @property
     def preprocessing(self) -> Preprocessing:
+        """The preprocessing ``predict`` repeats (``data.preprocess.Preprocessing``)."""
         return Preprocessing.from_dict(self.document["preprocessing"])
 
     @property
     def mapping(self) -> ColumnMapping:
+        """The data layout of the training logs (``data.columns.ColumnMapping``)."""
         return ColumnMapping.from_dict(self.document.get("column_mapping"))
 
     def __repr__(self) -> str:
@@ -135,14 +150,14 @@ class IdentificationResult:
         tau_hat = np.concatenate([p["tau_hat"] for p in parts]) if parts else np.empty((0, self.robot.n))
         return (t_out, tau_hat) if with_time else tau_hat
 
-    def validate(self, t, q, tau, dq=None, ddq=None, min_velocity: float = 0.0) -> dict:
+    def validate(self, t, q, tau, dq=None, ddq=None, min_velocity: float = 0.05) -> dict:
         """Validation figures on arrays (``dynid validate``'s report: "rmsd", "relative_rmsd" (n,)
         per joint (thesis eq. 5.1), "relative_error", "samples"; with ``min_velocity`` [rad/s |
         m/s] also "moving": the figures without slower samples), on the interior samples."""
         return self.validate_files([ArrayLog.from_signals(t, q, tau, dq, ddq, name="arrays")], min_velocity,
                                    mapping=ColumnMapping())["arrays"]
 
-    def validate_files(self, paths, min_velocity: float = 0.0, mapping: ColumnMapping | None = None,
+    def validate_files(self, paths, min_velocity: float = 0.05, mapping: ColumnMapping | None = None,
                        segments: dict | None = None, chunk_rows: int = 50_000) -> dict:
         """``dynid validate`` on files (or ``ArrayLog``s): {path: report} and "overall" for
         several (``prediction.validate_sources``); ``mapping`` default: as in training;
