@@ -7,7 +7,8 @@ link) returns full standard parameters that a real mass distribution can have, s
 written as the links' <inertial> elements; the exported URDF loads back as a robot whose
 inverse dynamics reproduce the identified model (a URDF has no gravity field: the robot's
 must be the default [0, 0, -9.81]). Only the identifiable combinations of the inertial
-parameters are fixed by the data; the constraints and the description choose the rest. FOLDER (default: temporary) receives it.
+parameters are fixed by the data; the constraints and the description choose the rest.
+FOLDER (default: temporary) receives it.
 """
 
 import sys

@@ -37,19 +37,20 @@ def identify(ws: Workspace, progress) -> None:
 
 def validate(ws: Workspace, progress) -> None:
     """Both models on the separate validation log: RMSD per joint and the relative error."""
-    from dynid.identify.prediction import predict_file
+    from dynid.identify.prediction import predict_models
     from dynid.identify.result import load_result
     from dynid.identify.validation import validation_report
 
+    results = [load_result(ws.path(role)) for role in ("result", "pc_result")]
+    preds = predict_models(ws.robot, [(r["estimator"], r) for r in results], ws.path("validation"), with_std=True)
+    ws.state["predictions"] = {ws.path("validation"): preds}  # the report shows these (report.builder)
+    progress(0.8)
     reports = {}
-    for k, role in enumerate(("result", "pc_result")):
-        result = load_result(ws.path(role))
-        pred = predict_file(ws.robot, result, ws.path("validation"))
+    for label, pred in preds.items():
         keep = pred["interior"]
         report = validation_report(pred["tau"][keep], pred["tau_hat"][keep], pred["dq"][keep], 0.05)
-        reports[result["estimator"]] = report
-        ws.figures[f"validation relative error {result['estimator']} [%]"] = 100.0 * report["relative_error"]
-        progress((k + 1) / 2)
+        reports[label] = report
+        ws.figures[f"validation relative error {label} [%]"] = 100.0 * report["relative_error"]
     atomic_write_text(ws.dir / "validation.json", json.dumps(reports, indent=2) + "\n")
 
 
@@ -125,6 +126,6 @@ def report(ws: Workspace, progress) -> None:
         done.append(name)
         progress(len(done) / len(SECTION_IDS))
 
-    text = build_report(ReportInputs.gather(ws.dir), progress=step)
+    text = build_report(ReportInputs.gather(ws.dir), progress=step, predictions=ws.state.get("predictions"))
     write_report(ws.dir / "report.html", text)
     progress(1.0)

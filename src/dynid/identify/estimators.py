@@ -18,8 +18,9 @@ sigma_beta_k = sqrt(C_kk), and %sigma_k = 100 sigma_beta_k / |beta_k|.
 
 Conditioning is checked on the column-normalized normal matrix (thesis eq. 2.13-2.16), one
 eigendecomposition per solve (``normal_equations.Spectrum``): cond = sqrt(lambda_max /
-lambda_min) equals the 2-norm condition number of the normalized regressor. A rank-deficient problem or cond > ``max_condition`` raises IllConditionedError
-naming the least determined parameters; cond > ``warn_condition`` adds a warning.
+lambda_min) equals the 2-norm condition number of the normalized regressor. A rank-deficient
+problem or cond > ``max_condition`` raises IllConditionedError naming the least determined
+parameters; cond > ``warn_condition`` adds a warning.
 """
 
 from __future__ import annotations

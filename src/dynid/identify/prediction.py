@@ -1,8 +1,9 @@
 """Predicting and validating on long logs in bounded memory (issue 18 section 4).
 
 ``predict`` and ``validate`` read each log as ``identify`` does: ``predict_chunks`` prepares
-a file (or arrays in memory, ``data.arrays.ArrayLog``) chunk by chunk (``data.stream``: overlapping windows per segment, O(chunk_rows + filter
-margin) rows in memory) and evaluates the model's torques on each chunk. Here the chunks are
+a file (or arrays in memory, ``data.arrays.ArrayLog``) chunk by chunk (``data.stream``:
+overlapping windows per segment, O(chunk_rows + filter margin) rows in memory) and evaluates
+the model's torques on each chunk. Here the chunks are
 consumed as they come:
 
 - ``prediction_columns`` turns them into column chunks ``t, tau1..taun`` (plus ``segment`` when
@@ -53,8 +54,9 @@ def predict_chunks(robot, result: dict, path, mapping: ColumnMapping | None = No
     motion the torques are computed from, "interior" (N,) False for the
     ``edge_samples`` at both ends of every segment (a segment shorter than both is predicted whole,
     with a note: ``data.stream.prepared_chunks(keep_short=True)``), "segment" (N,) segment index
-    (``data.segments``), "notes", "filled" (N,) True where resampling filled a hole of the log (rows
-    dropped for NaN), or None}; chunks of length 0 carry only notes. A torque that is not finite (parameters of
+    (``data.segments``), "stage" (N,) the log's stage labels or None, "notes", "filled" (N,) True
+    where resampling filled a hole of the log (rows dropped for NaN), or None}; chunks of length 0
+    carry only notes. A torque that is not finite (parameters of
     absurd size) is an error. prep_override: preprocessing fields to change ({"segments": "auto"}).
     with_std: each chunk also holds "tau_std" (N, n), the standard deviation of each predicted
     torque from the parameter covariance (``bands.torque_std``; needs the result's "covariance").
@@ -95,7 +97,8 @@ def predict_chunks(robot, result: dict, path, mapping: ColumnMapping | None = No
                                 f"parameters (largest |value| {np.max(np.abs(beta)):.3g}) cannot be right")
             segment = np.zeros(len(chunk), dtype=np.int64) if chunk.segment is None else chunk.segment
             out = {"t": chunk.t, "tau_hat": tau_hat, "tau": chunk.tau, "q": chunk.q, "dq": chunk.dq, "ddq": chunk.ddq,
-                   "interior": keep, "segment": segment, "notes": list(chunk.notes), "filled": chunk.filled}
+                   "interior": keep, "segment": segment, "stage": chunk.stage, "notes": list(chunk.notes),
+                   "filled": chunk.filled}
             if cov is not None:
                 out["tau_std"] = tau_std
             yield out
@@ -107,7 +110,7 @@ def predict_file(robot, result: dict, path, mapping: ColumnMapping | None = None
     """``predict_chunks`` of a whole file in memory: the same keys, arrays over all samples
     ("tau" None when the file has no torques; "tau_std" with ``with_std``); for long logs prefer
     the chunks."""
-    parts = {key: [] for key in ("t", "tau_hat", "tau", "q", "dq", "ddq", "interior", "segment")
+    parts = {key: [] for key in ("t", "tau_hat", "tau", "q", "dq", "ddq", "interior", "segment", "stage")
              + (("tau_std",) if with_std else ())}
     notes = []
     for chunk in predict_chunks(robot, result, path, mapping, chunk_rows, filter_torque, prep_override, with_std,
@@ -121,6 +124,15 @@ def predict_file(robot, result: dict, path, mapping: ColumnMapping | None = None
     out = {key: np.concatenate(values) if values else None for key, values in parts.items()}
     out["notes"] = list(dict.fromkeys(notes))
     return out
+
+
+def predict_models(robot, models: list[tuple[str, dict]], path, with_std: bool = False) -> dict:
+    """{label: ``predict_file`` output} of each (label, result) on one log; ``with_std``: with the
+    standard deviation of the predicted torque ("tau_std") for the results that hold a
+    covariance. What the report shows of a log, computed once (``report.builder.load_context``,
+    the demo's validation step)."""
+    return {label: predict_file(robot, result, path, with_std=with_std and "covariance" in result)
+            for label, result in models}
 
 
 def segment_column_needed(robot, result: dict, paths: list, mapping=None, prep_override: dict | None = None) -> bool:

@@ -87,10 +87,10 @@ def band(ctx: Context) -> Section:
     if "covariance" not in ctx.result:
         return missing("band", title, "the result holds no parameter covariance (identified by an older dynid)")
     from dynid.identify.bands import band_std, coverage
-    from dynid.identify.prediction import predict_file
     from dynid.report.figures import data_uri, plt
+    from dynid.report.sections import models, predictions
 
-    pred = predict_file(ctx.robot, ctx.result, log, with_std=True)
+    pred = predictions(ctx, log)[models(ctx)[0][0]]
     if pred["tau"] is None:
         return missing("band", title, f"{log} holds no torques")
     k = pred["interior"]

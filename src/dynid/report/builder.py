@@ -24,9 +24,12 @@ SECTION_IDS = ("overview", "diagnosis", "torques", "band", "parameters", "essent
                "postures")
 
 
-def load_context(inputs: ReportInputs, force: bool = False) -> sections.Context:
+def load_context(inputs: ReportInputs, force: bool = False, predictions: dict | None = None) -> sections.Context:
     """Read the JSON inputs and the robot (explicit --robot, else the one the result names); a
-    result identified on another robot is refused unless ``force`` (then noted in the report)."""
+    result identified on another robot is refused unless ``force`` (then noted in the report).
+    The models' predictions on the validation and training logs are computed here, once
+    (``identify.prediction.predict_models``), unless ``predictions`` ({log path: its output})
+    gives them already (the demo's validation step)."""
     from dynid.identify.result import load_result
     from dynid.identify.result_schema import check_result_robot
 
@@ -61,13 +64,25 @@ def load_context(inputs: ReportInputs, force: bool = False) -> sections.Context:
             if result is not None and check_result_robot(result, ctx.robot, str(path), force):
                 ctx.robot_problem = (f"{path} was identified on another robot than '{ctx.robot.name}' "
                                      "(report made with --force)")
+    ctx.predictions = dict(predictions or {})
+    if ctx.robot is not None and ctx.result is not None:
+        from dynid.identify.prediction import predict_models
+
+        plateaus = ctx.friction is not None and ctx.friction.get("friction")
+        needed = [(inputs.validation, True)]  # torques and the band (with std)
+        needed += [(inputs.data, False)] if inputs.validation is None or not plateaus else []  # torques, friction
+        for log, with_std in needed:
+            if log is not None and log not in ctx.predictions:
+                ctx.predictions[log] = predict_models(ctx.robot, sections.models(ctx), log, with_std)
     return ctx
 
 
-def build_report(inputs: ReportInputs, title: str | None = None, progress=None, force: bool = False) -> str:
+def build_report(inputs: ReportInputs, title: str | None = None, progress=None, force: bool = False,
+                 predictions: dict | None = None) -> str:
     """HTML text of the report. progress: optional callable(section_id) before each section;
-    force: report a result identified on another robot (``load_context``)."""
-    ctx = load_context(inputs, force)
+    force: report a result identified on another robot; predictions: the models' predictions
+    on logs, computed already (``load_context``)."""
+    ctx = load_context(inputs, force, predictions)
     built = []
     for make, sid in zip(SECTION_BUILDERS, SECTION_IDS):
         if progress is not None:

@@ -50,16 +50,11 @@ def _curves_from_analysis(ctx: Context) -> list:
 
 
 def _curves_from_log(ctx: Context) -> list:
-    from dynid.data.io import load_joint_data
-
-    data = load_joint_data(ctx.inputs.data, ctx.robot)
-    if data.stage is None:
-        return []
     label, res = next(iter(predictions(ctx, ctx.inputs.data).items()))
-    if res["tau"] is None or res["t"].size != len(data):
+    if res["tau"] is None or res["stage"] is None:
         return []
     values = {p["name"]: p["value"] for p in ctx.result["base_parameters"]}
-    stage = np.asarray(data.stage) == "friction"
+    stage = np.asarray(res["stage"]) == "friction"
     curves = []
     for j in range(ctx.robot.n):
         fc, fv = values.get(f"Fc{j + 1}"), values.get(f"Fv{j + 1}")

@@ -35,7 +35,7 @@ class Context:
     friction: dict | None = None
     multibody: dict | None = None
     summary: dict | None = None
-    predictions: dict = field(default_factory=dict)  # cache: path -> {label: predict_file output}
+    predictions: dict = field(default_factory=dict)  # log path -> {label: predict_file output} (load_context)
 
 
 def missing(section_id: str, title: str, *reasons: str) -> Section:
@@ -100,11 +100,8 @@ def trust_sentence(ctx: Context) -> str:
 
 
 def predictions(ctx: Context, path) -> dict:
-    """label -> ``identify.prediction.predict_file`` output on ``path`` (cached)."""
-    from dynid.identify.prediction import predict_file
-
-    if path not in ctx.predictions:
-        ctx.predictions[path] = {label: predict_file(ctx.robot, result, path) for label, result in models(ctx)}
+    """label -> ``identify.prediction.predict_file`` output on ``path``, as ``load_context``
+    computed them once (or the caller gave them): the sections render, they do not predict."""
     return ctx.predictions[path]
 
 
