@@ -90,19 +90,25 @@ def identify(robot: str = robot_option(),
         return
     cutoff = O.lowpass_from(lowpass)
     idn = dynid.Identification(robot, estimator=estimator, friction=friction, offset=offset,
-                               rotor_inertia=rotor_inertia, smooth_sign=smooth_sign,
+                               rotor_inertia=rotor_inertia, smooth_sign=smooth_sign, friction_drift=friction_drift,
+                               since_cold=since_cold,
                                lowpass="auto" if cutoff in (None, "auto") else cutoff,
-                               lowpass_fallback=cutoff is None, cv_folds=cv_folds, excitation=excitation,
+                               lowpass_fallback=cutoff is None, cv_folds=cv_folds,
                                derivative=derivative, resample=resample, decimate=decimate,
                                min_velocity=min_velocity, segments=segments, max_gap=max_gap, tau_delay=tau_delay,
                                still_range=still_range, nan=nan, chunk_rows=chunk_rows, prior_bound=prior_bound,
                                per=by, skip_first=skip_first, cycles=cycles, essential=essential,
                                max_condition=max_condition, irls_iterations=irls_iterations, tol=tol)
+    if excitation is not None:
+        from dynid.excite.fileio import load_trajectory
+        idn.excitation = load_trajectory(excitation, idn.robot.n, idn.robot.name)
     fitted = idn.fit_files(data, mapping)
     fitted.save(out)
     result = fitted.document
     _print_lowpass(result.get("lowpass_selection"))
     _print_result(result)
+    if friction_drift:
+        _print_drift(fitted.robot, result)
     if essential:
         ess = result["essential"]
         console.print(f"essential parameters: {ess['count']} of {ess['of']} ("

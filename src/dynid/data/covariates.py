@@ -19,7 +19,6 @@ decimation and dropped rows.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 
@@ -48,13 +47,17 @@ def parse_since_cold(text: str | None) -> float | None:
     return value
 
 
-def _file_columns(path: Path, mapping: ColumnMapping) -> dict[str, str]:
-    """{contract name: name in the file} of a CSV or Parquet file's columns (header only)."""
+def _file_columns(path, mapping: ColumnMapping) -> dict[str, str]:
+    """{contract name: name in the file} of a CSV or Parquet file's columns (header only), or of
+    an in-memory log's (``data.arrays.ArrayLog``)."""
     import pyarrow.csv as pacsv
     import pyarrow.parquet as pq
 
+    from dynid.data.arrays import ArrayLog
     from dynid.data.io import arrow_errors, csv_read_options, is_parquet
 
+    if isinstance(path, ArrayLog):
+        return {mapping.contract_name(name): name for name in path.column_names}
     with arrow_errors(path):
         if is_parquet(path):
             names = pq.ParquetFile(path).schema_arrow.names
@@ -67,12 +70,13 @@ def _file_columns(path: Path, mapping: ColumnMapping) -> dict[str, str]:
 
 def has_columns(path, mapping: ColumnMapping, names: list[str]) -> bool:
     """Whether a CSV or Parquet log has every column of ``names`` (contract names); False for a bag."""
+    from dynid.data.arrays import ArrayLog
     from dynid.data.bags import is_bag
     from dynid.data.io import data_file
 
     if is_bag(path):
         return False
-    have = _file_columns(data_file(path), mapping)
+    have = _file_columns(path if isinstance(path, ArrayLog) else data_file(path), mapping)
     return all(name in have for name in names)
 
 
@@ -82,20 +86,23 @@ def read_slow_columns(path, mapping: ColumnMapping, names: list[str]) -> tuple[n
     import pyarrow.csv as pacsv
     import pyarrow.parquet as pq
 
+    from dynid.data.arrays import ArrayLog
     from dynid.data.bags import is_bag
     from dynid.data.io import arrow_errors, csv_read_options, data_file, is_parquet
 
     if is_bag(path):
         raise DataError(f"{path}: a ROS bag holds no {names[0]} column; give the value on the command line "
                         "(--since-cold) or convert the bag and add the column")
-    path = data_file(path)
+    path = path if isinstance(path, ArrayLog) else data_file(path)
     have = _file_columns(path, mapping)
     missing = [c for c in ["t"] + list(names) if c not in have]
     if missing:
         raise DataError(f"{path}: missing column(s) {missing} (found {sorted(have)[:20]})")
     wanted = [have[c] for c in ["t"] + list(names)]
     with arrow_errors(path):
-        if is_parquet(path):
+        if isinstance(path, ArrayLog):
+            table = path.table.select(wanted)
+        elif is_parquet(path):
             table = pq.read_table(path, columns=wanted)
         else:
             table = pacsv.read_csv(path, read_options=csv_read_options(mapping),

@@ -268,8 +268,10 @@ def stored_drift(result: dict, options: ModelOptions) -> tuple[FrictionDrift, np
 
 def trained_entry(result: dict, path) -> dict | None:
     """The identification's record of how the log at ``path`` was timed (None for another log)."""
-    from pathlib import Path
+    from pathlib import Path, PurePath
 
+    if not isinstance(path, (str, PurePath)):  # an in-memory log (data.arrays): not a training file
+        return None
     target = Path(path).resolve()
     for entry in (result.get("friction_drift") or {}).get("sources", []):
         if isinstance(entry, dict) and Path(str(entry.get("path", ""))).resolve() == target:

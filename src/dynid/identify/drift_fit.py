@@ -33,7 +33,7 @@ from dynid.identify.model import FRICTION_MODELS, ModelOptions, identification_r
 from dynid.identify.normal_equations import NormalEquations
 from dynid.identify.pipeline import row_mask
 from dynid.identify.threads import single_blas_thread
-from dynid.identify.undetermined import STILL_RANGE, Undetermined, fit_determined
+from dynid.identify.undetermined import STILL_RANGE, Undetermined
 
 BLOCK = 8192  # samples per regressor evaluation
 TEMPERATURE_REFERENCE = 95.0  # percentile of the training temperatures: the warm end of a warm-up
@@ -57,14 +57,6 @@ class DriftFit:
         if np.all(np.isfinite(cov)):
             out["covariance"] = [[float(x) for x in row] for row in cov]
         return out
-
-
-@dataclass(frozen=True)
-class _Parameters:
-    """The names and count of the whole parameter vector (``undetermined.fit_determined`` reads them)."""
-
-    names: list
-    rank: int
 
 
 def fit_rows(readies: list[JointData], prep: Preprocessing) -> list[np.ndarray]:
@@ -117,7 +109,8 @@ def fit_drifting(robot, readies: list[JointData], covariates: list[np.ndarray], 
     readies: prepared logs; covariates: per log its operating times (N,) [s] (time) or
     temperatures (N, n) (temperature) at the prepared samples; make(): a fresh estimator of
     the b + n k m parameters (``fit_normal_equations``); found: base parameters the logs leave
-    undetermined (held at the description's values); pc: ``make`` is physically consistent;
+    undetermined (held at the description's values); ``make(names, fixed=, prior=)``: a fresh
+    estimator of the b + n k m parameters with those options; pc: ``make`` is physically consistent;
     masks: per log the (N, n) rows to fit (default ``fit_rows``)."""
     check_mode(mode, options, robot)
     n, k, m = robot.n, len(FRICTION_MODELS[options.friction]), len(LABELS[mode])
@@ -148,18 +141,12 @@ def fit_drifting(robot, readies: list[JointData], covariates: list[np.ndarray], 
     column_norm = np.array([np.diag(ne.A[j])[b + j * k * m:b + (j + 1) * k * m].max() for j in range(n)])
     still |= ~(column_norm > 0)
     fixed = [b + j * k * m + c for j in np.flatnonzero(still) for c in range(k * m)]
-    whole = _Parameters(list(base.names) + shape.names(), b + d)
+    names = list(base.names) + shape.names()
     if found is None:
         found = Undetermined([], np.zeros(0), np.zeros(n), np.zeros(0, dtype=np.int64), np.zeros(b))
     held = replace(found, index=np.union1d(found.index, fixed).astype(np.int64),
                    prior=np.concatenate([found.prior, np.zeros(d)]))
-
-    def named():
-        est = make()
-        est.names = whole.names
-        return est
-
-    est = fit_determined(named, ne, whole, held, pc=pc)
+    est = (make(names) if pc else make(names, fixed=held.index, prior=held.prior)).fit_normal_equations(ne)
     coef, std = est.coef_[b:].reshape(n, k, m).copy(), est.std_[b:].reshape(n, k, m).copy()
     coef[still], std[still] = np.nan, np.nan
     if tc is not None:
@@ -168,11 +155,13 @@ def fit_drifting(robot, readies: list[JointData], covariates: list[np.ndarray], 
     return DriftFit(est, ne, drift)
 
 
-def training_covariates(robot, readies: list[JointData], mapping, mode: str,
-                        since_cold: float | None = None) -> tuple[list[LogCovariate], list[np.ndarray]]:
+def training_covariates(robot, readies: list[JointData], mapping, mode: str, since_cold: float | None = None,
+                        sources: list | None = None) -> tuple[list[LogCovariate], list[np.ndarray]]:
     """(how each training log is timed, its covariate at its prepared samples): ``drift.log_covariate``
-    with ``since_cold`` given, else the log's ``since_cold`` column, else it starts cold."""
-    timings = [log_covariate(mode, ready.source, mapping, robot.n, since_cold, default=0.0) for ready in readies]
+    with ``since_cold`` given, else the log's ``since_cold`` column, else it starts cold. sources:
+    the logs the readies were read from (default their paths; an in-memory log is given here)."""
+    sources = [ready.source for ready in readies] if sources is None else sources
+    timings = [log_covariate(mode, source, mapping, robot.n, since_cold, default=0.0) for source in sources]
     return timings, [timing.at(ready.t) for timing, ready in zip(timings, readies)]
 
 

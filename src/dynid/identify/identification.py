@@ -16,8 +16,8 @@ and the demo):
 2. the preprocessing; with ``lowpass="auto"`` the cutoff is chosen by blocked cross-validation
    of the log (``crossval.auto_lowpass``);
 3. the data: streamed into per-joint normal equations (``pipeline.accumulate_sources``: OLS,
-   WLS, PC), or held in memory when the estimator needs the samples (IRLS) or cycles are
-   selected (``cycles``); identifying each cycle alone (``per``) reads the logs into memory
+   WLS, PC), or held in memory when the estimator needs the samples (IRLS), cycles are
+   selected (``cycles``) or the friction drifts (``friction_drift``: ``identify.drift_fit``); identifying each cycle alone (``per``) reads the logs into memory
    once more and leaves the main fit as it is;
 4. the base parameters the data leave undetermined (joints held still:
    ``undetermined.find_undetermined``) keep the description's values, the others are fitted;
@@ -57,11 +57,17 @@ class Identification:
     estimator: ols | wls | irls | pc (physically consistent)
     friction: none | coulomb-viscous | polynomial | asymmetric; offset: per-joint torque offset;
     rotor_inertia: I_a ddq per joint; smooth_sign: velocity scale of a tanh sign [rad/s | m/s]
+    friction_drift: None | "time" | "temperature": friction coefficients drifting from cold to
+      warm with the time since the cold start (thesis eq. 5.4) or the temperatures temp1..tempn,
+      identified with the rest (``identify.drift_fit``; ols or wls); since_cold: "time" mode, the
+      seconds since the cold start at each log's first sample (or "warm"; default: the log's
+      since_cold column, else 0)
     lowpass: cutoff [Hz] of the zero-phase low-pass before differentiation, 0 = off, None =
       min(20 Hz, fs/10), "auto" = chosen by blocked cross-validation; lowpass_fallback: when the
       log is too short for the folds of "auto", use min(20 Hz, fs/10) with a note (else an error)
-    cv_folds: folds of "auto"; excitation: the log's excitation trajectory (a dynid excite JSON
-      file or builtin name, or a trajectory object): its highest harmonic narrows the cutoff grid
+    cv_folds: folds of "auto"; excitation: the log's excitation trajectory (an
+      ``excite.periodic.PeriodicTrajectory``, as ``excite.fileio.load_trajectory`` reads a dynid
+      excite JSON or builtin name) or its bandwidth [Hz]: its highest harmonic narrows the cutoff grid
     derivative: central | savgol; resample: rate [Hz] (irregular logs are always resampled);
       decimate: parallel filtering and decimation factor; min_velocity: samples of a joint
       slower than this [rad/s | m/s] are left out; segments: gaps | auto; max_gap: a step longer
@@ -84,6 +90,8 @@ class Identification:
     offset: bool = False
     rotor_inertia: bool = True
     smooth_sign: float = 0.0
+    friction_drift: str | None = None
+    since_cold: float | str | None = None
     lowpass: float | str | None = "auto"
     lowpass_fallback: bool = True
     cv_folds: int = 5
@@ -129,6 +137,16 @@ class Identification:
             raise DataError(f"--lowpass: expected a cutoff in Hz, 0 (off) or 'auto', got '{self.lowpass}'")
         self.options = ModelOptions(friction=self.friction, rotor_inertia=self.rotor_inertia, offset=self.offset,
                                     smooth_sign=self.smooth_sign)
+        if self.friction_drift is not None:
+            from dynid.data.covariates import parse_since_cold
+            from dynid.identify.drift import check_mode
+
+            check_mode(self.friction_drift, self.options, self.robot)
+            if self.estimator not in ("ols", "wls"):
+                raise DataError(f"--friction-drift: --estimator {self.estimator} is not available with a drifting "
+                                "friction; use ols or wls")
+            if isinstance(self.since_cold, str):
+                self.since_cold = parse_since_cold(self.since_cold)
         self.prep = Preprocessing(lowpass_hz=None if self.lowpass == "auto" else self.lowpass,
                                   derivative=self.derivative, resample_hz=self.resample, decimate=self.decimate,
                                   min_velocity=self.min_velocity, segments=self.segments, max_gap=self.max_gap,
@@ -170,7 +188,7 @@ class Identification:
             check_sources(sources, mapping)
             base = self.base_parameters()
             prep, extra, notes = self.preprocessing(sources, mapping, base)
-            if self.estimator == "irls" or self.cycles:
+            if self.estimator == "irls" or self.cycles or self.friction_drift:
                 fitted = self._fit_in_memory(sources, mapping, base, prep)
             else:
                 acc = self.accumulate(sources, mapping, base, prep)
@@ -205,22 +223,17 @@ class Identification:
 
     def bandwidth(self) -> float | None:
         """Highest harmonic [Hz] of ``excitation`` (None without one)."""
-        if self.excitation is None:
-            return None
-        traj = self.excitation
-        if isinstance(traj, (str, Path)):
-            from dynid.excite.fileio import load_trajectory
+        if self.excitation is None or isinstance(self.excitation, (int, float)):
+            return self.excitation
+        return max(self.excitation.harmonics) * self.excitation.w_f / (2.0 * math.pi)
 
-            traj = load_trajectory(str(traj), self.robot.n, self.robot.name)
-        return max(traj.harmonics) * traj.w_f / (2.0 * math.pi)
-
-    def make_estimator(self, base, found=None):
+    def make_estimator(self, base, found=None, **kw):
         """A fresh estimator of the configured kind (``pipeline.make_estimator``); ``found``
         (``undetermined.Undetermined``): the parameters to hold at the description's values
-        (pc holds none: its constraints choose them)."""
+        (pc holds none: its constraints choose them); ``kw``: more estimator options."""
         from dynid.identify.pipeline import make_estimator
 
-        kw = {"max_condition": self.max_condition}
+        kw["max_condition"] = self.max_condition
         if self.estimator == "irls":
             kw["max_iter"] = self.irls_iterations
         if self.estimator == "pc":
@@ -262,17 +275,35 @@ class Identification:
         r, options = self.robot, self.options
         readies = prepared_sources(r, sources, options, mapping, prep, self.nan)
         more = {}
+        if self.friction_drift:
+            from dynid.identify.drift_fit import training_covariates
+
+            timings, covariates = training_covariates(r, readies, mapping, self.friction_drift, self.since_cold,
+                                                      sources)
         if self.cycles:
             from dynid.identify.cycle_groups import cycle_mask, parse_cycles
 
             labelled = [d.cycle for d in readies if d.cycle is not None]
             more["cycles"] = parse_cycles(self.cycles, np.concatenate(labelled) if labelled else None)
-            readies = [d.select(cycle_mask(d.cycle, self.cycles, d.source)) for d in readies]
-        y, tau, mask, counts, span = stacked_regressor(r, readies, options, base, prep)
-        found = find_undetermined(r, options, base, *span, self.still_range, self.seed)
-        est = self.make_estimator(base, found).fit(y, tau, mask)
-        ne = NormalEquations(r.n, base.rank)
-        ne.add(y, tau, mask)
+            picks = [cycle_mask(d.cycle, self.cycles, d.source) for d in readies]
+            readies = [d.select(pick) for d, pick in zip(readies, picks)]
+            if self.friction_drift:
+                covariates = [c[pick] for c, pick in zip(covariates, picks)]
+        if self.friction_drift:
+            from dynid.identify.drift_fit import identify_drifting
+
+            drifting, counts, found = identify_drifting(
+                r, readies, covariates, options, base, prep,
+                lambda names, **kw: self.make_estimator(base, names=names, **kw), self.friction_drift,
+                self.still_range)
+            est, ne = drifting.estimator, drifting.ne
+            more["friction_drift"] = drifting.result_entry(timings)
+        else:
+            y, tau, mask, counts, span = stacked_regressor(r, readies, options, base, prep)
+            found = find_undetermined(r, options, base, *span, self.still_range, self.seed)
+            est = self.make_estimator(base, found).fit(y, tau, mask)
+            ne = NormalEquations(r.n, base.rank)
+            ne.add(y, tau, mask)
         notes = [(f"{d.source}: " if len(readies) > 1 else "") + note for d in readies for note in d.notes]
         if self.per:
             more["per_" + self.per] = self._per(readies, base, prep)

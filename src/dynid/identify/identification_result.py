@@ -140,31 +140,39 @@ class IdentificationResult:
                 f"relative error {self.document['fit'].get('relative_error')})")
 
     # -- use -----------------------------------------------------------------------------
-    def predict(self, t, q, dq=None, ddq=None, with_time: bool = False):
+    def predict(self, t, q, dq=None, ddq=None, columns: dict | None = None, since_cold: float | None = None,
+                with_time: bool = False):
         """Model torques (N, n) [N m | N] on arrays t (N,) [s], q, dq, ddq (N, n) (dq, ddq None:
         estimated from q), preprocessed as in training (``prediction.predict_chunks``). On
         irregular time stamps the samples are those of the uniform grid the log is resampled to;
-        ``with_time``: return (t (M,), tau_hat (M, n)) to know them."""
-        parts = _prediction(self, ArrayLog.from_signals(t, q, None, dq, ddq, name="arrays"))
+        ``with_time``: return (t (M,), tau_hat (M, n)) to know them. A model with a friction drift
+        needs the log's temperatures (``columns``: temp1..tempn) or its operating time
+        (``since_cold`` [s] at t[0], inf = warm; or a since_cold column)."""
+        log = ArrayLog.from_signals(t, q, None, dq, ddq, columns, name="arrays")
+        parts = _prediction(self, log, since_cold)
         t_out = np.concatenate([p["t"] for p in parts]) if parts else np.empty(0)
         tau_hat = np.concatenate([p["tau_hat"] for p in parts]) if parts else np.empty((0, self.robot.n))
         return (t_out, tau_hat) if with_time else tau_hat
 
-    def validate(self, t, q, tau, dq=None, ddq=None, min_velocity: float = 0.05) -> dict:
+    def validate(self, t, q, tau, dq=None, ddq=None, columns: dict | None = None, since_cold: float | None = None,
+                 min_velocity: float = 0.05) -> dict:
         """Validation figures on arrays (``dynid validate``'s report: "rmsd", "relative_rmsd" (n,)
         per joint (thesis eq. 5.1), "relative_error", "samples"; with ``min_velocity`` [rad/s |
-        m/s] also "moving": the figures without slower samples), on the interior samples."""
-        return self.validate_files([ArrayLog.from_signals(t, q, tau, dq, ddq, name="arrays")], min_velocity,
-                                   mapping=ColumnMapping())["arrays"]
+        m/s] also "moving": the figures without slower samples), on the interior samples;
+        ``columns``, ``since_cold``: as ``predict``."""
+        log = ArrayLog.from_signals(t, q, tau, dq, ddq, columns, name="arrays")
+        return self.validate_files([log], min_velocity, ColumnMapping(), since_cold=since_cold)["arrays"]
 
     def validate_files(self, paths, min_velocity: float = 0.05, mapping: ColumnMapping | None = None,
-                       segments: dict | None = None, chunk_rows: int = 50_000) -> dict:
+                       segments: dict | None = None, chunk_rows: int = 50_000, since_cold: float | None = None) -> dict:
         """``dynid validate`` on files (or ``ArrayLog``s): {path: report} and "overall" for
         several (``prediction.validate_sources``); ``mapping`` default: as in training;
-        ``segments``: preprocessing fields to change ({"segments": "auto"})."""
+        ``segments``: preprocessing fields to change ({"segments": "auto"}); ``since_cold``: a
+        drifting friction's operating time at each log's first sample [s]."""
         from dynid.identify.prediction import validate_sources
 
-        return validate_sources(self.robot, self.document, list(paths), mapping, segments, min_velocity, chunk_rows)
+        return validate_sources(self.robot, self.document, list(paths), mapping, segments, min_velocity, chunk_rows,
+                                since_cold=since_cold)
 
     def relative_to(self, directory: str | Path) -> "IdentificationResult":
         """The same result with the paths of its data ("data", "sources") relative to
@@ -188,10 +196,11 @@ class IdentificationResult:
         write_result(path, self.document)
 
 
-def _prediction(result: IdentificationResult, log: ArrayLog) -> list[dict]:
+def _prediction(result: IdentificationResult, log: ArrayLog, since_cold: float | None = None) -> list[dict]:
     from dynid.identify.prediction import predict_chunks
 
-    return [c for c in predict_chunks(result.robot, result.document, log, ColumnMapping()) if len(c["t"])]
+    return [c for c in predict_chunks(result.robot, result.document, log, ColumnMapping(), since_cold=since_cold)
+            if len(c["t"])]
 
 
 def load_result(path: str | Path, robot=None, force: bool = False) -> IdentificationResult:

@@ -41,21 +41,23 @@ ESTIMATOR_NAMES = ("ols", "wls", "irls", "pc")
 BLOCK = 2048  # samples per regressor evaluation: its scratch stays in cache for the Gram
 
 
-def make_estimator(name: str, robot, options: ModelOptions, base: BaseParameters, **kw) -> Estimator:
-    """An estimator by name: ols | wls | irls | pc, for the base parameters ``base`` (keyword
+def make_estimator(name: str, robot, options: ModelOptions, base: BaseParameters, names: list | None = None,
+                   **kw) -> Estimator:
+    """An estimator by name: ols | wls | irls | pc, for the base parameters ``base`` (``names``:
+    of the unknowns when they are more than the base parameters, e.g. a friction drift's; keyword
     options passed through: ``fixed``, ``prior``, ``max_condition``..., ``bound`` for pc; pc with
     ``regularize=WEIGHT`` is regularized toward the prior, identify/regularized.py)."""
     if name == "pc":
         weight = kw.pop("regularize", None)
         if weight is not None:
             from dynid.identify.regularized import EntropicPhysicallyConsistent
-            return EntropicPhysicallyConsistent(base.names, robot=robot, options=options, base=base, weight=weight,
-                                                **kw)
+            return EntropicPhysicallyConsistent(names or base.names, robot=robot, options=options, base=base,
+                                                weight=weight, **kw)
         from dynid.identify.physical import PhysicallyConsistent
-        return PhysicallyConsistent(base.names, robot=robot, options=options, base=base, **kw)
+        return PhysicallyConsistent(names or base.names, robot=robot, options=options, base=base, **kw)
     if name not in ESTIMATORS:
         raise DataError(f"estimator '{name}' unknown, expected one of {list(ESTIMATOR_NAMES)}")
-    return ESTIMATORS[name](base.names, **kw)
+    return ESTIMATORS[name](names or base.names, **kw)
 
 
 @dataclass
