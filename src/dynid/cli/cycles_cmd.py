@@ -268,20 +268,18 @@ def groups(robot: str = robot_option(),
     """Identify the model on groups of cycles ("units", thesis Table 5.5) and compare them with the
     per-cycle identification: each group's value beside the per-cycle mean of all cycles, of the
     first K and of the rest."""
+    from dynid.cli.data_options import lowpass_from
+    from dynid.data.columns import ColumnMapping
     from dynid.data.io import atomic_write_text, load_joint_data
     from dynid.identify.cycle_groups import parse_groups
     from dynid.identify.group_study import group_study
-    from dynid.identify.model import ModelOptions
-    from dynid.robot import load_robot
+    from dynid.identify.identification import Identification
 
-    from dynid.cli.data_options import lowpass_from
-    from dynid.data.preprocess import Preprocessing
-    from dynid.identify.base import base_parameters
-    from dynid.identify.crossval import auto_lowpass
-
-    r = load_robot(robot)
-    options = ModelOptions(friction=friction)
-    base = base_parameters(r, options)
+    cutoff = lowpass_from(lowpass)
+    idn = Identification(robot, friction=friction, lowpass="auto" if cutoff in (None, "auto") else cutoff,
+                         lowpass_fallback=cutoff is None)
+    r = idn.robot
+    base = idn.base_parameters()
     wanted = _figure_parameters(parameters, list(base.names))  # checked before the work, not after it
     joint_data = load_joint_data(data, r)
     if group:
@@ -292,16 +290,12 @@ def groups(robot: str = robot_option(),
         specs, note = scaled_units(joint_data.cycle, str(data))
         if note:
             console.print(f"[dim]note: {note}[/]")
-    cutoff = lowpass_from(lowpass)
-    prep = Preprocessing(lowpass_hz=cutoff if isinstance(cutoff, float) else None)
-    if not isinstance(cutoff, float):  # identify's own choice (identify.crossval)
-        prep, selection, notes = auto_lowpass(r, [data], options, base, prep,
-                                              strict=cutoff == "auto")
-        for note in notes:
-            console.print(f"[dim]note: {note}[/]")
-        if "chosen_hz" in selection:
-            console.print(f"low-pass cutoff {selection['chosen_hz']:.3g} Hz chosen by cross-validation, as identify")
-    study = group_study(r, joint_data, specs, options, skip_first, prep)
+    prep, chosen, notes = idn.preprocessing([data], ColumnMapping(), base)  # identify's own choice
+    for note in notes:
+        console.print(f"[dim]note: {note}[/]")
+    if "chosen_hz" in chosen.get("lowpass_selection", {}):
+        console.print(f"low-pass cutoff {prep.lowpass_hz:.3g} Hz chosen by cross-validation, as identify")
+    study = group_study(r, joint_data, specs, idn.options, skip_first, prep)
     study["preprocessing"] = prep.to_dict()
     skip_first = study["skip_first"]
     names = study["names"]
