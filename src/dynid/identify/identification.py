@@ -76,7 +76,8 @@ class Identification:
     nan: drop | reject rows with NaN; chunk_rows: rows read at a time (bounded memory)
     prior_bound: pc, keep rigid-body parameters within this fraction of the robot's own
     per: also identify each "cycle", "stage" or "segment" (result "per_<per>");
-      skip_first: per cycle, statistics also without the first K cycles
+      skip_first: per cycle, statistics also without the first K cycles (None: the thesis' 5 of
+      24, scaled to the cycles present)
     cycles: identify on these cycles only ("6-24", "3,9", "last19", "unit1")
     essential: also the essential parameters (Pham & Gautier 1991; result "essential")
     max_condition: refuse fits above this condition number; irls_iterations: at most this many
@@ -108,7 +109,7 @@ class Identification:
     chunk_rows: int = 50_000
     prior_bound: float | None = None
     per: str | None = None
-    skip_first: int = 5
+    skip_first: int | None = None
     cycles: str | None = None
     essential: bool = False
     max_condition: float = 1e7
@@ -306,6 +307,10 @@ class Identification:
             ne.add(y, tau, mask)
         notes = [(f"{d.source}: " if len(readies) > 1 else "") + note for d in readies for note in d.notes]
         if self.per:
+            if self.friction_drift:  # each cycle of the warm robot: the fitted drift taken off
+                from dynid.identify.drift_fit import without_drift
+
+                readies = without_drift(readies, covariates, drifting.drift)
             more["per_" + self.per] = self._per(readies, base, prep)
         more["sources"] = [c.to_dict() for c in counts]
         return Fitted(est, ne, sum(c.samples for c in counts), notes, found, more)
