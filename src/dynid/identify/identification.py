@@ -162,7 +162,10 @@ class Identification:
     def clone(self, **changes) -> "Identification":
         """The same configuration with ``changes`` (scikit-learn's ``set_params`` on a copy)."""
         given = {f.name: getattr(self, f.name) for f in fields(self) if f.init}
-        return Identification(**{**given, **changes})
+        out = Identification(**{**given, **changes})
+        if "robot" not in changes:  # the robot was loaded once, by this one
+            out._load_warnings = list(self._load_warnings)
+        return out
 
     # -- fit -----------------------------------------------------------------------------
     def fit(self, t, q, tau, dq=None, ddq=None, columns: dict | None = None,
