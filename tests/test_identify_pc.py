@@ -115,7 +115,7 @@ def test_pc_without_inertias_in_the_description_starts_from_least_squares(tmp_pa
     y = base_regressor(kinematics, ready.q, ready.dq, ready.ddq, options, base)
     errors, fits = {}, {}
     for name, est in (("ols", OrdinaryLeastSquares(names=base.names)),
-                      ("pc", PhysicallyConsistent(kinematics, options, base))):
+                      ("pc", PhysicallyConsistent(robot=kinematics, options=options, base=base))):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             fits[name] = fit_data(kinematics, train, options, base, est, prep)
