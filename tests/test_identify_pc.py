@@ -126,7 +126,7 @@ def test_pc_without_inertias_in_the_description_starts_from_least_squares(tmp_pa
     assert pc.solver_status_ == "optimal"
     assert np.all(link_lmi_margins(pc.theta_, kinematics.n) > -1e-9)
     try:
-        PhysicallyConsistent(kinematics, options, base, bound=0.2)
+        PhysicallyConsistent(robot=kinematics, options=options, base=base, bound=0.2)
     except DynidError as exc:
         assert "--prior-bound" in str(exc) and "no inertial parameters" in str(exc)
     else:

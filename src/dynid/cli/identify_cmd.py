@@ -97,6 +97,7 @@ def identify(robot: str = robot_option(),
                                derivative=derivative, resample=resample, decimate=decimate,
                                min_velocity=min_velocity, segments=segments, max_gap=max_gap, tau_delay=tau_delay,
                                still_range=still_range, nan=nan, chunk_rows=chunk_rows, prior_bound=prior_bound,
+                               regularize=regularize,
                                per=by, skip_first=skip_first, cycles=cycles, essential=essential,
                                max_condition=max_condition, irls_iterations=irls_iterations, tol=tol)
     if excitation is not None:
@@ -106,6 +107,7 @@ def identify(robot: str = robot_option(),
     fitted.save(out)
     result = fitted.document
     _print_lowpass(result.get("lowpass_selection"))
+    _print_regularization(result.get("regularization"))
     _print_result(result)
     if friction_drift:
         _print_drift(fitted.robot, result)
@@ -127,27 +129,19 @@ def identify(robot: str = robot_option(),
     console.print(f"wrote [bold]{out}[/]")
 
 
-def _regularization(text, r, paths, options, base, prep, mapping, nan, folds, kw, chunk_rows, still_range):
-    """(weight, result.json "regularization") of --regularize WEIGHT | auto (identify/regularize_cv.py)."""
-    from dynid.identify.regularize_cv import choose_weight
-
-    if text.strip() != "auto":
-        try:
-            weight = float(text)
-        except ValueError:
-            raise DataError(f"--regularize '{text}': expected a weight >= 0 or 'auto'") from None
-        return weight, {"weight": weight, "chosen_by": "--regularize"}
-    selection = choose_weight(r, paths, options, base, prep, mapping, nan, folds, chunk_rows, still_range, **kw)
-    table = selection.to_dict()
-    curve = ", ".join(f"{w:.3g}: {_fmt(s and 100 * s, '.4f')}" for w, s in zip(table["weights"], table["scores"]))
-    console.print(f"regularization weight {selection.chosen:.3g} chosen by {selection.folds}-fold blocked "
+def _print_regularization(selection: dict | None) -> None:
+    """--regularize auto: the weight chosen by cross-validation and its curve."""
+    if not selection or "weights" not in selection:
+        return
+    curve = ", ".join(f"{w:.3g}: {_fmt(s and 100 * s, '.4f')}" for w, s in zip(selection["weights"], selection["scores"]))
+    ols = selection["ols_score"]
+    console.print(f"regularization weight {selection['weight']:.3g} chosen by {selection['folds']}-fold blocked "
                   f"cross-validation (held-out relative error %: {curve}; least squares "
-                  f"{_fmt(selection.ols_score and 100 * selection.ols_score, '.4f')})"
+                  f"{_fmt(ols and 100 * ols, '.4f')})"
                   + {"upper": "; the largest weight tried: the log does not move the link inertials off the "
                               "description's (friction, rotor inertia and offsets are fitted all the same)",
                      "lower": "; the smallest weight tried: the description's inertials cost accuracy"}.get(
-                      selection.edge, ""))
-    return selection.chosen, selection.to_dict()
+                      selection["edge"], ""))
 
 
 def _print_lowpass(selection: dict | None) -> None:

@@ -18,31 +18,21 @@ STATIC, DRIFT = "static OLS", "drift-aware OLS"
 
 
 def identify(ws: Workspace) -> dict:
-    """result_drift.json: OLS of the static model and the eq. 5.4 drift (identify.drift_fit)."""
-    from dynid.data.columns import ColumnMapping
-    from dynid.identify.drift_fit import identify_drifting, training_covariates
-    from dynid.identify.pipeline import make_estimator, prepared_sources
-    from dynid.identify.result import build_result, load_result, result_model, write_result
-    from dynid.identify.undetermined import annotate
+    """result_drift.json: OLS of the static model and the eq. 5.4 drift (``Identification`` with
+    ``friction_drift="time"``, the OLS result's model and cross-validated cutoff)."""
+    from dynid.identify.identification import Identification
+    from dynid.identify.result import load_result, result_model
 
     static = load_result(ws.path("result"))
-    options, base, _, prep = result_model(static)  # the same model and cross-validated cutoff
-    mapping = ColumnMapping()
-    readies = prepared_sources(ws.robot, [ws.path("data")], options, mapping, prep)
-    timings, covariates = training_covariates(ws.robot, readies, mapping, "time")
-    fit, counts, found = identify_drifting(ws.robot, readies, covariates, options, base, prep,
-                                           lambda: make_estimator("ols", ws.robot, options, base), "time",
-                                           max_rows=6000)
-    entry = fit.result_entry(timings)
-    for source in entry["sources"]:
-        source["path"] = ws.path("data").name  # not the hidden work directory's path
-    notes = [note for ready in readies for note in ready.notes]
-    result = build_result(ws.settings.robot, ws.robot, options, base, fit.estimator, fit.ne, prep, mapping,
-                          sum(c.samples for c in counts), notes, ws.path("data").name,
-                          {"friction_drift": entry, "lowpass_selection": static.get("lowpass_selection")})
-    annotate(result, found, ws.robot, base, "ols")
-    write_result(ws.path("drift_result"), result)
-    return result
+    options, _, _, prep = result_model(static)  # the same model and cross-validated cutoff
+    idn = Identification(ws.robot, friction=options.friction, rotor_inertia=options.rotor_inertia,
+                         offset=options.offset, smooth_sign=options.smooth_sign, friction_drift="time",
+                         lowpass=prep.lowpass_hz, drift_rows=6000, seed=ws.settings.seed, spec=ws.settings.robot)
+    if idn.prep != prep:
+        raise ValueError(f"the OLS result's preprocessing is not an identify option set: {prep}")
+    drift = idn.fit_files([ws.path("data")]).relative_to(ws.dir)  # not the hidden work directory's paths
+    drift.save(ws.path("drift_result"))
+    return drift.document
 
 
 def _drift_size(ws: Workspace) -> str:
@@ -54,11 +44,15 @@ def _drift_size(ws: Workspace) -> str:
             f"{s.drift_t1:g} s and {s.drift_t2:g} s")
 
 
-def _error(ws: Workspace, result: dict, role: str) -> float:
-    """Relative error ||tau - tau_hat|| / ||tau|| [%] of a model on a demo log (interior samples)."""
-    from dynid.identify.result import predict_file
+def _error(ws: Workspace, label: str, result: dict, role: str) -> float:
+    """Relative error ||tau - tau_hat|| / ||tau|| [%] of a model on a demo log (interior samples);
+    the prediction is kept for the report (``report.builder``: it renders what was predicted)."""
+    from dynid.identify.prediction import predict_file
 
-    pred = predict_file(ws.robot, result, ws.path(role))
+    shared = ws.state.setdefault("predictions", {}).setdefault(ws.path(role), {})
+    if label not in shared:
+        shared[label] = predict_file(ws.robot, result, ws.path(role))
+    pred = shared[label]
     keep = pred["interior"]
     return float(100.0 * np.linalg.norm(pred["tau"][keep] - pred["tau_hat"][keep]) / np.linalg.norm(pred["tau"][keep]))
 
@@ -77,8 +71,9 @@ def drift_model(ws: Workspace, progress) -> None:
         return
     progress(0.6)
     static = load_result(ws.path("result"))
-    errors = {(label, role): _error(ws, result, role) for label, result in ((STATIC, static), (DRIFT, drift))
-              for role in ("validation", "validation_cold")}
+    labels = {STATIC: static["estimator"], DRIFT: f"{drift['estimator']} + drift"}  # the report's labels
+    errors = {(label, role): _error(ws, labels[label], result, role)
+              for label, result in ((STATIC, static), (DRIFT, drift)) for role in ("validation", "validation_cold")}
     errors[DRIFT, "training"] = 100.0 * drift["fit"]["relative_error"]
     errors[STATIC, "training"] = 100.0 * static["fit"]["relative_error"]
     atomic_write_text(ws.dir / "validation_drift.json", json.dumps(

@@ -61,7 +61,7 @@ class Identification:
       warm with the time since the cold start (thesis eq. 5.4) or the temperatures temp1..tempn,
       identified with the rest (``identify.drift_fit``; ols or wls); since_cold: "time" mode, the
       seconds since the cold start at each log's first sample (or "warm"; default: the log's
-      since_cold column, else 0)
+      since_cold column, else 0); drift_rows: samples of the time constants' search at most
     lowpass: cutoff [Hz] of the zero-phase low-pass before differentiation, 0 = off, None =
       min(20 Hz, fs/10), "auto" = chosen by blocked cross-validation; lowpass_fallback: when the
       log is too short for the folds of "auto", use min(20 Hz, fs/10) with a note (else an error)
@@ -75,6 +75,9 @@ class Identification:
     still_range: a joint moving less than this [rad; a tenth in m] is held still (0 = off)
     nan: drop | reject rows with NaN; chunk_rows: rows read at a time (bounded memory)
     prior_bound: pc, keep rigid-body parameters within this fraction of the robot's own
+    regularize: pc, pull the link inertials toward the description's with this weight of the
+      entropic divergence (``identify.regularized``), or "auto": chosen by blocked cross-validation
+      (``identify.regularize_cv``; result "regularization")
     per: also identify each "cycle", "stage" or "segment" (result "per_<per>");
       skip_first: per cycle, statistics also without the first K cycles (None: the thesis' 5 of
       24, scaled to the cycles present)
@@ -93,6 +96,7 @@ class Identification:
     smooth_sign: float = 0.0
     friction_drift: str | None = None
     since_cold: float | str | None = None
+    drift_rows: int = 8_000
     lowpass: float | str | None = "auto"
     lowpass_fallback: bool = True
     cv_folds: int = 5
@@ -108,6 +112,7 @@ class Identification:
     nan: str = "drop"
     chunk_rows: int = 50_000
     prior_bound: float | None = None
+    regularize: float | str | None = None
     per: str | None = None
     skip_first: int | None = None
     cycles: str | None = None
@@ -134,6 +139,13 @@ class Identification:
             raise DataError(f"estimator '{self.estimator}' unknown, expected one of {list(ESTIMATOR_NAMES)}")
         if self.estimator == "irls" and self.irls_iterations < 1:
             raise DataError(f"--irls-iterations {self.irls_iterations}: expected at least 1")
+        if self.regularize is not None and self.estimator != "pc":
+            raise DataError(f"--regularize needs --estimator pc (got --estimator {self.estimator})")
+        if isinstance(self.regularize, str) and self.regularize.strip() != "auto":
+            try:
+                self.regularize = float(self.regularize)
+            except ValueError:
+                raise DataError(f"--regularize '{self.regularize}': expected a weight >= 0 or 'auto'") from None
         if isinstance(self.lowpass, str) and self.lowpass != "auto":
             raise DataError(f"--lowpass: expected a cutoff in Hz, 0 (off) or 'auto', got '{self.lowpass}'")
         self.options = ModelOptions(friction=self.friction, rotor_inertia=self.rotor_inertia, offset=self.offset,
@@ -192,17 +204,20 @@ class Identification:
             check_sources(sources, mapping)
             base = self.base_parameters()
             prep, extra, notes = self.preprocessing(sources, mapping, base)
+            weight = None
+            if self.regularize is not None:
+                weight, extra["regularization"] = self.regularization(sources, mapping, base, prep)
             if self.estimator == "irls" or self.cycles or self.friction_drift:
-                fitted = self._fit_in_memory(sources, mapping, base, prep)
+                fitted = self._fit_in_memory(sources, mapping, base, prep, weight)
             else:
                 acc = self.accumulate(sources, mapping, base, prep)
-                fitted = self.solve(acc.ne, acc.q_min, acc.q_max, base)
+                fitted = self.solve(acc.ne, acc.q_min, acc.q_max, base, weight)
                 fitted.samples, fitted.notes = acc.samples, list(acc.notes)
                 if self.per:
                     from dynid.identify.pipeline import prepared_sources
 
                     readies = prepared_sources(self.robot, sources, self.options, mapping, prep, self.nan)
-                    fitted.extra["per_" + self.per] = self._per(readies, base, prep)
+                    fitted.extra["per_" + self.per] = self._per(readies, base, prep, weight)
                 fitted.extra["sources"] = [c.to_dict() for c in acc.sources]
             document = self.document(fitted, base, prep, mapping, notes, str(sources[0]), extra)
         return self._result(document, found_warnings)
@@ -231,20 +246,38 @@ class Identification:
             return self.excitation
         return max(self.excitation.harmonics) * self.excitation.w_f / (2.0 * math.pi)
 
-    def make_estimator(self, base, found=None, **kw):
+    def make_estimator(self, base, found=None, weight: float | None = None, **kw):
         """A fresh estimator of the configured kind (``pipeline.make_estimator``); ``found``
         (``undetermined.Undetermined``): the parameters to hold at the description's values
-        (pc holds none: its constraints choose them); ``kw``: more estimator options."""
+        (pc holds none: its constraints choose them, unless regularized toward the description
+        with ``weight``); ``kw``: more estimator options."""
         from dynid.identify.pipeline import make_estimator
 
-        kw["max_condition"] = self.max_condition
+        kw.update(self._estimator_options())
+        if weight is not None:
+            kw["regularize"] = weight
+        if found is not None and (self.estimator != "pc" or weight is not None):
+            kw.update(found.options())
+        return make_estimator(self.estimator, self.robot, self.options, base, **kw)
+
+    def _estimator_options(self) -> dict:
+        kw = {"max_condition": self.max_condition}
         if self.estimator == "irls":
             kw["max_iter"] = self.irls_iterations
         if self.estimator == "pc":
             kw["bound"] = self.prior_bound
-        elif found is not None:
-            kw.update(found.options())
-        return make_estimator(self.estimator, self.robot, self.options, base, **kw)
+        return kw
+
+    def regularization(self, sources: list, mapping: ColumnMapping, base, prep: Preprocessing) -> tuple[float, dict]:
+        """(weight, result.json "regularization") of ``regularize``: the weight given, or the one
+        blocked cross-validation of ``sources`` chooses (``regularize_cv.choose_weight``)."""
+        if self.regularize != "auto":
+            return float(self.regularize), {"weight": float(self.regularize), "chosen_by": "--regularize"}
+        from dynid.identify.regularize_cv import choose_weight
+
+        selection = choose_weight(self.robot, sources, self.options, base, prep, mapping, self.nan, self.cv_folds,
+                                  self.chunk_rows, self.still_range, **self._estimator_options())
+        return selection.chosen, selection.to_dict()
 
     def accumulate(self, sources: list, mapping: ColumnMapping, base, prep: Preprocessing,
                    workers: int | None = None, cuts: list | None = None):
@@ -256,21 +289,22 @@ class Identification:
         return accumulate_sources(self.robot, sources, self.options, base, mapping, prep, self.chunk_rows, self.nan,
                                   workers, cuts=cuts)
 
-    def solve(self, ne, q_min, q_max, base) -> "Fitted":
+    def solve(self, ne, q_min, q_max, base, weight: float | None = None) -> "Fitted":
         """The configured estimator fitted to normal equations ``ne`` (``NormalEquations``) of
         samples whose joint positions span [q_min, q_max] (n,): the base parameters those data
-        leave undetermined (joints held still) keep the description's values."""
+        leave undetermined (joints held still) keep the description's values; ``weight``: of a
+        pc regularized toward the description (``regularization``)."""
         from dynid.identify.undetermined import find_undetermined
 
         found = find_undetermined(self.robot, self.options, base, q_min, q_max, self.still_range, self.seed)
-        return Fitted(self.refit(ne, base, found), ne, 0, [], found)
+        return Fitted(self.refit(ne, base, found, weight), ne, 0, [], found)
 
-    def refit(self, ne, base, found):
+    def refit(self, ne, base, found, weight: float | None = None):
         """A fresh estimator fitted to ``ne`` with the undetermined parameters ``found`` held as in
         the fit (held-out validation refits without a fold: ``fleet.validation``)."""
-        return self.make_estimator(base, found).fit_normal_equations(ne)
+        return self.make_estimator(base, found, weight).fit_normal_equations(ne)
 
-    def _fit_in_memory(self, sources, mapping, base, prep) -> "Fitted":
+    def _fit_in_memory(self, sources, mapping, base, prep, weight: float | None = None) -> "Fitted":
         """IRLS, ``per`` and ``cycles``: the samples of every source held in memory."""
         from dynid.identify.normal_equations import NormalEquations
         from dynid.identify.pipeline import prepared_sources, stacked_regressor
@@ -298,14 +332,14 @@ class Identification:
 
             drifting, counts, found = identify_drifting(
                 r, readies, covariates, options, base, prep,
-                lambda names, **kw: self.make_estimator(base, names=names, **kw), self.friction_drift,
-                self.still_range)
+                lambda names, **kw: self.make_estimator(base, names=names, weight=weight, **kw), self.friction_drift,
+                self.still_range, self.drift_rows)
             est, ne = drifting.estimator, drifting.ne
             more["friction_drift"] = drifting.result_entry(timings)
         else:
             y, tau, mask, counts, span = stacked_regressor(r, readies, options, base, prep)
             found = find_undetermined(r, options, base, *span, self.still_range, self.seed)
-            est = self.make_estimator(base, found).fit(y, tau, mask)
+            est = self.make_estimator(base, found, weight).fit(y, tau, mask)
             ne = NormalEquations(r.n, base.rank)
             ne.add(y, tau, mask)
         notes = [(f"{d.source}: " if len(readies) > 1 else "") + note for d in readies for note in d.notes]
@@ -314,17 +348,17 @@ class Identification:
                 from dynid.identify.drift_fit import without_drift
 
                 readies = without_drift(readies, covariates, drifting.drift)
-            more["per_" + self.per] = self._per(readies, base, prep)
+            more["per_" + self.per] = self._per(readies, base, prep, weight)
         more["sources"] = [c.to_dict() for c in counts]
         return Fitted(est, ne, sum(c.samples for c in counts), notes, found, more)
 
-    def _per(self, readies, base, prep) -> dict:
+    def _per(self, readies, base, prep, weight: float | None = None) -> dict:
         """Each cycle (stage, segment) of the prepared logs identified alone, all base parameters
         fitted: result.json "per_<per>" (thesis 5.1.5)."""
         from dynid.identify.pipeline import per_cycle
 
-        stats = per_cycle(self.robot, readies, self.options, base, lambda: self.make_estimator(base), self.per, prep,
-                          prepared=True)
+        stats = per_cycle(self.robot, readies, self.options, base, lambda: self.make_estimator(base, weight=weight),
+                          self.per, prep, prepared=True)
         out = {"labels": stats["labels"], "failed": stats["failed"], "mean": stats["mean"].tolist(),
                "std": stats["std"].tolist(),
                "relative_spread": [None if not np.isfinite(v) else float(v) for v in stats["relative_spread"]],

@@ -175,8 +175,9 @@ class IdentificationResult:
                                 since_cold=since_cold)
 
     def relative_to(self, directory: str | Path) -> "IdentificationResult":
-        """The same result with the paths of its data ("data", "sources") relative to
-        ``directory`` (a result kept beside its logs, in a folder that may move)."""
+        """The same result with the paths of its data ("data", "sources", a friction drift's
+        "sources") relative to ``directory`` (a result kept beside its logs, in a folder that
+        may move)."""
         import copy
         import os
 
@@ -185,7 +186,7 @@ class IdentificationResult:
 
         document = copy.deepcopy(self.document)
         document["data"] = rel(document["data"])
-        for source in document.get("sources", []):
+        for source in document.get("sources", []) + (document.get("friction_drift") or {}).get("sources", []):
             source["path"] = rel(source["path"])
         return IdentificationResult(self.robot, document)
 

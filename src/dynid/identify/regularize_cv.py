@@ -42,7 +42,7 @@ from dynid.data.preprocess import Preprocessing, edge_samples, sample_rate
 from dynid.errors import DataError, IllConditionedError
 from dynid.identify.base import BaseParameters, identifiability_table
 from dynid.identify.crossval import (
-    BUDGET, FOLDS, _subtract, _undetermined, fold_equations, fold_labels, held_out_score,
+    BUDGET, FOLDS, _undetermined, fold_equations, fold_labels, held_out_score,
 )
 from dynid.identify.model import ModelOptions
 from dynid.identify.normal_equations import NormalEquations
@@ -92,10 +92,8 @@ class WeightSelection:
 def held_out_scores(estimator, parts: list[NormalEquations], weights) -> tuple[dict, dict]:
     """({w: score (R4) or None}, {w: why it failed}) of the regularized ``estimator`` refitted with
     each weight on the complement of each fold in ``parts``."""
-    total = NormalEquations(parts[0].n, parts[0].b)
-    for p in parts:
-        total.merge(p)
-    trains = [_subtract(total, p) for p in parts]
+    total = sum(parts[1:], parts[0].copy())
+    trains = [total - p for p in parts]
     scores, failures = {}, {}
     for w in weights:
         rss = 0.0
@@ -112,7 +110,7 @@ def held_out_scores(estimator, parts: list[NormalEquations], weights) -> tuple[d
 def select_weight(estimator, parts: list[NormalEquations], found: Undetermined | None = None) -> WeightSelection:
     """The weight of the module docstring for the ``EntropicPhysicallyConsistent`` ``estimator``
     (left fitted on the last fold tried; refit it on all data with the chosen weight); ``found``:
-    the base parameters held at the description's values (by the estimator's ``hold``), held in
+    the base parameters held at the description's values (by the estimator's ``fixed``), held in
     the least-squares refits too."""
     cpu = time.process_time()
     scores, failures = {}, {}
@@ -205,6 +203,7 @@ def choose_weight(robot, paths, options: ModelOptions, base: BaseParameters, pre
     weight chosen by ``select_weight``."""
     parts, found = fold_normal_equations(robot, paths, options, base, prep, mapping, nan, folds, chunk_rows,
                                          still_range)
-    estimator = EntropicPhysicallyConsistent(robot, options, base, weight=1.0, **estimator_options)
-    estimator.hold = (found.index, found.prior[found.index]) if found else None
+    held = found.options() if found else {}
+    estimator = EntropicPhysicallyConsistent(base.names, robot=robot, options=options, base=base, weight=1.0,
+                                             **held, **estimator_options)
     return select_weight(estimator, parts, found)

@@ -93,20 +93,24 @@ def link_divergences(theta: np.ndarray, prior: np.ndarray, n_bodies: int) -> lis
 
 class EntropicPhysicallyConsistent(PhysicallyConsistent):
     """``PhysicallyConsistent`` with the entropic prior term of eq. (R3), weight ``weight`` (w of
-    eq. R2, >= 0; it may be changed between fits). ``hold``: (indices, values) of base
-    parameters held at given values (K_U theta = beta_U: those a log with joints held still
-    cannot determine, at the description's values, as least squares holds them; undetermined.py).
+    eq. R2, >= 0; it may be changed between fits). The estimators' options ``fixed`` and ``prior``
+    hold base parameters at given values here as constraints of the whole program (K_U theta =
+    prior_U: those a log with joints held still cannot determine, at the description's values,
+    as least squares holds them; undetermined.py); ``hold`` is (fixed, prior[fixed]).
     The convex program is compiled once per estimator with its data as cvxpy parameters, so
     refits (cross-validation folds, other weights) only solve. Extra results: divergence_
     (n_bodies,) D(J_i || Jbar_i) at the estimate (None for a link without a prior)."""
 
-    def __init__(self, robot, options, base, weight: float = 1.0, hold=None, **kw):
-        super().__init__(robot, options, base, **kw)
+    holds_fixed = True  # K_U theta = prior_U in the program (not a reduction of the normal equations)
+
+    def __init__(self, names=None, *, robot, options, base, weight: float = 1.0, **kw):
+        super().__init__(names, robot=robot, options=options, base=base, **kw)
         if self.from_least_squares:
             raise ModelError(f"--regularize: robot '{robot.name}' has no inertial parameters to pull the links "
                              "toward (its description has no links' masses and inertias); give them or leave "
                              "--regularize out")
-        self.weight, self.hold = weight, hold
+        self.weight = weight
+        self.hold = (self.fixed, self.prior[self.fixed]) if self.fixed.size else None
         self._program, self._compiled_hold = None, None
 
     def _solve_sdp(self, g: np.ndarray, c: np.ndarray, norm: float):
@@ -135,7 +139,7 @@ class EntropicPhysicallyConsistent(PhysicallyConsistent):
         vec_basis = pseudo_inertia_basis().reshape(10, 16).T
         divergences = []
         for i in range(self.robot.n_bodies):
-            jbar = prior_pseudo_inertia(self.prior[10 * i:10 * i + 10])
+            jbar = prior_pseudo_inertia(self.theta_prior[10 * i:10 * i + 10])
             if jbar is None:
                 continue
             inv_l = np.linalg.inv(np.linalg.cholesky(jbar))
@@ -145,7 +149,7 @@ class EntropicPhysicallyConsistent(PhysicallyConsistent):
         scale = self._parameter_scale()
         objective = cp.sum_squares(data @ theta - rhs)
         # physical.py's small term on every parameter (what w = 0 leaves)
-        objective += self.regularization * cp.sum_squares(cp.multiply(1.0 / scale, theta - self.prior))
+        objective += self.regularization * cp.sum_squares(cp.multiply(1.0 / scale, theta - self.theta_prior))
         if divergences:
             objective += prior_scale * cp.sum(cp.hstack(divergences))
         constraints = self._constraints(theta)
@@ -154,10 +158,9 @@ class EntropicPhysicallyConsistent(PhysicallyConsistent):
         problem = cp.Problem(cp.Minimize(objective), constraints)
         return problem, theta, data, rhs, prior_scale
 
-    def fit_normal_equations(self, ne):
-        super().fit_normal_equations(ne)
-        self.divergence_ = link_divergences(self.theta_, self.prior, self.robot.n_bodies)
-        return self
+    def _fit_equations(self, ne) -> None:
+        super()._fit_equations(ne)
+        self.divergence_ = link_divergences(self.theta_, self.theta_prior, self.robot.n_bodies)
 
     def _solve(self, a, rhs):
         """``Estimator._solve`` of the base parameters not held (their conditioning is what the

@@ -72,8 +72,12 @@ def load_context(inputs: ReportInputs, force: bool = False, predictions: dict | 
         needed = [(inputs.validation, True)]  # torques and the band (with std)
         needed += [(inputs.data, False)] if inputs.validation is None or not plateaus else []  # torques, friction
         for log, with_std in needed:
-            if log is not None and log not in ctx.predictions:
-                ctx.predictions[log] = predict_models(ctx.robot, sections.models(ctx), log, with_std)
+            if log is None:
+                continue
+            given = ctx.predictions.get(log, {})
+            todo = [(label, result) for label, result in sections.models(ctx) if label not in given]
+            done = predict_models(ctx.robot, todo, log, with_std) if todo else {}
+            ctx.predictions[log] = {label: given.get(label, done.get(label)) for label, _ in sections.models(ctx)}
     return ctx
 
 
