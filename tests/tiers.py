@@ -20,12 +20,14 @@ SLOW_FILES = {
     "test_cli_errors.py",            # every command's user errors, as subprocesses
     "test_drift_identification.py",  # a simulated thesis test identified with drifting friction
     "test_drive_gains.py",           # simulated current logs calibrated through the CLI
+    "test_examples.py",              # the examples/ scripts as subprocesses, one on a LocalCluster
     "test_excite_collision_cli.py",  # collision-free optimization through the CLI
     "test_excite_optimize.py",       # full excitation optimizations
     "test_excite_protocol.py",       # the thesis protocol sampled for every test
     "test_fleet_drift.py",           # a simulated fleet, identified and analysed
     "test_fleet_identify.py",        # identification on a Dask LocalCluster
     "test_friction_cli.py",          # friction analysis of protocol logs through the CLI
+    "test_identification_api.py",    # realistic logs identified by the API and by the CLI, compared
     "test_iiwa_real.py",             # the real KUKA iiwa 14 logs, end to end
     "test_interrupted_runs.py",      # commands killed mid-run
     "test_lowpass_auto.py",          # cross-validated cutoffs on logs up to 5 kHz
@@ -37,6 +39,7 @@ SLOW_TESTS = {
     "test_cycle_studies.py::test_groups_use_the_identification_preprocessing",
     "test_diagnose.py::test_each_injected_mistake_is_named",
     "test_diagnose.py::test_the_real_iiwa_log_torque_sign_flip_and_velocity_lag",
+    "test_estimator_state.py::test_a_log_with_a_joint_held_still_is_not_reported_rank_deficient",
     "test_excite_limits.py::test_cli_limits_printed_stored_and_reused_by_evaluate",
     "test_excite_limits.py::test_default_acceleration_is_within_half_the_effort_against_pinocchio_inertia",
     "test_export.py::test_least_squares_result_is_refused_by_the_command",

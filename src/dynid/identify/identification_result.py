@@ -143,15 +143,18 @@ class IdentificationResult:
     def predict(self, t, q, dq=None, ddq=None, columns: dict | None = None, since_cold: float | None = None,
                 with_time: bool = False):
         """Model torques (N, n) [N m | N] on arrays t (N,) [s], q, dq, ddq (N, n) (dq, ddq None:
-        estimated from q), preprocessed as in training (``prediction.predict_chunks``). On
+        estimated from q), preprocessed as in training (``prediction.predict_chunks``), at the
+        log's own samples (as ``dynid predict`` writes them: rows dropped for NaN get none). On
         irregular time stamps the samples are those of the uniform grid the log is resampled to;
         ``with_time``: return (t (M,), tau_hat (M, n)) to know them. A model with a friction drift
         needs the log's temperatures (``columns``: temp1..tempn) or its operating time
         (``since_cold`` [s] at t[0], inf = warm; or a since_cold column)."""
         log = ArrayLog.from_signals(t, q, None, dq, ddq, columns, name="arrays")
         parts = _prediction(self, log, since_cold)
-        t_out = np.concatenate([p["t"] for p in parts]) if parts else np.empty(0)
-        tau_hat = np.concatenate([p["tau_hat"] for p in parts]) if parts else np.empty((0, self.robot.n))
+        own = [slice(None) if p["filled"] is None else ~p["filled"] for p in parts]  # the log's own time stamps
+        t_out = np.concatenate([p["t"][k] for p, k in zip(parts, own)]) if parts else np.empty(0)
+        tau_hat = (np.concatenate([p["tau_hat"][k] for p, k in zip(parts, own)]) if parts
+                   else np.empty((0, self.robot.n)))
         return (t_out, tau_hat) if with_time else tau_hat
 
     def validate(self, t, q, tau, dq=None, ddq=None, columns: dict | None = None, since_cold: float | None = None,
