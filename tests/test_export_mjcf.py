@@ -17,7 +17,8 @@ from cli_helpers import failing, run_ok
 import dynid
 from dynid.export import identified_model
 from dynid.identify.model import parameter_slices
-from dynid.identify.result import load_result, predict_file, result_model
+from dynid.identify.prediction import predict_file
+from dynid.identify.result import load_result, result_model
 from dynid.simulate.mujoco_bridge import inverse_torques, load_model
 from dynid.simulate.mujoco_check import mujoco_check
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dynid.data.columns import ColumnMapping
-from dynid.identify.result import predict_file
+from dynid.identify.prediction import predict_file
 from dynid.simulate.mujoco_bridge import inverse_torques, load_model, replay
 
 WINDOW = 1.0  # s between restarts of the replay from the logged state
