@@ -27,9 +27,8 @@ def identify(ws: Workspace) -> dict:
     options, _, _, prep = result_model(static)  # the same model and cross-validated cutoff
     idn = Identification(ws.robot, friction=options.friction, rotor_inertia=options.rotor_inertia,
                          offset=options.offset, smooth_sign=options.smooth_sign, friction_drift="time",
-                         lowpass=prep.lowpass_hz, drift_rows=6000, seed=ws.settings.seed, spec=ws.settings.robot)
-    if idn.prep != prep:
-        raise ValueError(f"the OLS result's preprocessing is not an identify option set: {prep}")
+                         **Identification.preprocessing_options(prep), drift_rows=6000, seed=ws.settings.seed,
+                         spec=ws.settings.robot)
     drift = idn.fit_files([ws.path("data")]).relative_to(ws.dir)  # not the hidden work directory's paths
     drift.save(ws.path("drift_result"))
     return drift.document

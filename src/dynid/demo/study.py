@@ -24,7 +24,8 @@ def identify(ws: Workspace, progress) -> None:
     ws.figures["low-pass cutoff chosen by cross-validation [Hz]"] = ols.document["lowpass_selection"]["chosen_hz"]
     ols.save(ws.path("result"))
     progress(0.7)
-    pc = idn.clone(estimator="pc", lowpass=ols.preprocessing.lowpass_hz, per=None, essential=False).fit_files(
+    pc = idn.clone(estimator="pc", **Identification.preprocessing_options(ols.preprocessing), per=None,
+                   essential=False).fit_files(
         [ws.path("data")]).relative_to(ws.dir)
     pc.save(ws.path("pc_result"))
     rel = [p["relative_std"] for p in ols.document["base_parameters"] if p["relative_std"] is not None]

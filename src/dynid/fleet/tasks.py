@@ -71,15 +71,14 @@ class Settings:
         """The ``dynid.Identification`` of these settings on ``robot`` (named ``spec`` in results)."""
         from dynid.identify.identification import Identification
 
-        o, p = self.options, self.prep
+        o = self.options
         idn = Identification(robot, estimator=self.estimator, friction=o.friction, offset=o.offset,
-                             rotor_inertia=o.rotor_inertia, smooth_sign=o.smooth_sign, lowpass=p.lowpass_hz,
-                             derivative=p.derivative, resample=p.resample_hz, decimate=p.decimate,
-                             min_velocity=p.min_velocity, segments=p.segments, max_gap=p.max_gap,
-                             tau_delay=p.tau_delay, still_range=self.still_range, nan=self.nan,
-                             chunk_rows=self.chunk_rows, max_condition=self.max_condition, tol=self.tol, spec=spec)
-        if idn.options != o or idn.prep != p:
-            raise ValueError(f"settings not expressible as identify options: {o}, {p}")
+                             rotor_inertia=o.rotor_inertia, smooth_sign=o.smooth_sign,
+                             **Identification.preprocessing_options(self.prep), still_range=self.still_range,
+                             nan=self.nan, chunk_rows=self.chunk_rows, max_condition=self.max_condition, tol=self.tol,
+                             spec=spec)
+        if idn.options != o:
+            raise ValueError(f"settings not expressible as identify options: {o}")
         return idn
 
 

@@ -40,6 +40,7 @@ import numpy as np
 from dynid.data.arrays import ArrayLog
 from dynid.data.columns import ColumnMapping
 from dynid.data.preprocess import Preprocessing
+from dynid.data.segments import DEFAULT_BRIDGE_GAP
 from dynid.errors import DataError, DynidWarning
 from dynid.identify.model import ModelOptions
 from dynid.identify.undetermined import STILL_RANGE
@@ -68,10 +69,13 @@ class Identification:
     cv_folds: folds of "auto"; excitation: the log's excitation trajectory (an
       ``excite.periodic.PeriodicTrajectory``, as ``excite.fileio.load_trajectory`` reads a dynid
       excite JSON or builtin name) or its bandwidth [Hz]: its highest harmonic narrows the cutoff grid
+    filter_torque: low-pass the torque like the positions (Gautier's parallel filtering); None:
+      chosen by the cross-validation of "auto" (off with a fixed cutoff)
     derivative: central | savgol; resample: rate [Hz] (irregular logs are always resampled);
       decimate: parallel filtering and decimation factor; min_velocity: samples of a joint
       slower than this [rad/s | m/s] are left out; segments: gaps | auto; max_gap: a step longer
-      than this multiple of the median step splits the log; tau_delay: the torque lags by [s]
+      than this multiple of the median step splits the log, unless it lasts at most bridge_gap
+      [s] (dropped controller cycles, resampled); tau_delay: the torque lags by [s]
     still_range: a joint moving less than this [rad; a tenth in m] is held still (0 = off)
     nan: drop | reject rows with NaN; chunk_rows: rows read at a time (bounded memory)
     prior_bound: pc, keep rigid-body parameters within this fraction of the robot's own
@@ -101,12 +105,14 @@ class Identification:
     lowpass_fallback: bool = True
     cv_folds: int = 5
     excitation: object = None
+    filter_torque: bool | None = None
     derivative: str = "central"
     resample: float | None = None
     decimate: int = 1
     min_velocity: float = 0.0
     segments: str = "gaps"
     max_gap: float = 5.0
+    bridge_gap: float = DEFAULT_BRIDGE_GAP
     tau_delay: float = 0.0
     still_range: float = STILL_RANGE
     nan: str = "drop"
@@ -163,13 +169,30 @@ class Identification:
         self.prep = Preprocessing(lowpass_hz=None if self.lowpass == "auto" else self.lowpass,
                                   derivative=self.derivative, resample_hz=self.resample, decimate=self.decimate,
                                   min_velocity=self.min_velocity, segments=self.segments, max_gap=self.max_gap,
-                                  tau_delay=self.tau_delay)
+                                  tau_delay=self.tau_delay, bridge_gap=self.bridge_gap,
+                                  filter_torque=bool(self.filter_torque))
 
     def __repr__(self) -> str:
         """The robot's spec and the options that differ from the defaults (scikit-learn style)."""
         changed = [f"{f.name}={getattr(self, f.name)!r}" for f in fields(self)
                    if f.init and f.name not in ("robot", "spec") and getattr(self, f.name) != f.default]
         return f"Identification({', '.join([repr(self.spec)] + changed)})"
+
+    @staticmethod
+    def preprocessing_options(prep: Preprocessing) -> dict:
+        """The options that make ``prep`` (a result's "preprocessing", a fleet's settings) this
+        class's preprocessing, with its cutoff fixed; ValueError for one they cannot express."""
+        options = {"lowpass": prep.lowpass_hz, "derivative": prep.derivative, "resample": prep.resample_hz,
+                   "decimate": prep.decimate, "min_velocity": prep.min_velocity, "segments": prep.segments,
+                   "max_gap": prep.max_gap, "bridge_gap": prep.bridge_gap, "tau_delay": prep.tau_delay,
+                   "filter_torque": prep.filter_torque}
+        made = Preprocessing(lowpass_hz=prep.lowpass_hz, derivative=prep.derivative, resample_hz=prep.resample_hz,
+                             decimate=prep.decimate, min_velocity=prep.min_velocity, segments=prep.segments,
+                             max_gap=prep.max_gap, tau_delay=prep.tau_delay, bridge_gap=prep.bridge_gap,
+                             filter_torque=prep.filter_torque)
+        if made != prep:
+            raise ValueError(f"preprocessing not expressible as identify options: {prep}")
+        return options
 
     def clone(self, **changes) -> "Identification":
         """The same configuration with ``changes`` (scikit-learn's ``set_params`` on a copy)."""
@@ -237,7 +260,8 @@ class Identification:
 
         prep, selection, notes = auto_lowpass(self.robot, sources, self.options, base, self.prep, mapping, self.nan,
                                               not self.lowpass_fallback, self.cv_folds, self.bandwidth(),
-                                              self.max_condition, self.chunk_rows, self.still_range)
+                                              self.max_condition, self.chunk_rows, self.still_range,
+                                              self.filter_torque)
         return prep, {"lowpass_selection": selection}, notes
 
     def bandwidth(self) -> float | None:
