@@ -34,7 +34,7 @@ def consistent_fit(robot, options, base, known: np.ndarray, known_values: np.nda
         n = ne.n
         m = ne.b - n
         gains = np.array(x_start[m:], dtype=float)
-        helper = PhysicallyConsistent(robot, options, base)
+        helper = PhysicallyConsistent(robot=robot, options=options, base=base)
         status = "optimal"
         x = np.array(x_start[:m], dtype=float)
         for _ in range(ITERATIONS):  # alternate the program in x and the closed-form gains
@@ -82,7 +82,7 @@ def _program(helper, base, ne, weights, gains, keep, known, known_values, unknow
     x = (cp.hstack([base.K @ theta, phi_u]) if unknown.size else base.K @ theta)[keep]
     scale = helper.parameter_scale()
     objective = cp.sum_squares(g @ x - c) / norm
-    objective += REGULARIZATION * cp.sum_squares(cp.multiply(1.0 / scale, theta - helper.prior))
+    objective += REGULARIZATION * cp.sum_squares(cp.multiply(1.0 / scale, theta - helper.theta_prior))
     constraints = helper.constraints(theta)
     basis = pseudo_inertia_basis()
     load = sum(float(v) * basis[k] for k, v in zip(known, known_values))
