@@ -58,6 +58,12 @@ def test_reduction_by_fixed_parameters_is_the_reduced_problem():
     _close(_equations(y, tau).reduce(fixed, values), direct, ("A", "B", "C"))  # the torque sums stay the log's
 
 
+def test_scaling_joint_rows_is_the_equations_of_the_scaled_samples():
+    y, tau, _ = _problem(2)
+    scale = np.array([0.5, 3.0, 1e-3])
+    _close(_equations(y, tau).scaled(scale), _equations(y * scale[None, :, None], tau * scale))
+
+
 def test_normalized_spectrum_gives_the_condition_number_of_the_normalized_regressor():
     y, tau, _ = _problem(2)
     w = y.reshape(-1, y.shape[2])

@@ -240,17 +240,6 @@ def determined_unknowns(ne: NormalEquations, n: int) -> np.ndarray:
     return ok
 
 
-def reduced(ne: NormalEquations, keep: np.ndarray, scale: np.ndarray | None = None) -> NormalEquations:
-    """The normal equations of the unknowns ``keep`` alone, the others held at 0; joint j's rows
-    multiplied by scale[j] when given (weights w_j = scale_j^2)."""
-    s = np.ones(ne.n) if scale is None else np.asarray(scale, dtype=float)
-    out = NormalEquations(ne.n, keep.size)
-    out.A = ne.A[:, keep][:, :, keep] * (s**2)[:, None, None]
-    out.B, out.C = ne.B[:, keep] * (s**2)[:, None], ne.C * s**2
-    out.rows, out.tau_sum = ne.rows.copy(), ne.tau_sum * s
-    return out
-
-
 def noise_variances(ne: NormalEquations, x: np.ndarray) -> np.ndarray:
     """sigma_j^2 (n,) of each joint's rows (Gautier's RSS_j / (r_j - b_j)), at least 1e-12 of the
     mean square of the joint's torque K_j i_j (noise-free logs: weights by the torque's scale;
@@ -274,7 +263,7 @@ def fit_gains(eqs: GainEquations, names: list[str], method: str = "tls", pc=None
     n = eqs.n
     ok = determined_unknowns(eqs.ne, n)
     keep = np.flatnonzero(ok)
-    ne = reduced(eqs.ne, keep)
+    ne = eqs.ne.reduce(np.flatnonzero(~ok), np.zeros(int(np.sum(~ok))))  # the undetermined held at 0
     notes = []
     if not ok.all():
         notes.append("not determined by the logs, held at 0 and not reported: "
@@ -284,7 +273,7 @@ def fit_gains(eqs: GainEquations, names: list[str], method: str = "tls", pc=None
         first = OrdinaryLeastSquares(names=labels, max_condition=max_condition).fit_normal_equations(ne)
         weights = 1.0 / noise_variances(ne, first.coef_)
         wls = OrdinaryLeastSquares(names=labels, max_condition=max_condition).fit_normal_equations(
-            reduced(ne, np.arange(ne.b), np.sqrt(weights)))
+            ne.scaled(np.sqrt(weights)))
         notes += list(wls.warnings_)
         svd = None
         if method == "ols":

@@ -98,6 +98,15 @@ class NormalEquations:
         out.rows, out.tau_sum = self.rows.copy(), self.tau_sum.copy()
         return out
 
+    def scaled(self, scale: np.ndarray) -> "NormalEquations":
+        """The equations of the samples with joint j's rows (regressor and torque) multiplied by
+        ``scale[j]`` (n,): weighted least squares with weights w_j = scale_j^2."""
+        s = np.asarray(scale, dtype=float)
+        out = NormalEquations(self.n, self.b, self.columns, self.positions)
+        out.A, out.B, out.C = self.A * (s**2)[:, None, None], self.B * (s**2)[:, None], self.C * s**2
+        out.rows, out.tau_sum = self.rows.copy(), self.tau_sum * s
+        return out
+
     def leading(self, b: int) -> "NormalEquations":
         """The normal equations of the first ``b`` unknowns alone (the others' columns dropped, not
         solved for): e.g. the static model's part of a model with friction drift terms."""
