@@ -15,6 +15,11 @@ same random states (seeded), prints in one run:
 - `dynid.regressor(..., out=Y)` and `dynid.inverse_dynamics` on one thread and with all threads
   allowed (the count the library chose from its own measurements: dynamics/threads.py), and the
   parallel kernel forced onto all threads, to show the scaling it refused or took;
+- dynid's regressor kernel with Y in cache, on one thread: the samples block by block into one
+  reused Y of ``CACHE_BYTES`` (a compiled loop, as the C++ loop keeps Pinocchio's one Y in its
+  Data): the same work as Pinocchio's loop, where `dynid.regressor` also writes every sample's Y
+  to memory, so this row's ratio does not depend on the machine's memory (its numbers are
+  checked equal to `dynid.regressor`'s);
 - the write bound: bytes of Y's non-zero entries per sample over the measured store bandwidth
   (one thread / all threads), the floor no regressor that fills Y with ordinary stores can beat,
   and dynid's time over it;
@@ -29,6 +34,7 @@ shared: the load average is printed beside every table).
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import platform
 import sys
@@ -58,6 +64,38 @@ def find_robot(name: str):
         urdf = pinocchio_cpp.prefix() / "share" / "example-robot-data" / "robots" / "solo_description" / "robots" / "solo12.urdf"
         return dynid.load_robot(str(urdf)), "solo12 (example-robot-data, fixed base)"
     return dynid.load_robot(name), name
+
+
+CACHE_BYTES = 2**18  # Y of the in-cache row: 256 KB, held by the L2 of any x86 core of the last decade
+
+
+@functools.cache
+def in_cache_loop():
+    """Compiled: Y of every sample of q, dq, ddq computed block by block into one reused
+    y_block (B, n, 10 n), in this thread (dynid's kernel, ``regressor_range``)."""
+    import numba
+
+    regressor = importlib.import_module("dynid.dynamics.regressor")
+    lanes = importlib.import_module("dynid.dynamics.lanes")
+    regressor_range, block_runs = regressor.regressor_range, regressor.block_runs
+    new_workspace, slots_used = lanes.new_workspace, lanes.slots_used
+
+    @numba.njit(nogil=True)
+    def loop(q, dq, ddq, constants, parents, slots, gravity, y_block):
+        runs = block_runs(slots)
+        ws = new_workspace(q.shape[1], slots, constants, gravity, 10 * slots_used(slots))
+        b = y_block.shape[0]
+        for s in range(0, q.shape[0], b):
+            m = min(b, q.shape[0] - s)
+            regressor_range(q[s:s + m], dq[s:s + m], ddq[s:s + m], constants, parents, slots, runs, ws, y_block, 0, m)
+
+    return loop
+
+
+def cache_block(n: int) -> int:
+    """Samples per block of the in-cache row: Y of CACHE_BYTES, a multiple of the lane count."""
+    lanes = importlib.import_module("dynid.dynamics.lanes")
+    return max(lanes.LANES, CACHE_BYTES // (8 * n * 10 * n) // lanes.LANES * lanes.LANES)
 
 
 def measure(robot, q, dq, ddq, y, cores: int, repeat: int) -> dict:
@@ -90,6 +128,16 @@ def measure(robot, q, dq, ddq, y, cores: int, repeat: int) -> dict:
             timing[key, how] = [t / count for t in best_of_both(fn, repeat)]
         state = threads.scaling(f"{dict(reg='regressor', id='inverse_dynamics')[key]}/{robot.n}", cores)
         timing[key, "chose"] = state.fastest() if len(state.probes) == 2 else 1
+    block = cache_block(robot.n)
+    y_block, loop = np.zeros((block, *y.shape[1:])), in_cache_loop()
+    numba.set_num_threads(1)
+    fn = lambda: loop(q, dq, ddq, constants, parents, slots, gravity, y_block)  # noqa: E731
+    fn()
+    timing["reg", "cache"] = [t / count for t in best_of_both(fn, repeat)]
+    last = (count - 1) // block * block  # the block that stays in y_block
+    if not np.array_equal(y_block[:count - last], y[last:]):
+        raise AssertionError("the in-cache loop's Y differs from dynid.regressor's")
+    timing["cache block"] = block
     numba.set_num_threads(cores)
     return timing
 
@@ -149,6 +197,11 @@ def main() -> None:
                   f"{base[0] / one[0]:>5.1f}x/{base[1] / one[1]:.1f}x "
                   f"{allowed[0]:>8.3f} / {allowed[1]:.3f} ({timing[key, 'chose']}) {forced[0]:>7.3f} / {forced[1]:.3f} "
                   f"{bound_text:>13} {over:>14}")
+        base = (pin["regressor_ns"][0] * 1e-3, pin["regressor_ns"][2] * 1e-3) if pin else (float("nan"),) * 2
+        cached = [t * 1e6 for t in timing["reg", "cache"]]
+        print(f"{'regressor, Y in cache':24} {base[0]:>6.3f} / {base[1]:.3f} {cached[0]:>6.3f} / {cached[1]:.3f} "
+              f"{base[0] / cached[0]:>5.1f}x/{base[1] / cached[1]:.1f}x   (dynid's kernel in a compiled loop, one Y of "
+              f"{timing['cache block']} samples reused: {timing['cache block'] * written // 1024} KB non-zero)")
         if pin:
             checked = pin["Y"].shape[0]
             y_err = float(np.abs(pin["Y"] - y[:checked]).max())
@@ -157,7 +210,8 @@ def main() -> None:
                   f"max |tau diff| = {tau_err:.1e} N m (all samples; max |tau| {np.abs(tau).max():.3g})")
     print(f"\nload average after: {machine.load()}; Numba threading layer: {numba.threading_layer()}")
     print("ratio = Pinocchio C++ time / dynid one-thread time (both one thread, same states; wall clock and CPU time "
-          "of the best pass); 'allowed': all threads allowed, (used) = the thread count dynid chose from its own "
+          "of the best pass); 'Y in cache': dynid's kernel writing each block's Y into one reused array, as the C++ "
+          "loop reuses Pinocchio's; 'allowed': all threads allowed, (used) = the thread count dynid chose from its own "
           "measurements; 'forced': the parallel kernel on all threads; write bound = bytes of Y's non-zero entries / "
           "store bandwidth; CPU time is the process's, summed over its threads")
 
