@@ -4,6 +4,7 @@ regressor and torques are bit for bit the same whatever the thread count, the ba
 or its place in a block of SIMD lanes."""
 
 import importlib
+import math
 
 import numba
 import numpy as np
@@ -83,6 +84,24 @@ def test_all_threads_only_for_a_gain_larger_than_the_probe_noise(clock):
         assert calls[-1][0] == expected  # the rest of the samples went to that count
 
 
+def test_a_load_changing_during_the_probe_favours_one_thread(clock):
+    """Both counts equally fast, the machine's load rising or falling while the probe runs: the
+    slices one, all, all, one give the earliest (rising) or the latest (falling) slice to one
+    thread, so the drift never makes all threads look faster."""
+    for sign in (1.0, -1.0):
+        kind, calls = f"fake-drift-{sign}", []
+
+        def call(count, start, stop):  # 1 us per sample, changing by a factor e every 20 ms
+            calls.append((count, start, stop))
+            clock.now += 1e-6 * math.exp(sign * 50.0 * clock.now) * (stop - start)
+
+        clock.now = 0.0
+        threads.run(kind, 40_000, call)
+        assert [c for c, _, _ in calls[-5:-1]] == [1, 2, 2, 1]  # the probe's slices, then the rest
+        assert threads.scaling(kind, 2).fastest() == 1
+        assert calls[-1][0] == 1
+
+
 def test_small_batches_and_a_single_allowed_thread_never_start_the_pool(clock):
     calls = []
     threads.run("fake-small", PARALLEL_MIN_SAMPLES - 1, _fake_kernel(clock, {1: 0.0, 2: 0.0}, calls))
@@ -119,9 +138,9 @@ def test_a_samples_numbers_do_not_depend_on_threads_batch_or_lane():
 
 def test_the_choice_follows_the_machine_when_it_changes(clock):
     """A neighbour that leaves the second core (or takes it) changes the choice within
-    KEEP re-probes."""
+    three re-probes (the KEEP slices they keep)."""
     busy, free = {1: 2e-7, 2: 2e-6}, {1: 2e-7, 2: 1e-7}
     for speeds, expected in ((busy, 1), (free, 2), (busy, 1)):
-        for _ in range(threads.KEEP * threads.REPROBE_CALLS):
+        for _ in range(threads.KEEP // 2 * threads.REPROBE_CALLS):
             threads.run("fake-changing", 20_000, _fake_kernel(clock, speeds, []))
         assert threads.scaling("fake-changing", 2).fastest() == expected

@@ -8,11 +8,12 @@ use (``numba.get_num_threads()``, which the caller sets) according to what they 
 
 - below ``PARALLEL_MIN_SAMPLES`` samples, one thread (waking the pool costs more);
 - the first large call of a kind (and every ``REPROBE_CALLS``-th after it, as the load of the
-  machine changes) computes two equal slices of its own samples back to back, one on one thread
-  and one on all threads, and keeps the wall time per sample of each: a count's figure is the
-  best of its last ``KEEP`` probes (``Scaling``), as a busy machine only ever adds time, when
-  another process takes the core; the first parallel slice of a process starts the thread pool,
-  so a short slice goes before it, untimed;
+  machine changes) computes four equal slices of its own samples back to back, on one thread,
+  all threads, all threads, one thread (a load that rises or falls during the probe favours
+  one thread, the safe choice, rather than whichever count went first), and keeps the wall time per sample of each: a count's figure is the best
+  of its last ``KEEP`` slices (``Scaling``), as a busy machine only ever adds time, when another
+  process takes the core; the first parallel slice of a process starts the thread pool, so a
+  short slice goes before it, untimed;
 - every large call runs its remaining samples on all threads only when they were faster than one
   by at least ``MARGIN`` (``Scaling.fastest``), else on one.
 
@@ -35,15 +36,16 @@ import numba
 
 from dynid.dynamics.lanes import PARALLEL_MIN_SAMPLES
 
-PROBE_SAMPLES = 8192  # samples per probe slice (about 1-2 ms of work: long against timer noise)
+PROBE_SAMPLES = 4096  # samples per probe slice (about 1 ms of work: long against timer noise)
+PROBE_ORDER = (1, 0, 0, 1)  # the slices of a probe: 1 = one thread, 0 = all threads
 REPROBE_CALLS = 32  # large calls between two probes
-KEEP = 3  # probes remembered per thread count
+KEEP = 6  # slices remembered per thread count (the last three probes)
 MARGIN = 1.15  # all threads are used only when one thread's time per sample is this much larger
 
 
 @dataclass
 class Scaling:
-    """The wall seconds per sample of one kernel's last ``KEEP`` probes, per thread count."""
+    """The wall seconds per sample of one kernel's last ``KEEP`` probe slices, per thread count."""
 
     probes: dict = field(default_factory=dict)
     calls: int = 0
@@ -87,8 +89,8 @@ def run(kind: str, count: int, call) -> None:
             start = PARALLEL_MIN_SAMPLES // 2
             call(most, 0, start)
             _pool_started.append(most)
-        probe = min(PROBE_SAMPLES, (count - start) // 2)
-        for threads in (1, most):
+        probe = min(PROBE_SAMPLES, (count - start) // len(PROBE_ORDER))
+        for threads in (one or most for one in PROBE_ORDER):
             t0 = time.perf_counter()
             call(threads, start, start + probe)
             state.add(threads, time.perf_counter() - t0, probe)
