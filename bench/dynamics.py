@@ -22,7 +22,9 @@ same random states (seeded), prints in one run:
   checked equal to `dynid.regressor`'s);
 - the write bound: bytes of Y's non-zero entries per sample over the measured store bandwidth
   (one thread / all threads), the floor no regressor that fills Y with ordinary stores can beat,
-  and dynid's time over it;
+  and dynid's time over it; beside it the cache lines those entries touch (a store to part of a
+  line moves the whole line, so lines x 64 bytes over the same bandwidth is the floor for any
+  code that leaves Y's zeros alone);
 - agreement: max |Y_dynid - Y_pinocchio| and max |tau_dynid - tau_pinocchio| on these states.
 
 ``--target avx2`` compiles dynid's kernels and the C++ loop for an AVX2 CPU without AVX-512
@@ -174,11 +176,15 @@ def main() -> None:
         y = np.zeros((count, n, 10 * n))
         load_before = machine.load()
         timing = measure(robot, q, dq, ddq, y, cores, args.repeat)
-        written = 8 * int(np.count_nonzero(np.any(y != 0.0, axis=0)))  # bytes of Y's non-zero pattern per sample
+        pattern = np.flatnonzero(np.any(y != 0.0, axis=0))  # Y's non-zero entries, the same for every sample
+        written = 8 * pattern.size  # bytes per sample
+        # the 64-byte cache lines they touch: a sample's stride, 80 n^2 bytes, is a whole number of lines when n is
+        # even; for odd n the samples sit on the lines in 4 ways, averaged
+        lines = np.mean([np.unique((y[k].ctypes.data + 8 * pattern) // 64).size for k in range(4)])
         tau = dynid.inverse_dynamics(robot, q, dq, ddq)
         pin = pinocchio_cpp.run(binary, robot, q, dq, ddq, repeats=args.repeat) if binary else None
         print(f"\n{label}: n = {n}, {count} random states (seed {args.seed}); Y: {written} bytes of non-zero entries "
-              f"per sample\n  [{cpu.split(' (')[0]} | {flags} | compiled for {target.split(' (')[0]} | {stores} | "
+              f"per sample, in {lines:.1f} of its {80 * n * n / 64:.1f} cache lines ({64 * lines:.0f} bytes)\n  [{cpu.split(' (')[0]} | {flags} | compiled for {target.split(' (')[0]} | {stores} | "
               f"load {load_before} -> {machine.load()}]")
         print(f"{'us/sample':24} {'Pinocchio C++':>15} {'dynid 1 thread':>15} {'ratio':>12} "
               f"{f'dynid {cores} thr allowed':>21} {f'{cores} thr forced':>15} {'write bound':>13} {'dynid / bound':>14}")
