@@ -19,13 +19,19 @@ rnea_module = importlib.import_module("dynid.dynamics.rnea")
 
 
 class _Clock:
-    """The clock threads.py reads, advanced only by the fake kernels (no timing noise)."""
+    """The clocks threads.py reads, advanced only by the fake kernels (no timing noise): wall
+    time ``now`` and the calling thread's CPU time ``cpu`` (equal unless a kernel says it was
+    preempted)."""
 
     def __init__(self):
         self.now = 0.0
+        self.cpu = None
 
     def perf_counter(self):
         return self.now
+
+    def thread_time(self):
+        return self.now if self.cpu is None else self.cpu
 
 
 def _fake_kernel(clock: _Clock, seconds_per_sample: dict, calls: list):
@@ -100,6 +106,29 @@ def test_a_load_changing_during_the_probe_favours_one_thread(clock):
         assert [c for c, _, _ in calls[-5:-1]] == [1, 2, 2, 1]  # the probe's slices, then the rest
         assert threads.scaling(kind, 2).fastest() == 1
         assert calls[-1][0] == 1
+
+
+def test_a_preempted_one_thread_probe_does_not_make_all_threads_look_faster(clock):
+    """A busy machine preempts the one-thread slices (wall twice their CPU time); two threads,
+    whose wall time is 1.3x better than that wall but worse than one thread's CPU time, are
+    not taken. On a free machine the same two threads are."""
+    for preempted, expected in ((True, 1), (False, 2)):
+        kind, calls = f"fake-preempted-{preempted}", []
+        clock.cpu = 0.0
+
+        def call(count, start, stop):
+            calls.append((count, start, stop))
+            work = 1e-6 * (stop - start)
+            if count == 1:
+                clock.cpu += work
+                clock.now += 2.0 * work if preempted else work
+            else:
+                clock.now += (2.0 / 1.3 if preempted else 1.0 / 1.3) * work
+
+        threads.run(kind, 40_000, call)
+        assert threads.scaling(kind, 2).fastest() == expected
+        assert calls[-1][0] == expected
+    clock.cpu = None
 
 
 def test_small_batches_and_a_single_allowed_thread_never_start_the_pool(clock):

@@ -10,10 +10,12 @@ use (``numba.get_num_threads()``, which the caller sets) according to what they 
 - the first large call of a kind (and every ``REPROBE_CALLS``-th after it, as the load of the
   machine changes) computes four equal slices of its own samples back to back, on one thread,
   all threads, all threads, one thread (a load that rises or falls during the probe favours
-  one thread, the safe choice, rather than whichever count went first), and keeps the wall time per sample of each: a count's figure is the best
-  of its last ``KEEP`` slices (``Scaling``), as a busy machine only ever adds time, when another
-  process takes the core; the first parallel slice of a process starts the thread pool, so a
-  short slice goes before it, untimed;
+  one thread, the safe choice, rather than whichever count went first), and keeps the time per
+  sample of each: the wall time of an all-threads slice, the CPU time of the calling thread for
+  a one-thread slice (its wall time when no other process preempts it; a preemption would slow
+  all threads too, and must not make them look faster); a count's figure is the best of its
+  last ``KEEP`` slices (``Scaling``), as a busy machine only ever adds time; the first parallel
+  slice of a process starts the thread pool, so a short slice goes before it, untimed;
 - every large call runs its remaining samples on all threads only when they were faster than one
   by at least ``MARGIN`` (``Scaling.fastest``), else on one.
 
@@ -22,6 +24,9 @@ busy the two counts differ by less than the noise of a probe, and a wrong choice
 costs far more than a wrong choice of one (a parallel loop waits for its slowest thread: 2.5 against
 1.45 us/sample for iiwa14's regressor at load 18, bench/dynamics.py, 2026-11-26). Below the margin
 one thread is kept, so more threads are taken only for a gain larger than a probe's noise.
+Before one-thread slices were timed by their CPU time, solo12's RNEA still went to two threads
+at load 22 (1.20 against 0.46 us/sample wall, the same bench): both one-thread slices had been
+preempted.
 
 Every sample's numbers are the same whichever count computes it (a sample never depends on the
 others or on its place in a block: ``lanes.py``), so the choice changes only the time.
@@ -45,7 +50,8 @@ MARGIN = 1.15  # all threads are used only when one thread's time per sample is 
 
 @dataclass
 class Scaling:
-    """The wall seconds per sample of one kernel's last ``KEEP`` probe slices, per thread count."""
+    """The seconds per sample of one kernel's last ``KEEP`` probe slices, per thread count (wall
+    seconds for all threads, the calling thread's CPU seconds for one: module docstring)."""
 
     probes: dict = field(default_factory=dict)
     calls: int = 0
@@ -91,9 +97,10 @@ def run(kind: str, count: int, call) -> None:
             _pool_started.append(most)
         probe = min(PROBE_SAMPLES, (count - start) // len(PROBE_ORDER))
         for threads in (one or most for one in PROBE_ORDER):
-            t0 = time.perf_counter()
+            clock = time.thread_time if threads == 1 else time.perf_counter
+            t0 = clock()
             call(threads, start, start + probe)
-            state.add(threads, time.perf_counter() - t0, probe)
+            state.add(threads, clock() - t0, probe)
             start += probe
     state.calls += 1
     if start < count:
