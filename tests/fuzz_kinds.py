@@ -40,6 +40,10 @@ bag_joints          convert --joints naming a joint twice, or leaving out joints
 pattern_characters  an existing log named with [ ], * or ?, beside a file the pattern  read
                     would match: that log is read, not the pattern
 missing_path        an input file or folder that does not exist (every kind of input)  refused
+text_field          a robot YAML name or description that is a list, a mapping, a      refused
+                    boolean or empty (robot, joint, link; DH table or over a URDF)
+report_two_robots   report --from a directory whose results name two robots (both      refused
+                    files named)
 unknown_name        a parameter or joint the model does not have (cycles groups        refused
                     --parameters, before the work; --joints, --lock, --dq-max)
 ==================  =================================================================  ========
@@ -512,6 +516,43 @@ def unknown_name(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
                 "refused", f"no joint '{name}'")
 
 
+def text_field(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
+    """A robot YAML name or description that is a list, a mapping, a boolean or empty (``name: [a,
+    b]`` became the robot "['a', 'b']"), in a DH table (robot, joint or link name) or over a URDF."""
+    value = rng.choice(["[a, b]", "{x: 1}", "true", "''", "[]", "' '"])
+    where = rng.choice(["robot", "description", "joint", "link", "urdf"])
+    name = {"robot": value, "description": "d", "joint": "n", "link": "n", "urdf": "n"}
+    if where == "urdf":
+        text = f"urdf: {ctx.urdf}\n{rng.choice(['name', 'description'])}: {value}\n"
+    else:
+        joint = f", name: {value}" if where == "joint" else ""
+        link = f"name: {value}, " if where == "link" else ""
+        text = (f"name: {name['robot']}\n" + (f"description: {value}\n" if where == "description" else "") +
+                "convention: mdh\njoints:\n"
+                f"  - {{type: revolute, a: 0.0, alpha: 0.0, d: 0.3, theta: 0.0{joint}}}\n"
+                "  - {type: revolute, a: 0.4, alpha: 0.0, d: 0.0, theta: 0.0}\n"
+                f"links:\n  - {{{link}mass: 2.0, com: [0.1, 0.0, 0.0], inertia: [0.02, 0.0, 0.0, 0.02, 0.0, 0.01]}}\n"
+                "  - {mass: 1.0, com: [0.1, 0.0, 0.0], inertia: [0.01, 0.0, 0.0, 0.01, 0.0, 0.005]}\n")
+    path = case_dir / "robot.yaml"
+    path.write_text(text)
+    return Case(["robot", "show", path], "refused", "must be a text|is empty")
+
+
+def report_two_robots(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
+    """report --from a directory whose two results name different robots: refused naming both files
+    (the foreign result_ols.json was once reported as a problem of result_pc.json)."""
+    d = case_dir / "report"
+    shutil.rmtree(d, ignore_errors=True)
+    shutil.copytree(ctx.report, d)
+    other = rng.choice(["er3a", "kr500", "planar6", "my-arm.urdf"])
+    foreign = rng.choice(["result_ols.json", "result_pc.json"])
+    own = "result_pc.json" if foreign == "result_ols.json" else "result_ols.json"
+    shutil.copy(ctx.result, d / own)
+    (d / foreign).write_text(json.dumps({**json.loads(ctx.result.read_text()), "robot": other}))
+    return Case(["report", "--from", d, "--out", case_dir / "r.html"], "refused",
+                f"different robots.*{foreign} \\({re.escape(other)}\\)")
+
+
 KINDS = {
     "repeated_item": repeated_item,
     "number_list": number_list,
@@ -531,6 +572,8 @@ KINDS = {
     "pattern_characters": pattern_characters,
     "missing_path": missing_path,
     "unknown_name": unknown_name,
+    "text_field": text_field,
+    "report_two_robots": report_two_robots,
 }
 
 

@@ -7,8 +7,9 @@ twice, number lists with NaN, corrupt covariances, impossible drive values and t
 gravity in other units, locks beyond the limits, time stamps beyond float resolution, broken
 signal files, one log under two names, limits given twice, outputs inside inputs, bag clocks that
 restart or stand still, cutoffs above Nyquist, convert --joints twice or short of the robot's, file
-names holding glob characters, inputs that do not exist, names the model does not have) end as
-their kind says: refused, warned or read.
+names holding glob characters, inputs that do not exist, names the model does not have, robot
+names that are lists, report directories of two robots) end as their kind says: refused, warned
+or read.
 A longer campaign: bench/fuzz.py."""
 
 from __future__ import annotations
