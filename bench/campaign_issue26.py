@@ -34,7 +34,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from fuzz_kinds import P2_URDF, transmission  # noqa: E402  (the same robot files as the suite's kinds)
+from fuzz_kinds import P2_URDF, transmission, write_bag  # noqa: E402  (the suite's robot files and bags)
 DYNID = str(Path(sys.executable).parent / "dynid")
 PYTHON = sys.executable
 
@@ -77,26 +77,6 @@ limits:
   - {{q_min: -2.9, q_max: 2.9, dq_max: 3.0, tau_max: {tau}}}
   - {{q_min: -2.9, q_max: 2.9, dq_max: 3.0, tau_max: {tau}}}
 """
-
-
-def write_bag(path: Path, header_t, receive_t, q, dq, tau, names=("joint1", "joint2")):
-    """A ROS 1 bag of JointState messages with the given header stamps and receive times [s]."""
-    from rosbags.rosbag1 import Writer
-    from rosbags.typesys import Stores, get_typestore
-
-    store = get_typestore(Stores.ROS1_NOETIC)
-    joint_state, header, stamp_type = (store.types[k] for k in ("sensor_msgs/msg/JointState", "std_msgs/msg/Header",
-                                                                "builtin_interfaces/msg/Time"))
-    if path.exists():
-        path.unlink()
-    with Writer(path) as writer:
-        conn = writer.add_connection("/joint_states", joint_state.__msgtype__, typestore=store)
-        for k in range(len(header_t)):
-            ns = int(round(header_t[k] * 1e9))
-            msg = joint_state(header=header(seq=k, stamp=stamp_type(sec=ns // 10**9, nanosec=ns % 10**9), frame_id=""),
-                              name=list(names), position=np.asarray(q[k], float), velocity=np.asarray(dq[k], float),
-                              effort=np.asarray(tau[k], float))
-            writer.write(conn, int(round(receive_t[k] * 1e9)), store.serialize_ros1(msg, joint_state.__msgtype__))
 
 
 def read_csv(path):
@@ -165,9 +145,9 @@ def fixtures(work: Path) -> None:
     dqb = np.column_stack([np.cos(tb), -0.7 * np.sin(0.7 * tb)])
     taub = np.column_stack([2 * np.sin(tb), np.cos(tb)])
     restart = np.concatenate([100.0 + tb[:600], 100.0 + tb[:600]])
-    write_bag(work / "restart.bag", restart, 1.7e9 + tb, qb, dqb, taub)
-    write_bag(work / "onerecv.bag", 100.0 + tb, np.full(n, 1.7e9), qb, dqb, taub)
-    write_bag(work / "plain.bag", 100.0 + tb, 1.7e9 + tb, qb, dqb, taub)
+    write_bag(work / "restart.bag", restart, 1.7e9 + tb, q=qb, dq=dqb, tau=taub)
+    write_bag(work / "onerecv.bag", 100.0 + tb, np.full(n, 1.7e9), q=qb, dq=dqb, tau=taub)
+    write_bag(work / "plain.bag", 100.0 + tb, 1.7e9 + tb, q=qb, dq=dqb, tau=taub)
     # robot files
     (work / "p2.urdf").write_text(P2_URDF.format(extra=""))
     for name, extra in {

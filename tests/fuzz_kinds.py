@@ -385,25 +385,30 @@ def output_in_input(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
     return Case(["fleet", "identify", ctx.fleet, "--workers", "1", "--out", target], "refused", "data set")
 
 
-def write_bag(path: Path, header, receive, names=("joint1", "joint2")) -> Path:
-    """A ROS 1 bag of JointState messages (planar2's joints) with header stamps ``header`` and
-    receive times ``receive`` [s]."""
+def write_bag(path: Path, header, receive, names=("joint1", "joint2"), q=None, dq=None, tau=None) -> Path:
+    """A ROS 1 bag of JointState messages with header stamps ``header`` and receive times
+    ``receive`` [s]; q, dq, tau (count, len(names)) default to a slow motion, no velocity and
+    constant efforts."""
     from rosbags.rosbag1 import Writer
     from rosbags.typesys import Stores, get_typestore
 
+    count = len(header)
+    k = np.arange(count)
+    q = np.column_stack([np.sin(k / 9), np.cos(k / 7)]) if q is None else np.asarray(q, float)
+    dq = np.zeros((count, len(names))) if dq is None else np.asarray(dq, float)
+    tau = np.tile(np.arange(1.0, len(names) + 1), (count, 1)) if tau is None else np.asarray(tau, float)
     store = get_typestore(Stores.ROS1_NOETIC)
-    js, head, stamp = (store.types[k] for k in ("sensor_msgs/msg/JointState", "std_msgs/msg/Header",
+    js, head, stamp = (store.types[t] for t in ("sensor_msgs/msg/JointState", "std_msgs/msg/Header",
                                                 "builtin_interfaces/msg/Time"))
     if path.exists():
         path.unlink()
     with Writer(path) as writer:
         conn = writer.add_connection("/joint_states", js.__msgtype__, typestore=store)
-        for k in range(len(header)):
-            ns = int(round(header[k] * 1e9))
-            msg = js(header=head(seq=k, stamp=stamp(sec=ns // 10**9, nanosec=ns % 10**9), frame_id=""),
-                     name=list(names), position=np.array([np.sin(k / 9), np.cos(k / 7)]),
-                     velocity=np.zeros(2), effort=np.array([1.0, 2.0]))
-            writer.write(conn, int(round(receive[k] * 1e9)), store.serialize_ros1(msg, js.__msgtype__))
+        for i in range(count):
+            ns = int(round(header[i] * 1e9))
+            msg = js(header=head(seq=i, stamp=stamp(sec=ns // 10**9, nanosec=ns % 10**9), frame_id=""),
+                     name=list(names), position=q[i], velocity=dq[i], effort=tau[i])
+            writer.write(conn, int(round(receive[i] * 1e9)), store.serialize_ros1(msg, js.__msgtype__))
     return path
 
 

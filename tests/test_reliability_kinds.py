@@ -23,7 +23,7 @@ import dynid
 from cli_helpers import failing, read_columns, run_ok, runner
 from dynid.cli.main import app
 from dynid.errors import DataError, DynidWarning, ModelError
-from fuzz_kinds import P2_URDF
+from fuzz_kinds import P2_URDF, write_bag
 
 SRC = Path(dynid.__file__).resolve().parent
 
@@ -126,21 +126,8 @@ def test_a_fifo_log_is_read_as_the_file_it_carries(work, tmp_path):
 # -- bags whose clock restarts ----------------------------------------------------------------------
 
 def _bag(path, header_t, receive_t):
-    from rosbags.rosbag1 import Writer
-    from rosbags.typesys import Stores, get_typestore
-
-    store = get_typestore(Stores.ROS1_NOETIC)
-    js, header, stamp = (store.types[k] for k in ("sensor_msgs/msg/JointState", "std_msgs/msg/Header",
-                                                  "builtin_interfaces/msg/Time"))
-    with Writer(path) as writer:
-        conn = writer.add_connection("/joint_states", js.__msgtype__, typestore=store)
-        for k, (th, tr) in enumerate(zip(header_t, receive_t)):
-            ns = int(round(th * 1e9))
-            msg = js(header=header(seq=k, stamp=stamp(sec=ns // 10**9, nanosec=ns % 10**9), frame_id=""),
-                     name=["joint1", "joint2"], position=np.array([np.sin(k / 50), np.cos(k / 70)]),
-                     velocity=np.zeros(2), effort=np.array([1.0, 2.0]))
-            writer.write(conn, int(round(tr * 1e9)), store.serialize_ros1(msg, js.__msgtype__))
-    return path
+    k = np.arange(len(header_t))
+    return write_bag(path, header_t, receive_t, q=np.column_stack([np.sin(k / 50), np.cos(k / 70)]))
 
 
 def test_a_bag_whose_header_stamps_restart_is_converted_into_segments(tmp_path):
