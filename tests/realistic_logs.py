@@ -101,3 +101,58 @@ def current_ripple(data, amplitude, frequency: float = 300.0, seed: int = 0):
     ripple = np.broadcast_to(np.asarray(amplitude, dtype=float), (n,)) * np.sin(
         2.0 * np.pi * frequency * data.t[:, None] + phase)
     return replace(data, tau=data.tau + ripple)
+
+
+def resting_log(robot, rate: float, seconds: float, seed: int, share: float = 0.3, held: str = "random",
+                static: float = 1.2, noise: float = 0.002, ripple: float = 0.005, encoder_counts: float = 500.0,
+                jitter: float = 0.3, drop: float = 0.01, f0: float = 0.2, harmonics: int = 5,
+                together: bool = True, ramp: float = 0.3, options: ModelOptions = ModelOptions()):
+    """A robot that stops and rests about ``share`` of the time (simulate/rest.py): the
+    ``realistic_log`` defects (torque noise and drive ripple as shares of the RMS rigid-body
+    torque, motor encoders of ``encoder_counts`` with ``jitter`` counts of white noise before
+    rounding, a share ``drop`` of rows lost) and, at rest, static friction holding a torque
+    within +-``static`` x Fc per rest (``held``: "random" or "last", ``held_friction``); the
+    friction of each joint in proportion to its own torque (``joint_friction``).
+    ``together``: the whole robot rests at once; else each joint on its own.
+
+    Returns (measured JointData, t (N,), true torques (N, n) with the held friction,
+    at_rest (N, n), the model's torque (N, n): friction 0 at rest, friction (n, k))."""
+    from dynid.simulate.rest import held_friction, rest_schedule, resting_motion
+
+    t = np.arange(0.0, seconds, 1.0 / rate)
+    motion = random_multisine(robot, seed=seed, f0=f0, harmonics=harmonics)
+    schedule = rest_schedule(robot.n, seconds, share, seed=seed + 1, ramp=ramp, together=together)
+    q, dq, ddq = resting_motion(motion, schedule, t)
+    at_rest = schedule.at_rest(t)
+    rms = np.sqrt(np.mean(dynid.inverse_dynamics(robot, q, dq, ddq)[~at_rest.any(axis=1)] ** 2, axis=0))
+    friction = joint_friction(robot, options, f0, harmonics)
+    data, tau_model, _ = simulate_joint_data(robot, t, q, dq, ddq, options, friction=friction, seed=seed,
+                                             measurement=Measurement(tuple(noise * rms), encoder_counts,
+                                                                     encoder_jitter=jitter))
+    # each motor's held torque acts on the joints through its row of R (identify/model.py, C1)
+    motor_dq = dq @ robot.motor_rows.T if robot.is_coupled else dq
+    hold = held_friction(t, motor_dq, schedule, static * friction[:, 0], held, seed=seed + 2)
+    hold = hold @ robot.motor_rows if robot.is_coupled else hold
+    data = replace(data, tau=data.tau + hold)
+    data = degrade(robot, data, q, Defects(ripple=tuple(ripple * rms), drop=drop), seed=seed + 1000)
+    return data, t, tau_model + hold, at_rest, tau_model, friction
+
+
+def joint_friction(robot, options: ModelOptions = ModelOptions(), f0: float = 0.2, harmonics: int = 5,
+                   share: float = 0.05) -> np.ndarray:
+    """(n, k) friction that depends on the robot only, in proportion to each joint's torque (a
+    real wrist's friction is as large a share of its torque as the base's): Coulomb ``share``
+    x the joint's RMS torque (rigid body and rotor inertia) along a reference multi-sine (seed
+    0, bandwidth f0 x harmonics), viscous the same per rad/s of its RMS velocity; with a coupled
+    transmission, per motor (its joint's share)."""
+    from dynid.identify.model import full_parameters, model_torques
+
+    t = np.arange(0.0, 1.0 / f0, 0.01)
+    q, dq, ddq = random_multisine(robot, seed=0, f0=f0, harmonics=harmonics).sample(t)
+    rigid = ModelOptions("none", options.rotor_inertia, False)
+    tau = model_torques(robot, q, dq, ddq, full_parameters(robot, rigid), rigid)
+    rms_tau, rms_dq = np.sqrt(np.mean(tau**2, axis=0)), np.sqrt(np.mean(dq**2, axis=0))
+    fc, fv = share * rms_tau, share * rms_tau / np.maximum(rms_dq, 1e-6)
+    if options.friction == "coulomb-viscous":
+        return np.column_stack([fc, fv])
+    raise ValueError(f"joint_friction: coulomb-viscous only, not {options.friction}")

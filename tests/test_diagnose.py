@@ -238,3 +238,74 @@ def test_the_real_iiwa_log_torque_sign_flip_and_velocity_lag(kuka_iiwa14, tmp_pa
     assert still.joints == [1, 2] and {"Fv2", "Izz1R", "mx2"} <= set(held)
     negative = alarms.get("negative physical parameter")
     assert negative is None or not set(negative.values) & set(held)
+
+
+def test_rest_biased_friction_is_named_with_its_fix(clean, tmp_path):
+    """A robot standing still a third of the time (tests/realistic_logs.resting_log): fitted with
+    the sign of the filtered velocity at rest (--rest off), its Coulomb coefficients fall by
+    about that share. diagnose names the joints with both values: an alarm for a result
+    identified that way (fix: the default --rest auto), information otherwise; a log that never
+    rests raises nothing of the kind."""
+    from realistic_logs import resting_log
+
+    robot = dynid.load_robot("planar2")
+    data, *_, friction = resting_log(robot, RATE, 40.0, seed=7, encoder_counts=2**16)  # no gear: a fine encoder
+    write_joint_data(tmp_path / "rest.csv", data)
+    plain = next(f for f in diagnose(robot, tmp_path / "rest.csv").findings if f.check == "rest-biased friction")
+    assert plain.severity == "info" and plain.joints == [1, 2] and "--rest auto" in plain.fix
+    for j, name in enumerate(("Fc1", "Fc2")):
+        v = plain.values[name]
+        assert v["rest_off"] < 0.8 * friction[j, 0] and abs(v["rest_auto"] / friction[j, 0] - 1.0) < 0.05, v
+    run_ok("identify", "-r", "planar2", "-d", tmp_path / "rest.csv", "-o", tmp_path / "off.json", "--rest", "off",
+           "--lowpass", "10")
+    out = run_ok("diagnose", "-r", "planar2", "-d", tmp_path / "rest.csv", "--params", tmp_path / "off.json")
+    assert "ALARM rest-biased friction (joint 1, 2)" in out and "identify again with the default --rest auto" in out
+    assert not any(f.check == "rest-biased friction" for f in _run(*clean, tmp_path).findings)
+
+
+def test_diagnose_names_a_torque_offset_and_the_fix_of_what_it_finds(clean, tmp_path):
+    """A sensor zero of 5 % of tau2's RMS: the offset alone explains it, so diagnose says --offset
+    (a warning; an alarm for a result identified without --offset, none for one with it). A
+    negative parameter gets the fix that a refit shows makes it physical: all torques negated
+    -> --negate; a too large rotor-inertia compensation -> --no-rotor-inertia."""
+    robot, data = clean
+    tau = data.tau.copy()
+    tau[:, 1] += 0.05 * np.sqrt(np.mean(tau[:, 1] ** 2))
+    shifted = JointData(data.t, data.q, None, None, tau)
+    found = {f.check: f for f in _run(robot, shifted, tmp_path).findings}
+    offset = found["torque offset"]
+    assert offset.severity == "warning" and offset.joints == [2] and "--offset" in offset.fix
+    # the injected 5 %, plus the mean of the drive ripple over this motion (+0.035 N m on the clean log)
+    assert offset.values["off2"]["value"] == pytest.approx(0.05 * np.sqrt(np.mean(data.tau[:, 1] ** 2)), rel=0.3)
+    write_joint_data(tmp_path / "offset.csv", shifted)
+    for flag, expected in (("--no-offset", "ALARM torque offset (joint 2)"), ("--offset", None)):
+        run_ok("identify", "-r", "planar2", "-d", tmp_path / "offset.csv", "-o", tmp_path / "r.json", flag,
+               "--lowpass", "10")
+        out = run_ok("diagnose", "-r", "planar2", "-d", tmp_path / "offset.csv", "--params", tmp_path / "r.json")
+        assert (expected in out) if expected else "torque offset" not in out, out
+    negated = _alarms(_run(robot, JointData(data.t, data.q, None, None, -data.tau), tmp_path))
+    assert negated["negative physical parameter"].fix.startswith("--negate tau1,tau2")
+
+
+def test_diagnose_with_params_reads_the_log_as_identify_did_and_a_part_of_it(clean, tmp_path):
+    """A log whose torque sensor reports the other sign: identified with --negate tau, then
+    diagnosed with --params alone (the result's column mapping: no sign alarm; before, diagnose
+    read the log as written and raised it); --time-range and --rows read a part of the log;
+    the notes of reading (a truncated last line) are printed."""
+    robot, data = clean
+    write_joint_data(tmp_path / "flipped.csv", JointData(data.t, data.q, None, None, -data.tau))
+    run_ok("identify", "-r", "planar2", "-d", tmp_path / "flipped.csv", "-o", tmp_path / "r.json", "--negate", "tau",
+           "--lowpass", "10")
+    assert "torque sign" in _alarms(diagnose(robot, tmp_path / "flipped.csv"))
+    out = run_ok("diagnose", "-r", "planar2", "-d", tmp_path / "flipped.csv", "--params", tmp_path / "r.json",
+                 "--time-range", "10:40", "--json", tmp_path / "d.json")
+    assert "torque sign" not in out and "samples at 200 Hz" in out
+    diagnosis = json.loads((tmp_path / "d.json").read_text())
+    assert abs(diagnosis["samples"] - 30 * RATE) <= 1 and any("--time-range 10:40" in n for n in diagnosis["notes"])
+    text = (tmp_path / "flipped.csv").read_text()
+    (tmp_path / "cut.csv").write_text(text[:text.rindex("\n", 0, len(text) - 1) + 20])  # the last line cut short
+    out = run_ok("diagnose", "-r", "planar2", "-d", tmp_path / "cut.csv", "--params", tmp_path / "r.json",
+                 "--rows", "1:4000")
+    assert "note: 4000 rows within --rows 1:4000 read" in out
+    out = run_ok("validate", "-r", "planar2", "-p", tmp_path / "r.json", "-d", tmp_path / "cut.csv")
+    assert "(last line) is truncated" in out

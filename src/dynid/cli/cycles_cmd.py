@@ -260,6 +260,8 @@ def groups(robot: str = robot_option(),
                                        "off, or 'auto' (the default): chosen by blocked cross-validation of the log, "
                                        "as dynid identify does, so the per-cycle values equal identify --per cycle's"),
            skip_first: int = SKIP_FIRST,
+           rest: str = typer.Option("auto", "--rest", help="auto | off: standing still found on the raw positions, "
+                                    "as dynid identify does (data/rest.py)"),
            parameters: str = typer.Option(None, "--parameters", help="comma-separated base parameter names for the "
                                           "figure (default: the 6 with the largest cross-cycle spread)"),
            out: Path = typer.Option(None, "--out", "-o", help="write the group models and statistics (JSON)"),
@@ -268,7 +270,7 @@ def groups(robot: str = robot_option(),
     """Identify the model on groups of cycles ("units", thesis Table 5.5) and compare them with the
     per-cycle identification: each group's value beside the per-cycle mean of all cycles, of the
     first K and of the rest."""
-    from dynid.cli.data_options import lowpass_from
+    from dynid.cli.data_options import lowpass_from, rest_from
     from dynid.data.columns import ColumnMapping
     from dynid.data.io import atomic_write_text, load_joint_data
     from dynid.identify.cycle_groups import parse_groups
@@ -277,7 +279,7 @@ def groups(robot: str = robot_option(),
 
     cutoff = lowpass_from(lowpass)
     idn = Identification(robot, friction=friction, lowpass="auto" if cutoff in (None, "auto") else cutoff,
-                         lowpass_fallback=cutoff is None)
+                         lowpass_fallback=cutoff is None, rest="auto" if rest_from(rest) else "off")
     r = idn.robot
     base = idn.base_parameters()
     wanted = _figure_parameters(parameters, list(base.names))  # checked before the work, not after it

@@ -29,6 +29,10 @@ STAMP = typer.Option("header", "--stamp", help="ROS bags: time from the messages
                      "'receive' times")
 CHUNK_ROWS = typer.Option(50_000, "--chunk-rows", help="rows read at a time (bounded memory; the figures do not "
                           "depend on it)")
+TIME_RANGE = typer.Option(None, "--time-range", help="read only this part of each log: FIRST:LAST seconds of its time "
+                          "column (after --time-unit), e.g. '10:60', '10:' or ':60'")
+ROWS = typer.Option(None, "--rows", help="read only these data rows of each log: FIRST:LAST, numbered from 1 as "
+                    "error messages name them, both kept (e.g. '1001:50000')")
 NAN = typer.Option("drop", "--nan", help="rows with NaN/empty fields: drop (noted) or reject")
 
 LOWPASS = typer.Option(None, "--lowpass", help="zero-phase Butterworth cutoff [Hz] before differentiation, or "
@@ -52,6 +56,9 @@ BRIDGE_GAP = typer.Option(0.02, "--bridge-gap", help="steps up to this long [s] 
                           "of a real-time controller): they are resampled inside the segment")
 TAU_DELAY = typer.Option(0.0, "--tau-delay", "--delay", help="the logged torque lags the positions by this much [s] (a "
                          "driver's filter): tau is moved earlier by whole samples before fitting and scoring")
+REST = typer.Option("auto", "--rest", help="auto: find where each joint stands still from its raw positions (within "
+                    "8 x their noise, measured on the log, over 0.05 s): velocity 0 there (no Coulomb torque of a "
+                    "random sign), those samples left out of the fit; off: the filtered velocity everywhere")
 STILL_RANGE = typer.Option(0.05, "--still-range", help="a joint moving less than this [rad; a tenth in m] is held "
                            "still: what its motion excites keeps the robot description's values (0 = off)")
 DATA = typer.Option(..., "--data", "-d", help="joint data file (CSV or Parquet) or ROS bag (.bag, .db3, .mcap, "
@@ -81,11 +88,29 @@ def lowpass_from(text: str | None) -> float | str | None:
         raise DataError(f"--lowpass: expected a cutoff in Hz, 0 (off) or 'auto', got '{text}'") from None
 
 
+def rest_from(text: str) -> bool:
+    """--rest text: True for auto (rest detection, data/rest.py), False for off."""
+    value = (text or "").strip().lower()
+    if value not in ("auto", "off"):
+        from dynid.errors import DataError
+        raise DataError(f"--rest: expected 'auto' or 'off', got '{text}'")
+    return value == "auto"
+
+
 def mapping_from(rename, columns, time_unit, degrees, motor_side, current_gain, negate=None,
-                 ignore=None, topic=None, stamp="header") -> ColumnMapping:
+                 ignore=None, topic=None, stamp="header", time_range=None, rows=None) -> ColumnMapping:
     from dynid.data.columns import ColumnMapping
     return ColumnMapping.from_options(rename, columns, time_unit, degrees, motor_side, current_gain, negate, ignore,
-                                      topic, stamp)
+                                      topic, stamp, time_range, rows)
+
+
+def with_part(mapping: ColumnMapping, time_range, rows) -> ColumnMapping:
+    """``mapping`` (e.g. a result's) reading only --time-range / --rows of each log."""
+    from dataclasses import replace
+
+    from dynid.data.columns import parse_range
+    return replace(mapping, time_range=parse_range(time_range, "--time-range", float),
+                   rows=parse_range(rows, "--rows", int))
 
 
 def preprocessing_from(lowpass, derivative, resample, decimate, min_velocity, segments="gaps",

@@ -36,11 +36,11 @@ def identify(robot: str = robot_option(),
              derivative: str = O.DERIVATIVE, resample: float = O.RESAMPLE,
              decimate: int = O.DECIMATE, min_velocity: float = O.MIN_VELOCITY,
              segments: str = O.SEGMENTS, max_gap: float = O.MAX_GAP, bridge_gap: float = O.BRIDGE_GAP,
-             tau_delay: float = O.TAU_DELAY, still_range: float = O.STILL_RANGE,
+             tau_delay: float = O.TAU_DELAY, still_range: float = O.STILL_RANGE, rest: str = O.REST,
              rename: str = O.RENAME, columns: str = O.COLUMNS, time_unit: str = O.TIME_UNIT,
              degrees: bool = O.DEGREES, motor_side: bool = O.MOTOR_SIDE, current_gain: str = O.CURRENT_GAIN,
              negate: str = O.NEGATE, ignore: str = O.IGNORE, topic: str = O.TOPIC, stamp: str = O.STAMP,
-             nan: str = O.NAN,
+             nan: str = O.NAN, time_range: str = O.TIME_RANGE, rows: str = O.ROWS,
              prior_bound: float = typer.Option(None, "--prior-bound",
                                                help="pc: keep rigid-body parameters within this fraction of the robot's own"),
              regularize: str = typer.Option(None, "--regularize", help="pc: pull the link inertials toward the "
@@ -76,13 +76,15 @@ def identify(robot: str = robot_option(),
     """Identify the base parameters of ROBOT from joint data logs (one fit); writes result.json."""
     passive_openmp_workers()
     mapping = O.mapping_from(rename, columns, time_unit, degrees, motor_side, current_gain, negate, ignore, topic,
-                             stamp)
+                             stamp, time_range, rows)
     if drive is not None:
         from dynid.data.sources import expand_sources
 
         paths = expand_sources(data)
         if len(paths) > 1:
             raise DataError(f"--drive identifies from one log; {len(paths)} files given")
+        if mapping.part():
+            raise DataError(f"{mapping.part()}: not with --drive (cut the log instead)")
         from dynid.cli.drive_cmd import identify_drive
         identify_drive(robot, dynid.load_robot(robot), paths[0], out, drive, drive_input, known, filter_hz,
                        skip_seconds, back_emf, O.model_from(friction, rotor_inertia, offset, smooth_sign),
@@ -96,7 +98,7 @@ def identify(robot: str = robot_option(),
                                lowpass_fallback=cutoff is None, cv_folds=cv_folds, filter_torque=filter_torque,
                                derivative=derivative, resample=resample, decimate=decimate,
                                min_velocity=min_velocity, segments=segments, max_gap=max_gap, bridge_gap=bridge_gap,
-                               tau_delay=tau_delay,
+                               tau_delay=tau_delay, rest="auto" if O.rest_from(rest) else "off",
                                still_range=still_range, nan=nan, chunk_rows=chunk_rows, prior_bound=prior_bound,
                                regularize=regularize,
                                per=by, skip_first=skip_first, cycles=cycles, essential=essential,
@@ -225,6 +227,14 @@ def _segment_override(segments, max_gap) -> dict:
 STAMP_OVERRIDE = typer.Option(None, "--stamp", help="ROS bags: header | receive (default: as in training)")
 
 
+def _read_part(result, mapping, time_range, rows):
+    """``mapping`` (None: the result's) reading only --time-range / --rows of each log, when given."""
+    if time_range is None and rows is None:
+        return mapping
+    from dynid.data.columns import ColumnMapping
+    return O.with_part(mapping or ColumnMapping.from_dict(result.get("column_mapping")), time_range, rows)
+
+
 def _mapping_override(result, rename, columns, time_unit, degrees, motor_side, current_gain, negate=None,
                       ignore=None, topic=None, stamp=None):
     """The layout options given on the command line, else None (result.json's are used)."""
@@ -245,7 +255,7 @@ def predict(robot: str = robot_option(),
             rename: str = O.RENAME, columns: str = O.COLUMNS, time_unit: str = O.TIME_UNIT,
             degrees: bool = O.DEGREES, motor_side: bool = O.MOTOR_SIDE, current_gain: str = O.CURRENT_GAIN,
             negate: str = O.NEGATE, ignore: str = O.IGNORE, topic: str = O.TOPIC, stamp: str = STAMP_OVERRIDE,
-            force: bool = O.FORCE_ROBOT,
+            time_range: str = O.TIME_RANGE, rows: str = O.ROWS, force: bool = O.FORCE_ROBOT,
             std: str = typer.Option(None, "--std", help="also write std1..stdn, the standard deviation of each "
                                     "predicted torque: 'model' (from the parameter covariance: the band of the "
                                     "noise-free torque) or 'measurement' (plus the residual variance: the band of "
@@ -267,11 +277,13 @@ def predict(robot: str = robot_option(),
     if "drive" in result:  # acceleration-free model (dynid identify --drive)
         if len(paths) > 1:
             raise DataError(f"a --drive model predicts one log at a time; {len(paths)} files given")
+        if time_range is not None or rows is not None:
+            raise DataError("--time-range / --rows: not with a --drive model (cut the log instead)")
         from dynid.cli.drive_cmd import predict_drive
         predict_drive(r, result, paths[0], out, write_columns)
         return
-    mapping = _mapping_override(result, rename, columns, time_unit, degrees, motor_side, current_gain, negate, ignore,
-                                topic, stamp)
+    mapping = _read_part(result, _mapping_override(result, rename, columns, time_unit, degrees, motor_side,
+                                                   current_gain, negate, ignore, topic, stamp), time_range, rows)
     if std is not None:
         from dynid.identify.bands import KINDS
         if std not in KINDS:
@@ -321,7 +333,7 @@ def validate(robot: str = robot_option(),
              rename: str = O.RENAME, columns: str = O.COLUMNS, time_unit: str = O.TIME_UNIT,
              degrees: bool = O.DEGREES, motor_side: bool = O.MOTOR_SIDE, current_gain: str = O.CURRENT_GAIN,
              negate: str = O.NEGATE, ignore: str = O.IGNORE, topic: str = O.TOPIC, stamp: str = STAMP_OVERRIDE,
-             force: bool = O.FORCE_ROBOT, since_cold: str = O.SINCE_COLD, chunk_rows: int = O.CHUNK_ROWS) -> None:
+             time_range: str = O.TIME_RANGE, rows: str = O.ROWS, force: bool = O.FORCE_ROBOT, since_cold: str = O.SINCE_COLD, chunk_rows: int = O.CHUNK_ROWS) -> None:
     """RMSD and relative RMSD per joint (thesis eq. 5.1) of a model on one or more logs
     (self-validation on the training logs, cross-validation on others); with several files,
     also over all of them ('overall')."""
@@ -333,8 +345,8 @@ def validate(robot: str = robot_option(),
     r = dynid.load_robot(robot)
     result = load_result(params, r, force)
     mismatch = command_warnings()
-    mapping = _mapping_override(result, rename, columns, time_unit, degrees, motor_side, current_gain, negate, ignore,
-                                topic, stamp)
+    mapping = _read_part(result, _mapping_override(result, rename, columns, time_unit, degrees, motor_side,
+                                                   current_gain, negate, ignore, topic, stamp), time_range, rows)
     paths = expand_sources(data)
     if per is not None:
         from dynid.cli.cycles_cmd import validate_per
@@ -348,6 +360,8 @@ def validate(robot: str = robot_option(),
     for path, report in reports.items():
         title = f"all {len(paths)} files" if path == "overall" else f"{report['kind']}-validation on {path}"
         _print_validation(report, title, min_velocity, r.n)
+        for note in report.get("notes", []):
+            console.print(f"[dim]note: {note}[/]", soft_wrap=True)
     if json_out:
         from dynid.data.io import atomic_write_text
         if force and mismatch:

@@ -52,18 +52,21 @@ def show(robot: str = typer.Argument(..., help="builtin name, example:NAME, .urd
     column = {int(i): c for c, i in enumerate(r.actuated)}
     table = Table("#", _names_column("joint", [j.name for j in r.joints]), "type",
                   _names_column("parent", ["base"] + [j.name for j in r.joints]), "axis", "xyz in parent [m]", "q range", "dq max",
-                  "ddq max", "tau max", "gear", "Ia [kg m2]",
-                  title="joints (depth-first order = data columns; SI units)")
+                  "ddq max", "tau max", "gear", "Ia [kg m2]", "zero",
+                  title="joints (depth-first order = data columns; SI units; zero: the joint position where "
+                        "its motor encoder reads 0, added by --motor-side)")
     for i, j in enumerate(r.joints):
         lim = j.limits
         parent = "base" if j.parent < 0 else r.joints[j.parent].name
         if j.mimic is not None:  # a follower: no data column, no drive
             table.add_row("-", j.name, j.type[:3], parent, _vec(j.axis), _vec(j.placement_translation),
-                          f"mimic {j.mimic.multiplier:g} x {j.mimic.leader} + {j.mimic.offset:g}", "", "", "", "", "")
+                          f"mimic {j.mimic.multiplier:g} x {j.mimic.leader} + {j.mimic.offset:g}", "", "", "", "", "",
+                          "")
             continue
         table.add_row(str(column[i] + 1), j.name, j.type[:3], parent, _vec(j.axis), _vec(j.placement_translation),
                       f"[{_fmt(lim.q_min)}, {_fmt(lim.q_max)}]", _fmt(lim.dq_max), _fmt(lim.ddq_max),
-                      _fmt(lim.tau_max), _fmt(j.drive.gear_ratio), _fmt(j.drive.joint_rotor_inertia))
+                      _fmt(lim.tau_max), _fmt(j.drive.gear_ratio), _fmt(j.drive.joint_rotor_inertia),
+                      _fmt(j.drive.zero_offset))
     console.print(table)
     if r.has_mimic:
         console.print(f"{r.n_bodies} moving bodies for {r.n} actuated joints (mimic joints): the standard "

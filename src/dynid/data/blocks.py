@@ -19,7 +19,7 @@ from dynid.data.arrays import ArrayLog
 from dynid.data.columns import ColumnMapping, JointData
 from dynid.data.io import data_file, is_parquet
 from dynid.data.segments import concat, segment_ranges
-from dynid.data.stream import raw_chunks
+from dynid.data.stream import log_timing, raw_chunks
 
 
 def count_rows(path: str | Path, mapping: ColumnMapping = ColumnMapping()) -> int:
@@ -48,12 +48,29 @@ def count_rows(path: str | Path, mapping: ColumnMapping = ColumnMapping()) -> in
     return max(lines - (0 if mapping.names else 1), 0)
 
 
+def rows_read(path: str | Path, mapping: ColumnMapping = ColumnMapping(), prep=None) -> int:
+    """The rows of a file that ``raw_chunks`` reads: all of them, or within ``mapping.rows``, or
+    (estimated from the time base of its segments, ``data.stream.log_timing``) within
+    ``mapping.time_range``."""
+    total = count_rows(path, mapping)
+    if mapping.rows is not None:
+        total = int(max(0, min(total, mapping.rows[1]) - max(mapping.rows[0], 1) + 1))
+    if mapping.time_range is not None:
+        plan = log_timing(path, mapping, prep)
+        if plan is not None and plan.segments:
+            lo, hi = mapping.time_range
+            inside = sum(max(0.0, min(s.t_end, hi) - max(s.t_start, lo)) / (s.t_end - s.t_start) * s.rows
+                         for s in plan.segments if s.t_end > s.t_start)
+            total = min(total, int(inside) + 1)
+    return total
+
+
 def read_blocks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapping(), nan: str = "drop",
                 budget: int = 240_000, count: int = 5, chunk_rows: int = 50_000, prep=None) -> list[JointData]:
     """The log as one block (at most ``budget`` rows) or ``count`` evenly spread blocks of
     ``budget // count`` contiguous rows (module docstring). Rows are counted after cleaning;
     ``prep`` (its ``segments`` and ``max_gap``) labels their segments."""
-    total = count_rows(path, mapping)
+    total = rows_read(path, mapping, prep)
     if total <= budget:
         starts, size = np.array([0]), max(total, 1) + chunk_rows  # everything
     else:

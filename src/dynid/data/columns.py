@@ -118,6 +118,51 @@ def drive_gains_text(current_gain: str | None) -> str | None:
     return content["current_gain"]
 
 
+def _is_number(text) -> bool:
+    try:
+        float(str(text))
+    except ValueError:
+        return False
+    return True
+
+
+def check_header(names: list[str], mapping: "ColumnMapping", n: int, source: str) -> None:
+    """A header of numbers is the first data line of a CSV without one: an error that names
+    --columns (with the names a log of n joints most likely has) instead of a missing column."""
+    if mapping.names is None and names and all(_is_number(c) for c in names):
+        raise DataError(f"{source}: the first line holds numbers ({', '.join(names[:4])}, ...), not column names: "
+                        f"a CSV without a header needs --columns with its {len(names)} names in file order, e.g. "
+                        f"--columns {headerless_example(len(names), n)}")
+
+
+def headerless_example(count: int, n: int) -> str:
+    """A --columns value for a headerless CSV of ``count`` columns of an n-joint robot: t, then
+    the blocks (q, tau), (q, dq, tau), (q, dq, ddq, tau) that fill it, else t, q1..qn and
+    c1..; the user renames what differs."""
+    for blocks in (("q", "tau"), ("q", "dq", "tau"), ("q", "dq", "ddq", "tau")):
+        if count == 1 + n * len(blocks):
+            return "t," + ",".join(f"{b}{j + 1}" for b in blocks for j in range(n))
+    return "t," + ",".join([f"q{j + 1}" for j in range(n)] + [f"c{k + 1}" for k in range(max(count - 1 - n, 0))])
+
+
+def parse_range(text: str | None, option: str, kind) -> tuple | None:
+    """'A:B', 'A:' or ':B' -> (A, B) (open ends infinite); None for None or ''."""
+    if text is None or not str(text).strip():
+        return None
+    parts = str(text).split(":")
+    what = "seconds" if kind is float else "row numbers (the first data row is 1)"
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        lo = kind(parts[0]) if parts[0].strip() else -math.inf
+        hi = kind(parts[1]) if parts[1].strip() else math.inf
+    except ValueError:
+        raise DataError(f"{option} '{text}': expected FIRST:LAST in {what}, e.g. '10:60', '10:' or ':60'") from None
+    if not (lo <= hi) or (kind is int and hi < 1):
+        raise DataError(f"{option} '{text}': expected FIRST <= LAST in {what}")
+    return (lo, hi)
+
+
 @dataclass(frozen=True)
 class ColumnMapping:
     """How a log maps onto the contract columns (all fields optional).
@@ -128,7 +173,8 @@ class ColumnMapping:
     degrees: positions/velocities/accelerations of revolute joints are in degrees
     motor_side: q, dq, ddq are motor angles (divided by the gear ratio) and tau, i are motor
       side (tau multiplied by the gear ratio); with a coupled transmission T (q_m = T q):
-      q = T^-1 q_m (likewise dq, ddq) and tau = T^T tau_m (docs/transmissions.md)
+      q = T^-1 q_m (likewise dq, ddq) and tau = T^T tau_m (docs/transmissions.md); q then
+      adds each drive's ``zero_offset`` (the joint position where its encoder reads 0)
     current_gain: "drive" (K = gear ratio x motor torque constant of each drive) or
       comma-separated joint-side gains K per joint [N m / A]; used when the file has
       motor currents i1..in and no tau1..taun (tau = K i)
@@ -139,6 +185,11 @@ class ColumnMapping:
       driver's velocity estimate that lags the positions)
     topic: the sensor_msgs/JointState topic of a ROS bag (None: /joint_states; data/bags.py)
     stamp: a bag's time: "header" (the messages' header stamps) or "receive" (recorder time)
+    time_range: (first, last) [s] of the log's time column (after ``time_unit``; each segment's
+      own clock where it restarts): only rows within it are read; None = all (``--time-range``)
+    rows: (first, last) data rows, numbered from 1 as error messages name them, both kept:
+      only rows within it are read; None = all (``--rows``). Neither is stored in result.json:
+      a command given one reads that part of its own log.
     """
 
     rename: tuple[tuple[str, str], ...] = ()
@@ -151,8 +202,13 @@ class ColumnMapping:
     ignore: tuple[str, ...] = ()
     topic: str | None = None
     stamp: str = "header"
+    time_range: tuple[float, float] | None = None
+    rows: tuple[int, int] | None = None
 
     def __post_init__(self):
+        for option, part in (("--time-range", self.time_range), ("--rows", self.rows)):
+            if part is not None and not (len(part) == 2 and part[0] <= part[1]):
+                raise DataError(f"{option} {part}: expected FIRST:LAST with FIRST <= LAST")
         if self.time_unit not in TIME_UNITS:
             raise DataError(f"time unit '{self.time_unit}' unknown, expected one of {list(TIME_UNITS)}")
         for name in self.negate:
@@ -172,15 +228,17 @@ class ColumnMapping:
     def from_options(cls, rename: str | None = None, names: str | None = None, time_unit: str = "s",
                      degrees: bool = False, motor_side: bool = False,
                      current_gain: str | None = None, negate: str | None = None,
-                     ignore: str | None = None, topic: str | None = None, stamp: str = "header") -> "ColumnMapping":
+                     ignore: str | None = None, topic: str | None = None, stamp: str = "header",
+                     time_range: str | None = None, rows: str | None = None) -> "ColumnMapping":
         """From CLI strings: rename 'time=t,pos1=q1', names 't,q1,q2,tau1,tau2', negate 'tau'
-        or 'tau2,tau5', ignore 'dq,ddq'."""
+        or 'tau2,tau5', ignore 'dq,ddq', time_range '10:60' (or '10:', ':60'), rows '1001:5000'."""
         pairs = parse_pairs(rename, "--rename", "FOREIGN=CONTRACT pairs like 'time=t'")
         current_gain = drive_gains_text(current_gain)
         cols = tuple(c.strip() for c in names.split(",")) if names else None
         split = lambda text: tuple(p.strip() for p in (text or "").split(",") if p.strip())  # noqa: E731
         return cls(tuple(pairs), cols, time_unit, degrees, motor_side, current_gain, split(negate), split(ignore),
-                   topic, stamp)
+                   topic, stamp, parse_range(time_range, "--time-range", float),
+                   parse_range(rows, "--rows", int))
 
     def to_dict(self) -> dict:
         return {"rename": [list(p) for p in self.rename], "names": list(self.names) if self.names else None,
@@ -207,6 +265,27 @@ class ColumnMapping:
                    bool(d.get("degrees", False)), bool(d.get("motor_side", False)), d.get("current_gain"),
                    tuple(d.get("negate") or ()), tuple(d.get("ignore") or ()), d.get("topic"),
                    d.get("stamp") or "header")
+
+    def keep_rows(self, first: int, count: int) -> slice:
+        """Which of ``count`` data rows numbered from ``first`` (1-based) ``rows`` keeps (a slice)."""
+        if self.rows is None:
+            return slice(0, count)
+        lo = min(max(self.rows[0] - first, 0), count)
+        return slice(lo, max(min(self.rows[1] - first + 1, count), lo))
+
+    def in_time_range(self, t: np.ndarray) -> np.ndarray | None:
+        """(N,) True for the stamps t [s] within ``time_range``; None without one."""
+        if self.time_range is None:
+            return None
+        return (t >= self.time_range[0]) & (t <= self.time_range[1])
+
+    def part(self) -> str:
+        """The options that read a part of a log, as typed ('' when the whole log is read)."""
+        out = []
+        for option, bounds in (("--time-range", self.time_range), ("--rows", self.rows)):
+            if bounds is not None:
+                out.append(f"{option} " + ":".join("" if not math.isfinite(b) else f"{b:g}" for b in bounds))
+        return " ".join(out)
 
     def contract_name(self, name: str) -> str:
         return dict(self.rename).get(name, name)
@@ -283,6 +362,7 @@ class ColumnMapping:
         scale = np.ones(n)
         if self.degrees:
             scale = np.where(robot.is_revolute, math.pi / 180.0, 1.0)
+        zero = np.zeros(n)
         if self.motor_side and robot.is_coupled:  # q = T^-1 q_m, tau = T^T tau_m (robot/transmission.py)
             from dynid.robot.transmission import joint_from_motor, joint_torques
 
@@ -295,7 +375,9 @@ class ColumnMapping:
             scale = scale / robot.gear_ratios
             if tau is not None and "tau1" in columns:
                 tau = tau * robot.gear_ratios
-        q = q * scale
+        if self.motor_side:  # the encoders' zero is the drives' zero_offset, not the description's zero
+            zero = robot.zero_offsets
+        q = q * scale + zero
         dq = None if dq is None else dq * scale
         ddq = None if ddq is None else ddq * scale
         cycle = np.asarray(columns["cycle"]).astype(np.int64) if "cycle" in columns else None

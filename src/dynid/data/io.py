@@ -34,7 +34,7 @@ import pyarrow.parquet as pq
 
 from dynid.data.arrays import ArrayLog
 from dynid.data.bags import is_bag, read_bag
-from dynid.data.columns import ColumnMapping, JointData
+from dynid.data.columns import ColumnMapping, JointData, check_header
 from dynid.files.inputs import input_file
 from dynid.files.outputs import write_output
 from dynid.data.plausibility import LogChecks, column_messages
@@ -116,7 +116,9 @@ def joint_count(names) -> int:
 
 
 def map_columns(table: pa.Table, mapping: ColumnMapping, robot, source: str) -> JointData:
-    """Arrow table -> JointData in SI on the joint side (``ColumnMapping.apply``)."""
+    """Arrow table -> JointData in SI on the joint side (``ColumnMapping.apply``); a header of
+    numbers (a CSV without one) is an error naming --columns (``columns.check_header``)."""
+    check_header(list(table.column_names), mapping, robot.n, source)
     return mapping.apply(robot, table_to_columns(table, mapping, source), source)
 
 
@@ -269,11 +271,17 @@ def load_joint_data(path: str | Path, robot, mapping: ColumnMapping = ColumnMapp
     else:
         table, notes = read_table(path, mapping)
         recorded_robot_check(path, robot, mapping)
-    data = map_columns(table, mapping, robot, str(path))
+    part = mapping.keep_rows(1, table.num_rows)  # --rows: rows as numbered, before cleaning
+    data = map_columns(table.slice(part.start, part.stop - part.start), mapping, robot, str(path))
     data.notes[:0] = notes + column_check(table, mapping, robot, str(path))
     del table
     segmenter = Segmenter.for_preprocessing(str(path), prep)
-    data = clean_rows(data, nan, segmenter=segmenter)
+    data = clean_rows(data, nan, row_offset=part.start, segmenter=segmenter)
+    inside = mapping.in_time_range(data.t)  # --time-range, on the stamps in seconds
+    if inside is not None:
+        data = data.select(inside)
+    if mapping.part():
+        data.notes.append(f"{len(data)} rows within {mapping.part()} read")
     if segmenter.summary():
         data.notes.append(segmenter.summary())
     if len(data) < 3:

@@ -16,7 +16,11 @@ The chain ``prepare`` applies, in order (each step documented below):
    filtered signals, equal their filtered selves up to the filter's effect on products of signals;
 3. differentiation where dq or ddq are absent: time-aware central differences (second
    order on irregular grids, ``numpy.gradient``) or Savitzky-Golay derivatives;
-3b. a torque logged late (``tau_delay``, a driver's filter) is moved earlier by whole samples.
+3b. a torque logged late (``tau_delay``, a driver's filter) is moved earlier by whole samples;
+3c. standing still (``rest_band``; ``data.rest`` measures it, ``data.still`` applies it): where
+   a joint's raw position stays within its band over ``rest_window`` seconds before or after
+   a sample, its dq is 0 there (the filter spreads every stop over the rest; the friction
+   sign must not follow it; ddq stays the filtered one, which the ends of a stop need).
 
 4. decimation by k (``Preprocessing.decimate``): q (dq and ddq then follow by differences,
    which commute with the filter) and tau all pass the same zero-phase low-pass with cutoff
@@ -44,6 +48,7 @@ from dynid.data.edges import lowpass_edges
 from dynid.data.segments import (
     DEFAULT_BRIDGE_GAP, DEFAULT_MAX_GAP, check_segmentation, concat, describe, gap_rule, segment_ranges,
 )
+from dynid.data.still import REST_WINDOW, still_mask
 from dynid.data.timing import IRREGULAR_TOLERANCE, SegmentTiming, segment_timing
 from dynid.errors import DataError
 
@@ -68,6 +73,9 @@ class Preprocessing:
     tau_delay: the logged torque lags the positions by this much [s] (a driver's filter): each
       segment's tau is moved earlier by round(tau_delay fs) samples (step 3b); the samples
       this leaves without a torque fall in the segment's edge samples, never fitted or scored
+    rest_band: per joint [rad | m]: standing still where the raw position stays within it over
+      ``rest_window`` (per joint [s]; () = 0.05 s) before or after a sample: dq = 0 there
+      (step 3c, ``data.rest``); () = off
     """
 
     lowpass_hz: float | None = None
@@ -84,9 +92,20 @@ class Preprocessing:
     max_gap: float = DEFAULT_MAX_GAP
     tau_delay: float = 0.0
     bridge_gap: float = DEFAULT_BRIDGE_GAP
+    rest_band: tuple[float, ...] = ()
+    rest_window: tuple[float, ...] = ()
 
     def __post_init__(self):
         check_segmentation(self.segments, self.max_gap, self.bridge_gap)
+        band = tuple(float(v) for v in (self.rest_band or ()))
+        window = tuple(float(v) for v in np.atleast_1d(self.rest_window if self.rest_window is not None else ()))
+        if not all(math.isfinite(v) and v >= 0.0 for v in band) or not all(math.isfinite(v) and v > 0.0
+                                                                              for v in window) \
+                or (band and len(window) not in (0, 1, len(band))):
+            raise DataError(f"rest band {list(band)} over {list(window)} s: expected position bands >= 0 and a window "
+                            "> 0 per joint")
+        object.__setattr__(self, "rest_band", band)
+        object.__setattr__(self, "rest_window", window)
         if not abs(self.tau_delay) < 1.0:
             raise DataError(f"--tau-delay {self.tau_delay}: expected a delay in seconds below 1 s")
         if self.derivative not in ("central", "savgol"):
@@ -103,7 +122,9 @@ class Preprocessing:
                 raise DataError(f"--{name} {value!r}: expected a finite number {expected}")
 
     def to_dict(self) -> dict:
-        return dict(self.__dict__)
+        out = dict(self.__dict__)
+        out["rest_band"], out["rest_window"] = list(self.rest_band), list(self.rest_window)
+        return out
 
     @classmethod
     def from_dict(cls, d: dict | None) -> "Preprocessing":
@@ -308,6 +329,12 @@ def prepare_segment(data: JointData, prep: Preprocessing = Preprocessing(), grid
         ddq = derive(dq)
     if prep.tau_delay and tau is not None:
         tau = advance(tau, int(round(prep.tau_delay * fs)))
+    still = None
+    if prep.rest_band:  # step 3c, on the raw positions (resampled, not filtered)
+        if len(prep.rest_band) != q.shape[1]:
+            raise DataError(f"{data.source}: {len(prep.rest_band)} rest bands for {q.shape[1]} joints")
+        still = still_mask(data.q, fs, prep.rest_band, prep.rest_window or REST_WINDOW)
+        dq = np.where(still, 0.0, dq)
     # parallel filtering (step 2b): with the torque filtered, the columns that are not smooth in the
     # signals (the sign of Coulomb friction) are filtered alike, exactly
     own = None if joint_columns is None or not (prep.filter_torque and fc > 0 or prep.decimate > 1) \
@@ -324,6 +351,8 @@ def prepare_segment(data: JointData, prep: Preprocessing = Preprocessing(), grid
     dq = derive(q) if data.dq is None else dec(dq)
     ddq = derive(dq) if data.ddq is None else dec(ddq)
     index = np.rint((data.t - (data.t[0] if grid_t0 is None else grid_t0)) * fs).astype(np.int64)
+    if still is not None:  # the decimation filter spreads the stops again
+        dq = np.where(still, 0.0, dq)
     out = replace(data, q=q, dq=dq, ddq=ddq, tau=dec(tau), notes=list(data.notes), own=dec(own),
                   rate=fs / prep.decimate)
     return out.select(index % prep.decimate == 0)

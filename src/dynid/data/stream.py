@@ -20,6 +20,8 @@ comes from the file's first ``STEP_SAMPLES`` steps, which ``raw_chunks`` puts in
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -38,6 +40,7 @@ from dynid.data.io import (
 from dynid.data.plausibility import LogChecks
 from dynid.data.preprocess import Preprocessing, edge_samples, prepare_segment, prepared_rate, too_short
 from dynid.data.segments import Segmenter, concat, describe, segment_ranges
+from dynid.data.still import MIN_REST
 from dynid.data.timing import STEP_SAMPLES, LogTiming, SegmentTiming, TimingPass, segment_timing
 from dynid.errors import DataError
 
@@ -114,23 +117,35 @@ def raw_chunks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapping()
     plan = log_timing(path, mapping, prep)
     if plan is None or plan.step is None:
         tables = _first_rows(tables, STEP_SAMPLES + 1)
-    offset = 0
+    offset, kept = 0, 0
     segmenter = Segmenter.for_preprocessing(str(path), prep, None if plan is None else plan.step)
     checks = LogChecks(robot, str(path))
     columns_notes: list[str] = []
     for table in tables:
         if offset == 0:
             columns_notes = column_check(table, mapping, robot, str(path))
-        data = clean_rows(map_columns(table, mapping, robot, str(path)), nan, row_offset=offset,
-                          segmenter=segmenter)
-        checks.update(data)
+        part = mapping.keep_rows(offset + 1, table.num_rows)  # --rows, before cleaning: rows as numbered
+        if part.stop > part.start:
+            data = clean_rows(map_columns(table.slice(part.start, part.stop - part.start), mapping, robot,
+                                          str(path)), nan, row_offset=offset + part.start, segmenter=segmenter)
+            inside = mapping.in_time_range(data.t)  # --time-range, on the stamps in seconds
+            if inside is not None:
+                data = data.select(inside)
+            checks.update(data)
+            kept += len(data)
+            if len(data):
+                yield data
         offset += table.num_rows
-        if len(data):
-            yield data
+        if mapping.rows is not None and offset >= mapping.rows[1]:
+            break  # past the last row asked for
     if offset == 0:
         raise DataError(f"{path}: no data rows")
+    if kept == 0 and mapping.part():
+        raise DataError(f"{path}: no data row within {mapping.part()} ({offset} rows read)")
     checks.finish()
     notes = columns_notes + check_bad_rows(bad, offset, str(path), final=True) + bag_notes
+    if mapping.part():
+        notes.append(f"{kept} rows within {mapping.part()} read")
     if segmenter.summary():
         notes.append(segmenter.summary())
     if notes:
@@ -234,10 +249,12 @@ def count_segments(path: str | Path, mapping: ColumnMapping = ColumnMapping(), p
 
 
 def default_margin(fs: float, prep: Preprocessing) -> int:
-    """Context rows on each side of a window: 20 fs / (lowest cutoff in use), at least 200,
-    rounded up to a multiple of the decimation factor."""
+    """Context rows on each side of a window: 20 fs / (lowest cutoff in use), at least 200 (and
+    4 rest windows, ``data.rest``), rounded up to a multiple of the decimation factor."""
     cutoffs = [c for c in (prep.cutoff(fs), 0.8 * fs / (2.0 * prep.decimate) if prep.decimate > 1 else 0.0) if c > 0]
     rows = int(max(200, 20 * fs / min(cutoffs))) if cutoffs else 200
+    if prep.rest_band and math.isfinite(fs):  # data.still's windows
+        rows = max(rows, 4 * int(max(max(prep.rest_window or (0.05,)), MIN_REST) * fs) + 8)
     return -(-rows // prep.decimate) * prep.decimate
 
 

@@ -13,8 +13,10 @@ and the demo):
 
 1. the model (``ModelOptions``) and its base parameters (``base.base_parameters``, QR of the
    regressor on random states, thesis 2.3);
-2. the preprocessing; with ``lowpass="auto"`` the cutoff is chosen by blocked cross-validation
-   of the log (``crossval.auto_lowpass``);
+2. the preprocessing; with ``rest="auto"`` where each joint stands still is found on its raw
+   positions (``data.rest``: velocity 0 there, each rest's held torque a level of its own),
+   then with ``lowpass="auto"`` the cutoff is chosen by blocked cross-validation of the log
+   (``crossval.auto_lowpass``);
 3. the data: streamed into per-joint normal equations (``pipeline.accumulate_sources``: OLS,
    WLS, PC), or held in memory when the estimator needs the samples (IRLS), cycles are
    selected (``cycles``) or the friction drifts (``friction_drift``: ``identify.drift_fit``); identifying each cycle alone (``per``) reads the logs into memory
@@ -76,6 +78,10 @@ class Identification:
       slower than this [rad/s | m/s] are left out; segments: gaps | auto; max_gap: a step longer
       than this multiple of the median step splits the log, unless it lasts at most bridge_gap
       [s] (dropped controller cycles, resampled); tau_delay: the torque lags by [s]
+    rest: "auto" finds where each joint stands still on its raw positions (a band measured from
+      the log's noise, ``data.rest``: velocity 0 there, no Coulomb torque of a random sign, each
+      rest's held torque a level of its own in the fit; result "rest_detection"); "off": the
+      filtered velocity everywhere
     still_range: a joint moving less than this [rad; a tenth in m] is held still (0 = off)
     nan: drop | reject rows with NaN; chunk_rows: rows read at a time (bounded memory)
     prior_bound: pc, keep rigid-body parameters within this fraction of the robot's own
@@ -114,6 +120,7 @@ class Identification:
     max_gap: float = 5.0
     bridge_gap: float = DEFAULT_BRIDGE_GAP
     tau_delay: float = 0.0
+    rest: str = "auto"
     still_range: float = STILL_RANGE
     nan: str = "drop"
     chunk_rows: int = 50_000
@@ -152,6 +159,8 @@ class Identification:
                 self.regularize = float(self.regularize)
             except ValueError:
                 raise DataError(f"--regularize '{self.regularize}': expected a weight >= 0 or 'auto'") from None
+        if self.rest not in ("auto", "off"):
+            raise DataError(f"--rest: expected 'auto' or 'off', got '{self.rest}'")
         if isinstance(self.lowpass, str) and self.lowpass != "auto":
             raise DataError(f"--lowpass: expected a cutoff in Hz, 0 (off) or 'auto', got '{self.lowpass}'")
         self.options = ModelOptions(friction=self.friction, rotor_inertia=self.rotor_inertia, offset=self.offset,
@@ -181,11 +190,15 @@ class Identification:
     @staticmethod
     def preprocessing_options(prep: Preprocessing) -> dict:
         """The options that make ``prep`` (a result's "preprocessing", a fleet's settings) this
-        class's preprocessing, with its cutoff fixed; ValueError for one they cannot express."""
+        class's preprocessing, with its cutoff fixed; ValueError for one they cannot express. Rest
+        bands are measured again (``rest="auto"``: the same bands on the same logs)."""
         options = {"lowpass": prep.lowpass_hz, "derivative": prep.derivative, "resample": prep.resample_hz,
                    "decimate": prep.decimate, "min_velocity": prep.min_velocity, "segments": prep.segments,
                    "max_gap": prep.max_gap, "bridge_gap": prep.bridge_gap, "tau_delay": prep.tau_delay,
-                   "filter_torque": prep.filter_torque}
+                   "filter_torque": prep.filter_torque, "rest": "auto" if prep.rest_band else "off"}
+        from dataclasses import replace
+
+        prep = replace(prep, rest_band=(), rest_window=())
         made = Preprocessing(lowpass_hz=prep.lowpass_hz, derivative=prep.derivative, resample_hz=prep.resample_hz,
                              decimate=prep.decimate, min_velocity=prep.min_velocity, segments=prep.segments,
                              max_gap=prep.max_gap, tau_delay=prep.tau_delay, bridge_gap=prep.bridge_gap,
@@ -252,17 +265,25 @@ class Identification:
         return base_parameters(self.robot, self.options, seed=self.seed, tol=self.tol)
 
     def preprocessing(self, sources: list, mapping: ColumnMapping, base) -> tuple[Preprocessing, dict, list[str]]:
-        """(preprocessing, result.json additions, notes): ``lowpass="auto"`` chooses the cutoff
-        by cross-validation of ``sources`` ("lowpass_selection")."""
+        """(preprocessing, result.json additions, notes): ``rest="auto"`` measures the rest bands
+        ("rest_detection"), before the cutoff, so that its cross-validation scores the fit that is
+        made; ``lowpass="auto"`` chooses the cutoff by cross-validation of ``sources``
+        ("lowpass_selection")."""
+        prep, extra, notes = self.prep, {}, []
+        if self.rest == "auto":
+            from dynid.data.rest import choose_rest
+
+            prep, extra["rest_detection"], notes = choose_rest(self.robot, sources, prep, mapping, self.nan,
+                                                               self.chunk_rows)
         if self.lowpass != "auto":
-            return self.prep, {}, []
+            return prep, extra, notes
         from dynid.identify.crossval import auto_lowpass
 
-        prep, selection, notes = auto_lowpass(self.robot, sources, self.options, base, self.prep, mapping, self.nan,
-                                              not self.lowpass_fallback, self.cv_folds, self.bandwidth(),
-                                              self.max_condition, self.chunk_rows, self.still_range,
-                                              self.filter_torque)
-        return prep, {"lowpass_selection": selection}, notes
+        prep, extra["lowpass_selection"], more = auto_lowpass(self.robot, sources, self.options, base, prep, mapping,
+                                                              self.nan, not self.lowpass_fallback, self.cv_folds,
+                                                              self.bandwidth(), self.max_condition, self.chunk_rows,
+                                                              self.still_range, self.filter_torque)
+        return prep, extra, notes + more
 
     def bandwidth(self) -> float | None:
         """Highest harmonic [Hz] of ``excitation`` (None without one)."""

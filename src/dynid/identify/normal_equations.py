@@ -67,6 +67,16 @@ class NormalEquations:
 
     __iadd__ = merge
 
+    def __isub__(self, other: "NormalEquations") -> "NormalEquations":
+        """Remove terms added before, in place (e.g. the rests' levels of
+        ``identify.rest_levels``, H1)."""
+        self.A -= other.A
+        self.B -= other.B
+        self.C -= other.C
+        self.rows -= other.rows
+        self.tau_sum -= other.tau_sum
+        return self
+
     def copy(self) -> "NormalEquations":
         """An independent copy (same layout)."""
         out = NormalEquations(self.n, self.b, self.columns, self.positions)

@@ -36,6 +36,7 @@ from dynid.identify.estimators import ESTIMATORS, Estimator
 from dynid.identify.gram import RegressorGram
 from dynid.identify.model import ModelOptions, identification_regressor, motor_columns, place_motor_columns
 from dynid.identify.normal_equations import NormalEquations
+from dynid.identify.rest_levels import RestLevels, remove_levels
 
 ESTIMATOR_NAMES = ("ols", "wls", "irls", "pc")
 BLOCK = 2048  # samples per regressor evaluation: its scratch stays in cache for the Gram
@@ -128,6 +129,27 @@ def row_mask(dq: np.ndarray, keep: np.ndarray | None, prep: Preprocessing) -> np
     return mask
 
 
+def fitted_rest(robot, dq: np.ndarray, keep: np.ndarray | None, prep: Preprocessing) -> np.ndarray | None:
+    """(N, n) the fitted rows (``row_mask``) that hold a motor at rest (``rest_rows``), whose
+    levels ``identify.rest_levels`` eliminates; None without rest detection."""
+    if not prep.rest_band:
+        return None
+    rest = rest_rows(robot, dq)
+    mask = row_mask(dq, keep, prep)
+    return rest if mask is None else rest & mask
+
+
+def rest_rows(robot, dq: np.ndarray) -> np.ndarray:
+    """(N, n) True where joint i's torque holds a motor at rest: R_k . dq == 0 exactly (rest
+    detection sets a still joint's dq to 0, ``data.rest``) for a motor k with R_ki != 0 (R = 1
+    without a coupled transmission, identify/model.py C1): its torque holds static friction."""
+    if robot is None or not robot.is_coupled:
+        return dq == 0.0
+    r = robot.motor_rows
+    still = (dq @ r.T) == 0.0  # (N, motors)
+    return (still.astype(np.int64) @ (r != 0).astype(np.int64)) > 0
+
+
 def add_samples(robot, data: JointData, options: ModelOptions, prep: Preprocessing,
                 gram: RegressorGram, buffer: np.ndarray, keep: np.ndarray | None = None) -> int:
     """Add prepared samples (those with ``keep``, (N,), when given) to ``gram`` block by block;
@@ -212,6 +234,7 @@ def accumulate_sources(robot, sources, options: ModelOptions, base: BaseParamete
         raise ValueError("cuts: one sequence of times per source, and not with per_segment")
     pool = _Workers(robot, options, base, prep, workers or stream_workers())
     total = NormalEquations(robot.n, base.rank)
+    levels = RestLevels(robot, options, base) if prep.rest_band else None  # each rest's held torque (H1)
     counts, notes, fs = [], [], float("nan")
     q_min, q_max = np.full(robot.n, np.inf), np.full(robot.n, -np.inf)
     columns = lambda dq, ddq: motor_columns(robot, dq, ddq, options)  # noqa: E731
@@ -221,6 +244,7 @@ def accumulate_sources(robot, sources, options: ModelOptions, base: BaseParamete
             for i, path in enumerate(sources):
                 count, segment = SourceCount(str(path)), None
                 times = None if cuts is None else np.asarray(cuts[i], dtype=float)
+                block_levels: dict[int, NormalEquations] = {}
                 if times is not None:
                     count.blocks = []
                 chunks = prepared_chunks(path, robot, mapping, prep, chunk_rows, nan=nan, joint_columns=columns)
@@ -241,22 +265,30 @@ def accumulate_sources(robot, sources, options: ModelOptions, base: BaseParamete
                         count.samples + used
                     if times is None:
                         pool.submit(chunk, keep)
+                        if levels is not None:  # in time order, in this thread: rests go on across chunks
+                            levels.add(chunk, fitted_rest(robot, chunk.dq, keep, prep), close=last)
                     else:
-                        _submit_blocks(pool, chunk, keep, times, count.blocks, base)
+                        _submit_blocks(pool, chunk, keep, times, count.blocks, base, levels, block_levels)
                     if last and per_segment:
                         segment.ne = pool.take(base)
+                        if levels is not None:
+                            segment.ne -= levels.take()
                         total.merge(segment.ne)
                 if count.samples == 0:
                     raise DataError(f"{path}: no samples left after preprocessing")
                 if times is not None:
                     while len(count.blocks) <= times.size:
                         count.blocks.append(pool.take(base))
-                    for ne in count.blocks:
+                    for b, ne in enumerate(count.blocks):
+                        if b in block_levels:
+                            ne -= block_levels[b]
                         total.merge(ne)
                 prefix = f"{path}: " if len(sources) > 1 else ""
                 notes.extend(prefix + note for note in dict.fromkeys(count.notes))
                 counts.append(count)
             total.merge(pool.take(base))
+            if levels is not None:
+                total -= levels.take()
         finally:
             pool.pool.shutdown(wait=True, cancel_futures=True)
     if not counts:
@@ -265,9 +297,11 @@ def accumulate_sources(robot, sources, options: ModelOptions, base: BaseParamete
 
 
 def _submit_blocks(pool: _Workers, chunk: JointData, keep: np.ndarray, times: np.ndarray,
-                   done: list[NormalEquations], base: BaseParameters) -> None:
+                   done: list[NormalEquations], base: BaseParameters, levels: RestLevels | None = None,
+                   block_levels: dict | None = None) -> None:
     """Submit a chunk's rows block by block (``accumulate_sources(cuts=)``); a block ends when
-    rows of a later one arrive: its equations are taken into ``done``."""
+    rows of a later one arrive: its equations are taken into ``done``. With ``levels`` the
+    rests of each piece (closed at its end) go to ``block_levels[b]``."""
     block = np.searchsorted(times, chunk.t, side="right")  # non-decreasing: time increases in a source
     for b in range(int(block[0]), int(block[-1]) + 1):
         lo, hi = np.searchsorted(block, b, side="left"), np.searchsorted(block, b, side="right")
@@ -275,7 +309,11 @@ def _submit_blocks(pool: _Workers, chunk: JointData, keep: np.ndarray, times: np
             continue
         while len(done) < b:
             done.append(pool.take(base))
-        pool.submit(chunk.select(slice(lo, hi)), keep[lo:hi])
+        piece = chunk.select(slice(lo, hi))
+        pool.submit(piece, keep[lo:hi])
+        if levels is not None:
+            levels.add(piece, fitted_rest(pool.robot, piece.dq, keep[lo:hi], pool.prep), close=True)
+            block_levels[b] = block_levels[b].merge(levels.take()) if b in block_levels else levels.take()
 
 
 def accumulate_file(robot, path, options: ModelOptions, base: BaseParameters,
@@ -308,7 +346,11 @@ def regressor_arrays(robot, data: JointData, options: ModelOptions, base: BasePa
         place_motor_columns(robot, options, data.own, y)
     tau, dq = data.tau, data.dq
     keep = segment_edge_mask(data, edge_samples(prep, prepared_rate(data)))
-    return np.ascontiguousarray(y[..., base.independent]), tau, row_mask(dq, keep, prep)
+    y = y[..., base.independent]
+    rest = fitted_rest(robot, dq, keep, prep)
+    if rest is not None:  # each rest's unknown held torque eliminated (identify/rest_levels.py, H1)
+        y, tau = remove_levels(y, tau, rest)
+    return np.ascontiguousarray(y), tau, row_mask(dq, keep, prep)
 
 
 def fit_data(robot, data: JointData, options: ModelOptions, base: BaseParameters,

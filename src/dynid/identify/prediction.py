@@ -197,15 +197,17 @@ def prediction_columns(robot, result: dict, paths: list, mapping=None, prep_over
 def validate_sources(robot, result: dict, paths: list, mapping=None, prep_override: dict | None = None,
                      min_velocity: float = 0.0, chunk_rows: int = 50_000, since_cold: float | None = None) -> dict:
     """{str(path): report, ...} (and "overall" for several files): ``validation.validation_report``
-    figures of each file on its interior samples, plus "segments" (count); a report that explains
+    figures of each file on its interior samples, plus "segments" (count) and "notes" (what
+    reading it did: a truncated last line dropped, rows with NaN...); a report that explains
     none of the torque warns (``fit_warnings``) and keeps the lines under "warnings"."""
     trained = {Path(p).resolve() for p in [result.get("data", "")] + [s["path"] for s in result.get("sources", [])]}
     trained_on = lambda path: Path(path).resolve() in trained if not isinstance(path, ArrayLog) else False  # noqa: E731
     reports, total = {}, ValidationSums(robot.n, min_velocity)
     for path in paths:
-        sums, segments = ValidationSums(robot.n, min_velocity), set()
+        sums, segments, notes = ValidationSums(robot.n, min_velocity), set(), []
         for chunk in predict_chunks(robot, result, path, mapping, chunk_rows, prep_override=prep_override,
                                     since_cold=since_cold):
+            notes.extend(chunk["notes"])
             if len(chunk["t"]) == 0:
                 continue
             if chunk["tau"] is None:
@@ -218,6 +220,7 @@ def validate_sources(robot, result: dict, paths: list, mapping=None, prep_overri
         report = sums.report()
         report["kind"] = "self" if trained_on(path) else "cross"
         report["segments"] = len(segments)
+        report["notes"] = list(dict.fromkeys(notes))  # what reading did: rows dropped, resampled, a part read
         reports[str(path)] = report
         total.merge(sums)
     if len(paths) > 1:

@@ -26,7 +26,7 @@ from dynid.robot.model import Drive, Robot
 from dynid.robot.transmission import check_transmission, transmission_from_document
 from dynid.robot.validation import check_gravity, text_field
 
-DRIVE_KEYS = ("gear_ratio", "rotor_inertia", "torque_constant", "rated_torque")
+DRIVE_KEYS = ("gear_ratio", "rotor_inertia", "torque_constant", "rated_torque", "zero_offset")
 _KEYS = {"urdf", "name", "gravity", "joints", "lock", "drives", "transmission", "description"}
 
 

@@ -25,7 +25,7 @@ CONVENTIONS = ("mdh", "dh")
 _JOINT_KEYS = {"type", "a", "alpha", "d", "theta", "name"}
 _LINK_KEYS = {"mass", "com", "inertia", "name"}
 _LIMIT_KEYS = {"q_min", "q_max", "dq_max", "ddq_max", "tau_max"}
-_DRIVE_KEYS = {"gear_ratio", "rotor_inertia", "torque_constant", "rated_torque"}
+_DRIVE_KEYS = {"gear_ratio", "rotor_inertia", "torque_constant", "rated_torque", "zero_offset"}
 _TOP_KEYS = {"name", "convention", "gravity", "joints", "links", "limits", "drives", "description", "transmission"}
 
 
@@ -128,7 +128,7 @@ def robot_from_dh_document(doc: dict, where: str, source: str = "yaml") -> Robot
         try:
             drive = Drive(*(_number(drives_doc[i], k, dw, d) for k, d in (
                 ("gear_ratio", 1.0), ("rotor_inertia", 0.0), ("torque_constant", math.nan),
-                ("rated_torque", math.nan))))
+                ("rated_torque", math.nan), ("zero_offset", 0.0))))
         except ModelError as exc:
             raise ModelError(f"{dw}: {exc}") from None
         alpha, theta = _number(entry, "alpha", jw), _number(entry, "theta", jw, 0.0)

@@ -72,12 +72,16 @@ class Drive:
     rotor_inertia: motor-side rotor inertia J_m [kg m^2]; joint side it is gear_ratio^2 J_m
     torque_constant: motor torque per current, motor side [N m / A]
     rated_torque: motor rated torque, motor side [N m]
+    zero_offset: the joint's position [rad | m] where its motor encoder reads 0 (a drive zeroed
+      away from the description's zero): a motor-side log gives q = q_m / N + zero_offset
+      (q = T^-1 q_m + zero_offset with a coupled transmission; ``data.columns``)
     """
 
     gear_ratio: float = 1.0
     rotor_inertia: float = 0.0
     torque_constant: float = math.nan
     rated_torque: float = math.nan
+    zero_offset: float = 0.0
 
     MAX_GEAR_RATIO = 1e6  # |N| beyond this is no gear (a ball screw of 1 um lead is 6e6 rad/m): a corrupt number
 
@@ -389,6 +393,11 @@ class Robot:
     @property
     def gear_ratios(self) -> np.ndarray:
         return np.array([j.drive.gear_ratio for j in self.actuated_joints])
+
+    @property
+    def zero_offsets(self) -> np.ndarray:
+        """(n,) joint positions [rad | m] where the motor encoders read 0 (``Drive.zero_offset``)."""
+        return np.array([j.drive.zero_offset for j in self.actuated_joints])
 
     @property
     def rotor_inertias(self) -> np.ndarray:

@@ -9,6 +9,9 @@ signals are then degraded:
   motor encoder with ``encoder_counts`` per revolution (linear joints: ``encoder_counts``
   counts per metre), and dq, ddq are then not written (they must be estimated from q); with a
   coupled transmission the motor angles q_m = T q are rounded and q = T^-1 q_m;
+- encoder jitter: white noise of ``encoder_jitter`` counts (standard deviation) added to the
+  encoder's angle before it is rounded: a servo hunting about its set point, or an analog
+  resolver; a joint at rest then flickers between counts instead of reading one;
 - torque noise: zero-mean Gaussian, standard deviation per joint ``tau_noise`` [N m].
 """
 
@@ -31,6 +34,7 @@ class Measurement:
     tau_noise: tuple[float, ...] | float = 0.0
     encoder_counts: float = 0.0
     write_derivatives: bool = True
+    encoder_jitter: float = 0.0
 
     def __post_init__(self):
         sigma = np.asarray(self.tau_noise, dtype=float)
@@ -39,6 +43,8 @@ class Measurement:
         if not (math.isfinite(self.encoder_counts) and self.encoder_counts >= 0):
             raise DataError(f"encoder counts {self.encoder_counts:g}: expected a count per revolution >= 0 "
                             "(0 = no quantization)")
+        if not (math.isfinite(self.encoder_jitter) and self.encoder_jitter >= 0):
+            raise DataError(f"encoder jitter {self.encoder_jitter:g}: expected a standard deviation in counts >= 0")
 
 
 def default_friction(robot, options: ModelOptions) -> np.ndarray:
@@ -94,16 +100,18 @@ def simulate_joint_data(robot, t: np.ndarray, q: np.ndarray, dq: np.ndarray, ddq
     sigma = np.broadcast_to(np.asarray(measurement.tau_noise, dtype=float), (robot.n,))
     tau = tau_true + rng.normal(size=tau_true.shape) * sigma
     q_meas = q
+    jitter = (lambda x: x + measurement.encoder_jitter * rng.normal(size=x.shape)) if measurement.encoder_jitter \
+        else (lambda x: x)  # noqa: E731 - in counts, before rounding
     if measurement.encoder_counts > 0 and robot.is_coupled:  # encoders count motor angles q_m = T q
         from dynid.robot.transmission import joint_from_motor, motor_from_joint
 
         t_matrix = robot.transmission_matrix
         step = np.where(robot.is_revolute, 2.0 * np.pi, 1.0) / measurement.encoder_counts
-        q_meas = joint_from_motor(t_matrix, np.round(motor_from_joint(t_matrix, q) / step) * step)
+        q_meas = joint_from_motor(t_matrix, np.round(jitter(motor_from_joint(t_matrix, q) / step)) * step)
     elif measurement.encoder_counts > 0:
         per_unit = np.where(robot.is_revolute, 2.0 * np.pi, 1.0)
         step = per_unit / (measurement.encoder_counts * robot.gear_ratios)
-        q_meas = np.round(q / step) * step
+        q_meas = np.round(jitter(q / step)) * step
     keep = measurement.write_derivatives and measurement.encoder_counts <= 0
     data = JointData(np.asarray(t, dtype=float), q_meas, dq if keep else None, ddq if keep else None,
                      tau, source="simulation")

@@ -45,6 +45,7 @@ class LogFit:
     est: OrdinaryLeastSquares | None
     problem: str = ""
     found: Undetermined | None = None
+    from_result: bool = False  # options and prep are a result.json's (diagnose --params)
 
     @property
     def tau(self) -> np.ndarray:
@@ -71,7 +72,8 @@ def log_fit(robot, path, mapping: ColumnMapping = ColumnMapping(), nan: str = "d
             still_range: float = STILL_RANGE) -> LogFit:
     """The shared context of the checks (module docstring). options default: Coulomb-viscous
     friction, rotor inertia and a torque offset per joint; prep default: low-pass
-    min(10 Hz, fs / 10), central differences."""
+    min(10 Hz, fs / 10), central differences. Given options: those of a result.json (``from_result``)."""
+    from_result = options is not None
     options = options or ModelOptions(offset=True)
     prep = prep or Preprocessing()
     raw = read_blocks(path, robot, mapping, nan, budget=BUDGET, count=1, prep=prep)
@@ -99,6 +101,27 @@ def log_fit(robot, path, mapping: ColumnMapping = ColumnMapping(), nan: str = "d
         found = find_undetermined(robot, options, base, ready.q[rows].min(axis=0), ready.q[rows].max(axis=0),
                                   still_range)
     except IllConditionedError as exc:  # every joint still: nothing to fit
-        return LogFit(robot, options, base, prep, raw, ready, fs, prep.cutoff(fs), rows, y, None, str(exc))
+        return LogFit(robot, options, base, prep, raw, ready, fs, prep.cutoff(fs), rows, y, None, str(exc),
+                      from_result=from_result)
     est, problem = fit_ols(y, ready.tau[rows], base.names, found)
-    return LogFit(robot, options, base, prep, raw, ready, fs, prep.cutoff(fs), rows, y, est, problem, found)
+    return LogFit(robot, options, base, prep, raw, ready, fs, prep.cutoff(fs), rows, y, est, problem, found,
+                  from_result)
+
+
+def refit(fit: LogFit, options: ModelOptions | None = None, negate: tuple[int, ...] = ()) -> tuple:
+    """(OLS estimate or None, its base parameters) of the diagnosed rows with another model
+    (``options``, e.g. with offsets) or with the torques of the 0-based joints ``negate``
+    reversed: what a fix would give, to name the fix that removes a finding."""
+    options = options or fit.options
+    base = fit.base if options == fit.options else base_parameters(fit.robot, options)
+    rows = fit.rows
+    y = fit.y if base is fit.base else base_regressor(fit.robot, fit.ready.q[rows], fit.ready.dq[rows],
+                                                      fit.ready.ddq[rows], options, base)
+    tau = fit.tau.copy()
+    tau[:, list(negate)] *= -1.0
+    q = fit.ready.q[rows]
+    try:
+        found = find_undetermined(fit.robot, options, base, q.min(axis=0), q.max(axis=0), STILL_RANGE)
+    except IllConditionedError:
+        return None, base
+    return fit_ols(y, tau, base.names, found)[0], base

@@ -108,12 +108,36 @@ def negative_parameters(fit: LogFit) -> list[Finding]:
     joints = sorted({k for _, k, _, _ in bad})
     return [Finding("negative physical parameter", "alarm",
                     "identified " + ", ".join(f"{nm} = {v:.4g} +- {s:.2g}" for nm, _, v, s in bad)
-                    + ": a mass, rotor inertia or friction coefficient cannot be negative",
-                    "check the sign and gain of the torque of the joint(s) named (or of the joint driving that "
-                    "link), and look for an effect the model lacks"
-                    + ("; a joint torque sensor on the link side does not see the motors' rotor inertia: "
-                       "--no-rotor-inertia" if all(nm.startswith("Ia") for nm, _, _, _ in bad) else ""), joints,
-                    {nm: {"value": v, "std": s} for nm, _, v, s in bad})]
+                    + ": a mass, rotor inertia or friction coefficient cannot be negative", negative_fix(fit, bad),
+                    joints, {nm: {"value": v, "std": s} for nm, _, v, s in bad})]
+
+
+def negative_fix(fit: LogFit, bad: list[tuple]) -> str:
+    """The fix that makes the negative parameters ``bad`` [(name, joint, value, std)] physical,
+    found by refitting with each candidate: the named joint's torque negated, one offset per
+    joint (when the model lacks them); the rotor inertia of a link-side torque sensor; else
+    what to look at."""
+    from dataclasses import replace
+
+    from dynid.identify.diagnose.context import refit
+
+    def cured(est, base) -> bool:
+        if est is None:
+            return False
+        values = dict(zip(base.names, zip(est.coef_, est.std_)))
+        return all(nm in values and not values[nm][0] < -3.0 * values[nm][1] for nm, _, _, _ in bad)
+
+    joints = sorted({j for _, j, _, _ in bad if j <= fit.robot.n})
+    if joints and cured(*refit(fit, negate=tuple(j - 1 for j in joints))):
+        return ("--negate " + ",".join(f"tau{j}" for j in joints) + ": with the torque of joint(s) "
+                + ", ".join(map(str, joints)) + " reversed the fit makes them positive (check that sign)")
+    if not fit.options.offset and cured(*refit(fit, replace(fit.options, offset=True))):
+        return "--offset: with one constant torque per joint the fit makes them positive (a sensor's zero)"
+    if all(nm.startswith("Ia") for nm, _, _, _ in bad):
+        return ("--no-rotor-inertia: a joint torque sensor on the link side does not see the motors' rotor "
+                "inertia (or check the sign and gain of the joint's torque)")
+    return ("check the sign and gain of the torque of the joint(s) named (or of the joint driving that link); "
+            "neither reversing it nor offsets make them positive, so look for an effect the model lacks")
 
 
 def clipped_torques(fit: LogFit) -> list[Finding]:
