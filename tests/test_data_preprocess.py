@@ -89,3 +89,20 @@ def test_resampling_keeps_labels_of_the_previous_sample():
     data = JointData(np.array([0.0, 0.011, 0.019, 0.031]), np.zeros((4, 2)), cycle=np.array([1, 1, 2, 2]))
     out = resample(data, 100.0)
     np.testing.assert_array_equal(out.cycle, [1, 1, 2, 2])
+
+
+def test_a_joint_whose_position_never_changes_has_derivatives_exactly_zero():
+    """A joint held still through a whole piece: dq = ddq = 0 exactly, whatever the resampling
+    (time stamps of decimal text, irregular at rounding level) and the cutoff (40 Hz at 100 Hz
+    leaves 1e-12 of rounding in a filtered constant, which column normalization would turn into
+    an excited rotor inertia); the moving joint is prepared as without it."""
+    from dynid.data.preprocess import Preprocessing, prepare
+
+    t = np.array([float(f"{x}") for x in np.arange(300) * 0.01])
+    q = np.column_stack([np.sin(2 * t), np.full(t.size, 0.2)])
+    data = JointData(t, q, None, None, np.zeros_like(q))
+    for prep in (Preprocessing(lowpass_hz=40.0), Preprocessing(lowpass_hz=10.0, decimate=2)):
+        ready = prepare(data, prep)
+        assert np.all(ready.dq[:, 1] == 0.0) and np.all(ready.ddq[:, 1] == 0.0) and np.all(ready.q[:, 1] == 0.2)
+        alone = prepare(JointData(t, q[:, :1], None, None, np.zeros((t.size, 1))), prep)
+        assert np.array_equal(alone.ddq[:, 0], ready.ddq[:, 0])

@@ -304,6 +304,10 @@ def prepare_segment(data: JointData, prep: Preprocessing = Preprocessing(), grid
                         f"log's rate ({timing.rate:.6g} Hz); interpolation adds no information")
     irregular = timing.irregular or is_irregular(data.t)
     fs = float(prep.resample_hz or timing.rate)
+    # a joint whose logged position never changes in this piece stands still exactly: its
+    # derivatives are 0, not the rounding of a spline and a filter (which column normalization
+    # would turn into an excited parameter)
+    fixed, level = np.ptp(data.q, axis=0) == 0.0, data.q[0].copy()
     if prep.resample_hz or irregular:
         data = resample(data, fs, grid_t0)
         if prep.resample_hz:  # the grid asked for is the output: none of it is 'filled'
@@ -327,6 +331,9 @@ def prepare_segment(data: JointData, prep: Preprocessing = Preprocessing(), grid
         dq = derive(q)
     if ddq is None:
         ddq = derive(dq)
+    if fixed.any():
+        q, dq, ddq = q.copy(), dq.copy(), ddq.copy()
+        q[:, fixed], dq[:, fixed], ddq[:, fixed] = level[fixed], 0.0, 0.0
     if prep.tau_delay and tau is not None:
         tau = advance(tau, int(round(prep.tau_delay * fs)))
     still = None
@@ -350,6 +357,8 @@ def prepare_segment(data: JointData, prep: Preprocessing = Preprocessing(), grid
     # from the filtered q rather than filtering the derivatives (fewer columns to filter)
     dq = derive(q) if data.dq is None else dec(dq)
     ddq = derive(dq) if data.ddq is None else dec(ddq)
+    if fixed.any():
+        q[:, fixed], dq[:, fixed], ddq[:, fixed] = level[fixed], 0.0, 0.0
     index = np.rint((data.t - (data.t[0] if grid_t0 is None else grid_t0)) * fs).astype(np.int64)
     if still is not None:  # the decimation filter spreads the stops again
         dq = np.where(still, 0.0, dq)
