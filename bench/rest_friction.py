@@ -75,6 +75,11 @@ def dead_zone(velocity: float):
         model._sign = original
 
 
+def _sources(train) -> list:
+    """One training log or a list of them, as a list."""
+    return list(train) if isinstance(train, (list, tuple)) else [train]
+
+
 def defaults(robot, train, options, prep, mapping):
     """(prep of the old default: cutoff by cross-validation, no rest detection; prep of the new
     default: rest bands measured, then the cutoff by cross-validation; rest_detection)."""
@@ -82,10 +87,10 @@ def defaults(robot, train, options, prep, mapping):
     from dynid.identify import base_parameters
     from dynid.identify.crossval import auto_lowpass
 
-    base = base_parameters(robot, options)
-    old, _, _ = auto_lowpass(robot, [train], options, base, prep, mapping)
-    rest, info, _ = choose_rest(robot, [train], prep, mapping)
-    new, _, _ = auto_lowpass(robot, [train], options, base, rest, mapping)
+    base, train = base_parameters(robot, options), _sources(train)
+    old, _, _ = auto_lowpass(robot, train, options, base, prep, mapping)
+    rest, info, _ = choose_rest(robot, train, prep, mapping)
+    new, _, _ = auto_lowpass(robot, train, options, base, rest, mapping)
     return old, new, info
 
 
@@ -103,15 +108,18 @@ def fit_predict(robot, train, check, options, prep, mapping, dead: float, estima
         idn = Identification(robot, estimator=estimator, friction=options.friction, offset=options.offset,
                              rotor_inertia=options.rotor_inertia, smooth_sign=options.smooth_sign)
         base = idn.base_parameters()
-        acc = accumulate_sources(robot, [train], options, base, mapping, prep)
+        acc = accumulate_sources(robot, _sources(train), options, base, mapping, prep)
         est = idn.solve(acc.ne, acc.q_min, acc.q_max, base).est
         result = build_result(robot.name, robot, options, base, est, acc.ne, prep, mapping, acc.samples, [],
-                              str(train), {})
+                              str(_sources(train)[0]), {})
         return result, predict_file(robot, result, check, mapping)
 
 
-def simulated(robot_name, rate, seconds, held, seed, folder, verbose=False, together=True):
-    """One robot: the table of every method on a training and a held-out log."""
+def simulated(robot_name, rate, seconds, held, seed, folder, verbose=False, together=True, recordings=1,
+              ends=0.0, noise=0.002):
+    """One robot: the table of every method on ``recordings`` training logs (one fit) and a
+    held-out log; ``ends`` [s] of rest at the start and end of each log, torque ``noise`` as a
+    share of the RMS torque."""
     import dynid
     from dynid.data.columns import ColumnMapping
     from dynid.data.io import write_joint_data
@@ -122,22 +130,27 @@ def simulated(robot_name, rate, seconds, held, seed, folder, verbose=False, toge
 
     robot = dynid.load_robot(robot_name)
     counts = 500.0 if np.all(np.abs(robot.gear_ratios) > 1) else 2.0**17  # motor encoders behind gears, or joint encoders
-    paths, truth = {}, {}
-    for kind, s in (("train", seed), ("check", seed + 50)):
+    paths, truth = {"train": []}, {}
+    for kind, s in [("train", seed + k) for k in range(recordings)] + [("check", seed + 50)]:
         data, t, _, at_rest, tau_model, friction = resting_log(robot, rate, seconds, s, held=held, together=together,
-                                                               encoder_counts=counts)
-        paths[kind] = folder / f"{robot_name.replace(':', '_')}_{kind}_{held}.parquet"
-        write_joint_data(paths[kind], data)
+                                                               encoder_counts=counts, ends=ends, noise=noise)
+        path = folder / f"{robot_name.replace(':', '_')}_{kind}_{held}_{s}.parquet"
+        write_joint_data(path, data)
+        if kind == "train":
+            paths["train"].append(path)
+        else:
+            paths[kind] = path
         truth[kind] = (t, tau_model, at_rest)
     fc_true = friction[:, 0]
     options, mapping = ModelOptions(), ColumnMapping()
     old, new, info = defaults(robot, paths["train"], options, Preprocessing(), mapping)
-    print(f"\n{robot_name} at {rate:g} Hz, {seconds:g} s, held friction '{held}', "
+    print(f"\n{robot_name} at {rate:g} Hz, {recordings} x {seconds:g} s{f' (each at rest {ends:g} s at both ends)' if ends else ''}, "
+          f"torque noise {100 * noise:g} %, held friction '{held}', "
           f"{'the robot rests' if together else 'each joint rests on its own'}, rest "
           f"{100 * float(truth['check'][2].mean()):.0f} % (held-out log); cutoff {old.lowpass_hz or 0:.3g} Hz "
           f"(--rest auto: {new.lowpass_hz or 0:.3g} Hz), rest bands "
           + ", ".join(f"{v:.2g}" for v in new.rest_band))
-    print(f"  {'method':28s} {'Fc err':>8s} {'Fc z':>6s} {'rest':>6s} {'moving':>8s} {'all':>8s}")
+    print(f"  {'method':28s} {'Fc err':>8s} {'Fc z':>6s} {'rest':>6s} {'moving':>8s} {'all':>8s} {'worst':>8s}")
     labels = motor_labels(robot)
     rows, sure = [], None
     for label, model_change, prep_change, dead in methods():
@@ -158,9 +171,10 @@ def simulated(robot_name, rate, seconds, held, seed, folder, verbose=False, toge
         rest_ratio = float(np.sqrt(np.sum(err[rest] ** 2) / np.sum((tau - model)[rest] ** 2)))
         moving_err = float(np.sqrt(np.sum(err[~rest] ** 2) / np.sum(tau[~rest] ** 2)))
         all_err = float(np.sqrt(np.sum(err**2) / np.sum(tau**2)))
-        rows.append((label, fc_err, fc_z, rest_ratio, moving_err, all_err))
+        worst = float(np.max(np.sqrt(np.sum(err**2, axis=0) / np.sum(tau**2, axis=0))))  # the worst joint's
+        rows.append((label, fc_err, fc_z, rest_ratio, moving_err, all_err, worst))
         print(f"  {label:28s} {100 * fc_err:7.2f}% {fc_z:6.1f} {rest_ratio:6.2f} {100 * moving_err:7.3f}% "
-              f"{100 * all_err:7.3f}%"
+              f"{100 * all_err:7.3f}% {100 * worst:7.3f}%"
               + ("   Fc/true - 1 per joint: " + " ".join(f"{100 * v:+.1f}%" for v in fc / fc_true - 1.0)
                  if verbose else ""), flush=True)
     return rows
@@ -216,6 +230,10 @@ def main() -> None:
     parser.add_argument("--held", nargs="+", default=["random", "last"])
     parser.add_argument("--apart", action="store_true", help="each joint rests on its own (default: the robot)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--recordings", type=int, default=1, help="training logs in one fit (seeds seed, seed+1, ...)")
+    parser.add_argument("--ends", type=float, default=0.0, help="each log starts and ends at rest for this long [s]")
+    parser.add_argument("--noise", type=float, default=0.002, help="torque noise, share of the RMS torque (0.002; "
+                        "motor currents: 0.02)")
     parser.add_argument("--iiwa", action="store_true", help="also the real iiwa log (../shared/real)")
     parser.add_argument("--verbose", action="store_true", help="each joint's Coulomb error")
     args = parser.parse_args()
@@ -223,7 +241,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for held in args.held:
             for name in args.robots:
-                simulated(name, args.rate, args.seconds, held, args.seed, Path(tmp), args.verbose, not args.apart)
+                simulated(name, args.rate, args.seconds, held, args.seed, Path(tmp), args.verbose, not args.apart,
+                          args.recordings, args.ends, args.noise)
     if args.iiwa:
         real_iiwa()
     print(f"\n{time.time() - start:.0f} s wall")

@@ -106,14 +106,15 @@ def current_ripple(data, amplitude, frequency: float = 300.0, seed: int = 0):
 def resting_log(robot, rate: float, seconds: float, seed: int, share: float = 0.3, held: str = "random",
                 static: float = 1.2, noise: float = 0.002, ripple: float = 0.005, encoder_counts: float = 500.0,
                 jitter: float = 0.3, drop: float = 0.01, f0: float = 0.2, harmonics: int = 5,
-                together: bool = True, ramp: float = 0.3, options: ModelOptions = ModelOptions()):
+                together: bool = True, ramp: float = 0.3, options: ModelOptions = ModelOptions(), ends: float = 0.0):
     """A robot that stops and rests about ``share`` of the time (simulate/rest.py): the
     ``realistic_log`` defects (torque noise and drive ripple as shares of the RMS rigid-body
     torque, motor encoders of ``encoder_counts`` with ``jitter`` counts of white noise before
     rounding, a share ``drop`` of rows lost) and, at rest, static friction holding a torque
     within +-``static`` x Fc per rest (``held``: "random" or "last", ``held_friction``); the
     friction of each joint in proportion to its own torque (``joint_friction``).
-    ``together``: the whole robot rests at once; else each joint on its own.
+    ``together``: the whole robot rests at once; else each joint on its own. ``ends`` > 0: the
+    log starts and ends at rest for that long [s] (a recording started and stopped by hand).
 
     Returns (measured JointData, t (N,), true torques (N, n) with the held friction,
     at_rest (N, n), the model's torque (N, n): friction 0 at rest, friction (n, k))."""
@@ -121,7 +122,7 @@ def resting_log(robot, rate: float, seconds: float, seed: int, share: float = 0.
 
     t = np.arange(0.0, seconds, 1.0 / rate)
     motion = random_multisine(robot, seed=seed, f0=f0, harmonics=harmonics)
-    schedule = rest_schedule(robot.n, seconds, share, seed=seed + 1, ramp=ramp, together=together)
+    schedule = rest_schedule(robot.n, seconds, share, seed=seed + 1, ramp=ramp, together=together, ends=ends)
     q, dq, ddq = resting_motion(motion, schedule, t)
     at_rest = schedule.at_rest(t)
     rms = np.sqrt(np.mean(dynid.inverse_dynamics(robot, q, dq, ddq)[~at_rest.any(axis=1)] ** 2, axis=0))

@@ -78,26 +78,33 @@ class RestSchedule:
 
 
 def rest_schedule(n: int, seconds: float, share: float, seed: int = 0, ramp: float = 0.3,
-                  mean_rest: float = 1.5, together: bool = True) -> RestSchedule:
+                  mean_rest: float = 1.5, together: bool = True, ends: float = 0.0) -> RestSchedule:
     """Rests that take about ``share`` of ``seconds`` (full stops only, ramps not counted):
     rest durations uniform in [0.3, 1.7] x ``mean_rest``, the motion between two rests (with
-    its two ramps) uniform in [0.5, 1.5] x mean_rest (1 - share) / share; the log starts and
-    ends moving.
+    its two ramps) uniform in [0.5, 1.5] x mean_rest (1 - share) / share. The log starts and
+    ends moving, or with ``ends`` > 0 [s] it starts and ends at rest for that long (a recording
+    started and stopped by hand), the first and last move then ramping from and to rest.
     ``together``: the whole robot stops at once; otherwise each joint has its own rests."""
     if not 0.0 <= share < 1.0:
         raise DataError(f"rest share {share}: expected a fraction in [0, 1)")
+    if not (0.0 <= ends and 2.0 * (ends + ramp) < seconds):
+        raise DataError(f"rests of {ends} s at both ends: expected >= 0 s and a log longer than both with their "
+                        f"ramps ({seconds} s)")
     rng = np.random.default_rng(seed)
     mean_move = mean_rest * (1.0 - share) / share - 2.0 * ramp if share > 0 else np.inf  # ramps apart
+    last = seconds - ends - ramp if ends > 0 else seconds  # the rests inside end their ramps before this
 
     def one() -> np.ndarray:
-        rests, t = [], 0.0
+        rests, t = ([(-1.0, ends)], ends + ramp) if ends > 0 else ([], 0.0)  # t: full speed from here
         while share > 0:
             t += max(rng.uniform(0.5, 1.5) * mean_move, 2.0 * ramp + 0.1)
             length = rng.uniform(0.3, 1.7) * mean_rest
-            if t + length + 2.0 * ramp >= seconds:
+            if t + length + 2.0 * ramp >= last:
                 break
             rests.append((t + ramp, t + ramp + length))
             t += length + 2.0 * ramp
+        if ends > 0:
+            rests.append((seconds - ends, seconds + 1.0))
         return np.array(rests, dtype=float).reshape(-1, 2)
 
     if together:
