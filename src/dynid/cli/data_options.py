@@ -58,7 +58,8 @@ TAU_DELAY = typer.Option(0.0, "--tau-delay", "--delay", help="the logged torque 
                          "driver's filter): tau is moved earlier by whole samples before fitting and scoring")
 REST = typer.Option("auto", "--rest", help="auto: find where each joint stands still from its raw positions (within "
                     "8 x their noise, measured on the log, over 0.05 s): velocity 0 there (no Coulomb torque of a "
-                    "random sign), those samples left out of the fit; off: the filtered velocity everywhere")
+                    "random sign), each rest's held torque a level of its own in the fit; off: the filtered velocity "
+                    "everywhere")
 STILL_RANGE = typer.Option(0.05, "--still-range", help="a joint moving less than this [rad; a tenth in m] is held "
                            "still: what its motion excites keeps the robot description's values (0 = off)")
 DATA = typer.Option(..., "--data", "-d", help="joint data file (CSV or Parquet) or ROS bag (.bag, .db3, .mcap, "

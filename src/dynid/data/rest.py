@@ -9,10 +9,11 @@ coefficients 30-50 % low); predicted, every rest sample carries a random +-Fc. W
 joint at rest is static friction, some torque within +-Fs that the log cannot tell.
 
 So ``prepare`` (step 3c) finds the samples where a joint stands still from its *raw*
-position, which the filter has not spread, and sets its velocity and acceleration there to
-0 (what they are): the friction sign is then 0, the model predicts no Coulomb or viscous
-torque at rest, and ``identify`` leaves the joint's rest samples out of the fit
-(``identify.pipeline.row_mask``: their torque holds an unknown static friction).
+position, which the filter has not spread, and sets its velocity there to 0 (what it is; the
+acceleration stays the filtered one, which the ends of a stop need): the friction sign is then
+0, the model predicts no Coulomb or viscous torque at rest, and ``identify`` gives the torque
+each rest holds (an unknown static friction) an unknown level of its own, eliminated from the
+normal equations (``identify.rest_levels``, H1).
 
 1. position noise s_q per joint (``position_noise``): on pieces of the log (at most
    ``BUDGET`` rows, ``data.blocks``), resampled as ``identify`` does, the residual of a
@@ -31,7 +32,7 @@ torque at rest, and ``identify`` leaves the joint's rest samples out of the fit
 
        still_j(t) = min(range q_j[t - W, t], range q_j[t, t + W]) <= b_j                (R2)
 
-   and a run of still samples shorter than W or 0.5 s is not a rest but the apex of a swing
+   and a run of still samples shorter than W is not a rest but the apex of a swing
    or a trajectory passing through zero velocity (it stays within b for a moment, while
    friction acts as in motion): it is dropped (a binary opening).
 
@@ -183,8 +184,8 @@ def choose_rest(robot, paths, prep, mapping: ColumnMapping = ColumnMapping(), na
             "rate_hz": _num(noise["rate_hz"])}
     shares = "/".join(f"{100 * v:.0f}" for v in noise["still_share"])
     note = (f"standing still (--rest auto): {shares} % of the samples of joints 1-{len(band)} (raw position within "
-            f"{BAND_FACTOR:g} x its noise over {_seconds(window)} s): velocity 0 there, no Coulomb torque, left "
-            "out of the fit")
+            f"{BAND_FACTOR:g} x its noise over {_seconds(window)} s): velocity 0 there, no Coulomb torque, each "
+            "rest's held torque fitted as a level of its own")
     return (replace(prep, rest_band=tuple(float(v) for v in band), rest_window=tuple(float(v) for v in window)), info,
             [note] if noise["still_share"].max() > 0 else [])
 

@@ -81,10 +81,10 @@ def rest_friction(fit: LogFit) -> list[Finding]:
     if fit.from_result and not detected:
         return [Finding("rest-biased friction", "alarm", evidence + "; the result was identified that way",
                         "identify again with the default --rest auto (standing still found on the raw positions: "
-                        "velocity 0 there, no Coulomb torque, those samples left out of the fit); --min-velocity or "
+                        "velocity 0 there, no Coulomb torque, each rest's held torque a level of its own); --min-velocity or "
                         "--smooth-sign do not remove the random +-Fc predicted at rest",
                         [j + 1 for j in biased], values)]
     return [Finding("rest-biased friction", "info", evidence,
-                    "nothing to do with identify's default --rest auto (it finds where joints stand still and leaves "
-                    "those samples out); never --rest off on this log",
+                    "nothing to do with identify's default --rest auto (it finds where joints stand still: velocity 0 "
+                    "there, each rest's held torque a level of its own); never --rest off on this log",
                     [j + 1 for j in biased], values)]
