@@ -4,6 +4,9 @@ a CSV without a header, joint zero offsets of a motor-side log."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -92,9 +95,14 @@ drives:
 """)
     robot = dynid.load_robot(str(yaml))
     np.testing.assert_array_equal(robot.zero_offsets, [-np.pi / 2, 0.25])
-    out = run_ok("robot", "show", yaml)
+    def show(name) -> str:  # as a user's wide terminal prints it (an in-process console keeps the width it
+        # was made with: another test's narrow one would elide the last column)
+        return subprocess.run([sys.executable, "-m", "dynid.cli.main", "robot", "show", str(name)], check=True,
+                              capture_output=True, text=True, env=dict(os.environ, COLUMNS="250")).stdout
+
+    out = show(yaml)
     assert "-1.571" in out and "0.25" in out and "zero" in out
-    assert "zero" in run_ok("robot", "show", "tx40") and np.all(dynid.load_robot("tx40").zero_offsets == 0)
+    assert "zero" in show("tx40") and np.all(dynid.load_robot("tx40").zero_offsets == 0)
     data, _, _ = realistic_log(robot, 200.0, 30.0, seed=3, encoder_counts=0, drop=0.0, noise=0.0, ripple=0.0)
     write_joint_data(tmp_path / "joint.csv", data)
     n = robot.gear_ratios  # the encoders' angles q_m = N (q - zero), their rates, the motors' torques
