@@ -386,7 +386,8 @@ def edge_samples(prep: Preprocessing, fs: float) -> int:
     what remains near an end is the extrapolation error of the edge polynomials, largest in ddq
     within fs / (2 cutoff) samples of the end (there 2-30 x the ddq error of the same rows filtered
     inside a longer log, 1-16 x from fs / (2 cutoff) to fs / cutoff, on 500-5000 Hz multi-sine
-    logs with encoder quantization). Such rows predict the torque as well as interior ones
+    logs with encoder quantization, measured when the edge polynomials were chosen by backcasting;
+    trial edges choose better ones). Such rows predict the torque as well as interior ones
     (tests/test_filter_edges.py) but are kept out of fits, where errors in the regressor bias the
     estimate. Before the edge treatment this was 3 fs / cutoff (the transient's length)."""
     if prep.trim is not None:
