@@ -41,10 +41,10 @@ def _log(path, jitter: bool):
     return path
 
 
-def _close(a, b, what):
+def _close(a, b, what, rel: float = 1e-12):
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     assert a.shape == b.shape, what
-    np.testing.assert_allclose(a, b, rtol=0, atol=1e-12 * max(np.abs(b).max(), 1e-300), err_msg=what)
+    np.testing.assert_allclose(a, b, rtol=0, atol=rel * max(np.abs(b).max(), 1e-300), err_msg=what)
 
 
 @pytest.mark.parametrize("jitter", [False, True], ids=["clean", "jittered-with-gap"])
@@ -63,7 +63,10 @@ def test_identify_validate_predict_do_not_depend_on_chunk_rows(tmp_path, jitter)
     for rows, (result, pred, report) in runs.items():
         _close([p["value"] for p in result["base_parameters"]], [p["value"] for p in first["base_parameters"]],
                f"parameters at --chunk-rows {rows}")
-        _close(result["fit"]["rmsd"], first["fit"]["rmsd"], f"fit at --chunk-rows {rows}")
+        # the fit's RMSD comes from the normal equations, RSS = C - 2 B'beta + beta'A beta: a difference
+        # of sums ||tau||^2 / RSS (here 2e3-7e4) times larger, whose rounding it carries (ddq differs by
+        # rounding, ~1e-10 of 1/dt^2, between chunkings: the windows' filters start elsewhere)
+        _close(result["fit"]["rmsd"], first["fit"]["rmsd"], f"fit at --chunk-rows {rows}", rel=1e-9)
         assert result["lowpass_selection"]["chosen_hz"] == first["lowpass_selection"]["chosen_hz"]
         assert sorted(pred) == sorted(columns)
         for name in columns:

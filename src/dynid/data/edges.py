@@ -159,10 +159,12 @@ def _backcast_polynomials(x: np.ndarray, fs: float, cutoff: float) -> dict:
 
 
 def _grouped(x: np.ndarray, choices: list[tuple[int, int]]) -> dict:
+    """{(degree, window): (columns, coefficients)} of the polynomials ``choices`` at the start of x."""
+    head = np.ascontiguousarray(x[:max(w for _, w in choices)])  # one memory layout: the same rounding
     groups: dict[tuple[int, int], list[int]] = {}
     for j, choice in enumerate(choices):
         groups.setdefault(choice, []).append(j)
-    return {key: (cols, _fit(x[:, cols], key[0], key[1])) for key, cols in groups.items()}
+    return {key: (cols, _fit(head[:, cols], key[0], key[1])) for key, cols in groups.items()}
 
 
 @lru_cache(maxsize=64)
@@ -202,7 +204,10 @@ def trial_choices(x: np.ndarray, fs: float, cutoff: float, sos: np.ndarray,
             state = steady_state(sos, _fit(piece, d, w), 1.0 / w)[0]
             y = base + np.einsum("lsk,skm->lm", responses, state)
             errors[k] += np.sum((np.diff(y, 2, axis=0) - reference[start:start + reach]) ** 2, axis=0)
-    return [candidates[k] for k in np.argmin(errors, axis=0)]
+    # within rounding of the best (a joint standing still: every candidate continues its constant),
+    # the first candidate: the lowest degree, the shortest window
+    rounding = (1e-12 * np.max(np.abs(region), axis=0)) ** 2 * reach * len(starts)
+    return [candidates[int(np.argmax(errors[:, j] <= errors[:, j].min() + rounding[j]))] for j in range(x.shape[1])]
 
 
 def _edge_polynomials(x: np.ndarray, fs: float, cutoff: float, sos: np.ndarray, pad: int) -> dict:
@@ -246,4 +251,7 @@ def lowpass_edges(x: np.ndarray, fs: float, cutoff: float, order: int = 4) -> np
     pad = settling_samples(sos)
     head = _edge_polynomials(flat, fs, cutoff, sos, pad)
     tail = _edge_polynomials(flat[::-1], fs, cutoff, sos, pad)
-    return np.ascontiguousarray(_filter(flat, sos, pad, head, tail)).reshape(shape)
+    out = np.ascontiguousarray(_filter(flat, sos, pad, head, tail))
+    still = np.all(flat == flat[0], axis=0)  # the filter passes constants: a column standing still
+    out[:, still] = flat[0, still]           # stays exactly still (no rounding turned into motion)
+    return out.reshape(shape)
