@@ -170,3 +170,21 @@ def test_predictions_with_rest_detection_do_not_depend_on_the_chunk_size(tmp_pat
     small, whole = predict_file(robot, result, path, chunk_rows=997), predict_file(robot, result, path)
     assert np.array_equal(small["dq"] == 0.0, whole["dq"] == 0.0)
     np.testing.assert_allclose(small["tau_hat"], whole["tau_hat"], rtol=0, atol=1e-9 * np.abs(whole["tau_hat"]).max())
+
+
+def test_the_library_identification_carries_rest_detection():
+    """dynid.Identification measures the rest bands by default (as identify does) and stores them;
+    the options of its preprocessing (what the demo's pc and drift fits clone) measure the same
+    bands again; rest="off" keeps the filtered velocity everywhere."""
+    robot = dynid.load_robot("planar2")
+    data, *_ = resting_log(robot, 100.0, 30.0, seed=3)
+    idn = dynid.Identification(robot, lowpass=10.0)
+    fitted = idn.fit(data.t, data.q, data.tau)
+    bands = fitted.preprocessing.rest_band
+    assert len(bands) == 2 and min(bands) > 0 and "rest_detection" in fitted.document
+    options = dynid.Identification.preprocessing_options(fitted.preprocessing)
+    assert options["rest"] == "auto" and options["lowpass"] == 10.0
+    assert idn.clone(**options).fit(data.t, data.q, data.tau).preprocessing.rest_band == bands
+    off = idn.clone(rest="off").fit(data.t, data.q, data.tau)
+    assert off.preprocessing.rest_band == () and "rest_detection" not in off.document
+    assert not np.allclose(off.values, fitted.values)
