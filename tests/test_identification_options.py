@@ -1,0 +1,55 @@
+"""The library carries every option of ``dynid identify`` (issue 23 item 1: the CLI parses options,
+calls ``dynid.Identification``, prints).
+
+Fact checked: each parameter of the command is an ``Identification`` field of the same name and
+default, or a column-mapping option (``ColumnMapping.from_options``, handed to ``fit_files``), or
+one of the few the command turns into a call of its own (the files read and written, and the
+acceleration-free ``--drive`` identification, ``drives.identification.identify_drive_log``). An
+option added to the command alone fails here."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+
+from dynid.cli.identify_cmd import identify
+from dynid.data.columns import ColumnMapping
+from dynid.drives.identification import identify_drive_log
+from dynid.identify.identification import Identification
+
+# the command's parameter -> where the library takes it
+CALLS = {"data": "Identification.fit_files(sources)", "out": "IdentificationResult.save(path)",
+         "by": "Identification(per=)", "excitation": "Identification.excitation (a loaded trajectory)"}
+MAPPING = {"rename": "rename", "columns": "names", "time_unit": "time_unit", "degrees": "degrees",
+           "motor_side": "motor_side", "current_gain": "current_gain", "negate": "negate", "ignore": "ignore",
+           "topic": "topic", "stamp": "stamp"}
+DRIVE = {"drive": "kind", "drive_input": "signal", "known": "known", "filter_hz": "filter_hz",
+         "skip_seconds": "skip_s", "back_emf": "back_emf", "prefilter_hz": "prefilter_hz"}
+SAME_BEHAVIOUR = {"lowpass"}  # the command's None is Identification's "auto" with lowpass_fallback=True
+
+
+def _default(parameter):
+    return getattr(parameter.default, "default", parameter.default)  # a typer.Option's default
+
+
+def test_every_option_of_dynid_identify_is_carried_by_the_library():
+    command = inspect.signature(identify).parameters
+    fields = {f.name: f.default for f in dataclasses.fields(Identification) if f.init}
+    mapping = inspect.signature(ColumnMapping.from_options).parameters
+    drive = inspect.signature(identify_drive_log).parameters
+    missing, defaults = [], []
+    for name, parameter in command.items():
+        if name in fields:
+            if name not in SAME_BEHAVIOUR and name != "robot" and fields[name] != _default(parameter):
+                defaults.append(f"{name}: command {_default(parameter)!r}, library {fields[name]!r}")
+        elif name in MAPPING:
+            if MAPPING[name] not in mapping or mapping[MAPPING[name]].default != _default(parameter):
+                missing.append(f"{name} (ColumnMapping.from_options({MAPPING[name]}=))")
+        elif name in DRIVE:
+            if DRIVE[name] not in drive:
+                missing.append(f"{name} (identify_drive_log({DRIVE[name]}=))")
+        elif name not in CALLS:
+            missing.append(name)
+    assert not missing, f"options of dynid identify the library does not take: {missing}"
+    assert not defaults, f"defaults that differ: {defaults}"
+    assert fields["per"] is None and "excitation" in fields
