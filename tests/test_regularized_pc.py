@@ -151,7 +151,7 @@ def test_parameters_a_joint_held_still_cannot_determine_stay_at_the_description(
     write_joint_data(tmp_path / "still.csv", data)
     out = run_ok("identify", "-r", "er3a", "--data", tmp_path / "still.csv", "--out", tmp_path / "reg.json",
                  "--estimator", "pc", "--regularize", "10", "--lowpass", "8")
-    assert "keeps the robot description's value" in out
+    assert "keeps the robot description's value" in " ".join(out.split())  # however the console wraps
     result = json.loads((tmp_path / "reg.json").read_text())
     base = base_parameters(robot, ModelOptions())
     prior = base.K @ full_parameters(robot, ModelOptions())
