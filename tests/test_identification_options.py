@@ -22,7 +22,7 @@ CALLS = {"data": "Identification.fit_files(sources)", "out": "IdentificationResu
          "by": "Identification(per=)", "excitation": "Identification.excitation (a loaded trajectory)"}
 MAPPING = {"rename": "rename", "columns": "names", "time_unit": "time_unit", "degrees": "degrees",
            "motor_side": "motor_side", "current_gain": "current_gain", "negate": "negate", "ignore": "ignore",
-           "topic": "topic", "stamp": "stamp"}
+           "topic": "topic", "stamp": "stamp", "time_range": "time_range", "rows": "rows"}
 DRIVE = {"drive": "kind", "drive_input": "signal", "known": "known", "filter_hz": "filter_hz",
          "skip_seconds": "skip_s", "back_emf": "back_emf", "prefilter_hz": "prefilter_hz"}
 SAME_BEHAVIOUR = {"lowpass"}  # the command's None is Identification's "auto" with lowpass_fallback=True
