@@ -44,12 +44,13 @@ text_field          a robot YAML name or description that is a list, a mapping, 
                     boolean or empty (robot, joint, link; DH table or over a URDF)
 report_two_robots   report --from a directory whose results name two robots (both      refused
                     files named)
+time_backwards      a log whose clock restarts or steps back, without --segments       refused
 unknown_name        a parameter or joint the model does not have (cycles groups        refused
                     --parameters, before the work; --joints, --lock, --dq-max)
 ==================  =================================================================  ========
 
 The outcome observed is ``refused`` (exit 2, exactly one ``error:`` line matching the kind's
-pattern), ``warned`` (exit 0 and a matching ``warning:`` line), ``read`` (exit 0), ``silent``
+pattern; in every kind, no line may show a Python or NumPy repr such as ``np.float64(0.0)``), ``warned`` (exit 0 and a matching ``warning:`` line), ``read`` (exit 0), ``silent``
 (exit 0 on what must be refused or warned: the defect this harness looks for) or ``other: ...``.
 tests/test_fuzz_readers.py runs a few seeds of every kind; bench/fuzz.py --kinds N runs more.
 """
@@ -558,6 +559,20 @@ def report_two_robots(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
                 f"different robots.*{foreign} \\({re.escape(other)}\\)")
 
 
+def time_backwards(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
+    """A log whose clock restarts or steps back, without --segments: refused at the row, with the
+    two times as numbers (once 't = np.float64(0.0) after np.float64(5.99)')."""
+    cols = read_columns(ctx.log)
+    k = rng.randrange(20, len(cols["t"]) - 20)
+    back = rng.choice([cols["t"][k], rng.uniform(0.001, 0.5)])  # a restart at t0, or one step back
+    cols["t"] = np.concatenate([cols["t"][:k], cols["t"][k:] - back])
+    path = write_columns(case_dir / "restart.csv", cols)
+    command = rng.choice(["identify", "predict"])
+    argv = _identify(ctx, data=path) if command == "identify" else \
+        ["predict", "-r", "planar2", "--params", ctx.result, "--data", path, "--out", case_dir / "p.csv"]
+    return Case(argv, "refused", f"time goes backwards at row {k + 1}")
+
+
 KINDS = {
     "repeated_item": repeated_item,
     "number_list": number_list,
@@ -579,6 +594,7 @@ KINDS = {
     "unknown_name": unknown_name,
     "text_field": text_field,
     "report_two_robots": report_two_robots,
+    "time_backwards": time_backwards,
 }
 
 
@@ -588,6 +604,10 @@ def write_columns(path: Path, cols: dict[str, np.ndarray]) -> Path:
 
     pacsv.write_csv(pa.table({k: pa.array(v) for k, v in cols.items()}), path)
     return path
+
+
+# Python and NumPy reprs in a message ("t = np.float64(0.0)", "[PosixPath('a.bag')]"): never what a user typed
+INTERNAL_REPR = re.compile(r"np\.(float|int|uint|bool|str)\w*\(|array\(|PosixPath\(|<\w+ object at 0x")
 
 
 def run(kind: str, seed: int, ctx: Context, case_dir: Path | None = None) -> tuple[str, str, Case]:
@@ -604,7 +624,10 @@ def run(kind: str, seed: int, ctx: Context, case_dir: Path | None = None) -> tup
     errors = [ln for ln in lines if ln.startswith("error: ")]
     warnings_ = [ln for ln in lines if ln.startswith("warning: ")]
     pattern = re.compile(case.pattern, re.I) if case.pattern else None
-    if result.exit_code == 2 and len(errors) == 1 and lines[-1].startswith("error: ") \
+    internals = [ln for ln in errors + warnings_ if INTERNAL_REPR.search(ln)]
+    if internals:  # a message that shows the program's own objects instead of the user's values
+        observed = f"other: {internals[0][:200]}"
+    elif result.exit_code == 2 and len(errors) == 1 and lines[-1].startswith("error: ") \
             and "Traceback" not in result.output:
         observed = "refused" if pattern is None or pattern.search(errors[0]) else f"other: {errors[0][:200]}"
     elif result.exit_code == 0:

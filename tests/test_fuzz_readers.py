@@ -24,7 +24,7 @@ from cli_helpers import run_ok, runner
 from dynid.cli.main import app
 from dynid.errors import DynidError, DynidWarning
 from fuzz_inputs import READERS, cli_command, write_case
-from fuzz_kinds import KINDS, make_context, run
+from fuzz_kinds import INTERNAL_REPR, KINDS, make_context, run
 
 FAST = settings(max_examples=30, derandomize=True, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -79,6 +79,7 @@ def test_cli_turns_bad_input_into_one_line_and_exit_2(name, bases, tmp_path):
         if result.exit_code == 2:
             errors = [ln for ln in result.output.splitlines() if ln.startswith("error: ")]
             assert len(errors) == 1 and "Traceback" not in result.output, where
+            assert not INTERNAL_REPR.search(errors[0]), where  # the user's values, not np.float64(...)
 
     run()
 

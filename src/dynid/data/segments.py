@@ -105,8 +105,8 @@ class Segmenter:
         reset = (dt < 0) & ~new_label
         if np.any(reset) and not self.resets:
             k = int(np.flatnonzero(reset)[0])
-            raise DataError(f"{self.source}: time goes backwards at row {rows[k]} (t = {t[k]!r} after "
-                            f"{prev_t[k]!r}); expected strictly increasing t. A log whose clock restarts "
+            raise DataError(f"{self.source}: time goes backwards at row {rows[k]} (t = {float(t[k]):.15g} after "
+                            f"{float(prev_t[k]):.15g}); expected strictly increasing t. A log whose clock restarts "
                             "holds several segments: use --segments auto (or a 'segment' column)")
         if self.step is None:
             inside = (dt > 0) & ~new_label
