@@ -4,13 +4,6 @@ from pathlib import Path
 
 import pytest
 
-# pytest-xdist's workers run with COLUMNS=80 and LINES=24 although their output is a pipe;
-# dynid's console honours COLUMNS (cli.common._width), so under -n every table would be printed
-# 80 columns wide, and wrapped, unlike a plain run and unlike a user's log. A worker is a pipe.
-if os.environ.get("PYTEST_XDIST_WORKER"):
-    for _name in ("COLUMNS", "LINES"):
-        os.environ.pop(_name, None)
-
 sys.path.insert(0, str(Path(__file__).parent))
 
 # The commands' output is checked as a log or a pipe gets it (cli.common: 160 columns unless COLUMNS
