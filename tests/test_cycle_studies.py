@@ -85,10 +85,17 @@ def logs(tmp_path_factory):
     return d
 
 
-def test_self_verification_is_at_the_noise_and_the_cold_cycles_stand_out(logs):
-    d = logs
-    run_ok("identify", "-r", "planar2", "-d", d / "cold.csv", "-o", d / "cold.json", "--per", "cycle",
+@pytest.fixture(scope="module")
+def per_cycle(logs):
+    """identify --per cycle of the cold log (cold.json beside it), for every test that reads it
+    (each test runs alone too: -k, random order, or another worker)."""
+    run_ok("identify", "-r", "planar2", "-d", logs / "cold.csv", "-o", logs / "cold.json", "--per", "cycle",
            "--skip-first", "2")
+    return logs
+
+
+def test_self_verification_is_at_the_noise_and_the_cold_cycles_stand_out(per_cycle):
+    d = per_cycle
     run_ok("validate", "-r", "planar2", "-p", d / "cold.json", "-d", d / "cold.csv", "--per", "cycle",
            "--min-velocity", "0", "--json", d / "v.json", "--figure", d / "v.png")
     rep = json.loads((d / "v.json").read_text())[str(d / "cold.csv")]
@@ -123,10 +130,10 @@ def test_cross_verification_pairs_cycles_of_two_tests(logs):
     assert np.mean(paired) >= np.mean(own)
 
 
-def test_groups_of_cycles_land_on_the_cold_and_warm_blocks(logs):
+def test_groups_of_cycles_land_on_the_cold_and_warm_blocks(per_cycle):
     """Thesis 5.1.5.2: a group of late cycles identifies close to the last cycles, one of early
     cycles close to the first. Friction of joint 1 decays from 1.8x warm (0.3 N m s) to warm."""
-    d = logs
+    d = per_cycle
     run_ok("cycles", "groups", "-r", "planar2", "-d", d / "cold.csv", "-g", "early=1-2", "-g", "late=6-8",
            "--skip-first", "2", "--out", d / "g.json", "--figure", d / "g.png")
     study = json.loads((d / "g.json").read_text())
@@ -190,11 +197,11 @@ def test_table_5_1_all_tests_columns(logs):
         np.testing.assert_allclose(every["sdv"], pooled.std(axis=0, ddof=1))
 
 
-def test_thesis_groups_and_warm_up_scaled_to_the_cycles_present(logs):
+def test_thesis_groups_and_warm_up_scaled_to_the_cycles_present(per_cycle):
     """A log of 8 cycles, not the thesis' 24: the default units keep their places (late, spread,
     early) scaled to 8 cycles, said in a note, and the statistics leave out the first 2 (5 of 24
     scaled), so the 'without the first' columns are filled."""
-    d = logs
+    d = per_cycle
     out = run_ok("cycles", "groups", "-r", "planar2", "-d", d / "cold.csv", "--out", d / "units.json")
     assert "has 8 cycles, not the thesis' 24" in " ".join(out.split())
     study = json.loads((d / "units.json").read_text())
