@@ -67,7 +67,7 @@ def test_demo_command_end_to_end(tmp_path):
 
 def test_demo_headline_is_the_drift_aware_model_beside_the_static_one(demo_dir):
     """The headline: the drift-aware and the static model on the log recorded right after the test
-    and on one at a cold start (each log's since_cold column says when); the report opens with the
+    and on one at a cold start (each log's since_cold column says when), and the noise floor; the report opens with the
     sentence of what the user can trust, and shows the drift-aware model's torques."""
     summary = json.loads((demo_dir / "summary.json").read_text())
     headline = summary["headline"]
@@ -76,6 +76,13 @@ def test_demo_headline_is_the_drift_aware_model_beside_the_static_one(demo_dir):
     errors = json.loads((demo_dir / "validation_drift.json").read_text())
     assert headline[keys[0]] == errors["drift-aware OLS"]["validation"]
     assert errors["drift-aware OLS"]["validation_cold"] < errors["static OLS"]["validation_cold"]
+    # beside them the noise floor: the simulated truth on the same samples, which a model fitted to
+    # another log (independent noise) beats only by chance, and then by a hair (1 %)
+    floor = errors["simulated truth (torque noise alone)"]
+    for role in ("validation", "validation_cold"):
+        assert 0.0 < floor[role] <= 1.01 * min(errors[m][role] for m in ("drift-aware OLS", "static OLS")), \
+            (role, errors)
+    assert f"{floor['validation']:.3g} %" in summary["trust"] and "simulated truth" in keys[5]
     for name in ("train.csv", "validation.csv", "validation_cold.csv"):
         assert "since_cold" in (demo_dir / name).read_text().splitlines()[0].split(",")
     html = (demo_dir / "report.html").read_text()

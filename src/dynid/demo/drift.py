@@ -3,7 +3,8 @@ training log identified with a friction that drifts from cold to warm (``identif
 --friction-drift time``, with the OLS result's preprocessing), then the static and the
 drift-aware models on the validation log recorded right after the test and on the same motion
 recorded at a cold start (each log's ``since_cold`` column says when). Their relative errors
-are the demo's headline; the sentence of what the user can trust goes to summary.json."""
+are the demo's headline, beside the noise floor (the simulated truth's error on the same samples:
+the torque noise alone); the sentence of what the user can trust goes to summary.json."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from dynid.data.io import atomic_write_text
 from dynid.demo.workspace import Workspace
 
 STATIC, DRIFT = "static OLS", "drift-aware OLS"
+TRUTH = "simulated truth (torque noise alone)"  # the noise floor: no model predicts a log better
 
 
 def identify(ws: Workspace) -> dict:
@@ -43,17 +45,34 @@ def _drift_size(ws: Workspace) -> str:
             f"{s.drift_t1:g} s and {s.drift_t2:g} s")
 
 
-def _error(ws: Workspace, label: str, result: dict, role: str) -> float:
-    """Relative error ||tau - tau_hat|| / ||tau|| [%] of a model on a demo log (interior samples);
-    the prediction is kept for the report (``report.builder``: it renders what was predicted)."""
+def _relative_error(pred: dict, tau_hat: np.ndarray) -> float:
+    """||tau - tau_hat|| / ||tau|| [%] over a prediction's interior samples (tau: the log's)."""
+    keep = pred["interior"]
+    return float(100.0 * np.linalg.norm(pred["tau"][keep] - tau_hat[keep]) / np.linalg.norm(pred["tau"][keep]))
+
+
+def _error(ws: Workspace, label: str, result: dict, role: str) -> tuple[float, dict]:
+    """(relative error [%] of a model on a demo log, interior samples; the prediction), the
+    prediction kept for the report (``report.builder``: it renders what was predicted)."""
     from dynid.identify.prediction import predict_file
 
     shared = ws.state.setdefault("predictions", {}).setdefault(ws.path(role), {})
     if label not in shared:
         shared[label] = predict_file(ws.robot, result, ws.path(role))
     pred = shared[label]
-    keep = pred["interior"]
-    return float(100.0 * np.linalg.norm(pred["tau"][keep] - pred["tau_hat"][keep]) / np.linalg.norm(pred["tau"][keep]))
+    return _relative_error(pred, pred["tau_hat"]), pred
+
+
+def _noise_floor(ws: Workspace, role: str, pred: dict) -> float | None:
+    """The simulated truth's relative error [%] on the same samples as ``pred``: the torque noise
+    alone, below which no model predicts the log (None when the simulation's torques are not at hand)."""
+    t, tau_true = ws.state.get("true_torque", {}).get(role, (None, None))
+    if t is None:
+        return None
+    rows = np.clip(np.searchsorted(t, pred["t"] - 1e-9), 0, len(t) - 1)
+    if not np.allclose(t[rows], pred["t"], rtol=0.0, atol=1e-6):
+        return None
+    return _relative_error(pred, tau_true[rows])
 
 
 def drift_model(ws: Workspace, progress) -> None:
@@ -71,13 +90,19 @@ def drift_model(ws: Workspace, progress) -> None:
     progress(0.6)
     static = load_result(ws.path("result"))
     labels = {STATIC: static["estimator"], DRIFT: f"{drift['estimator']} + drift"}  # the report's labels
-    errors = {(label, role): _error(ws, labels[label], result, role)
-              for label, result in ((STATIC, static), (DRIFT, drift)) for role in ("validation", "validation_cold")}
+    errors, floor = {}, {}
+    for label, result in ((STATIC, static), (DRIFT, drift)):
+        for role in ("validation", "validation_cold"):
+            errors[label, role], pred = _error(ws, labels[label], result, role)
+            floor[role] = _noise_floor(ws, role, pred)
     errors[DRIFT, "training"] = 100.0 * drift["fit"]["relative_error"]
     errors[STATIC, "training"] = 100.0 * static["fit"]["relative_error"]
-    atomic_write_text(ws.dir / "validation_drift.json", json.dumps(
-        {label: {role: errors[label, role] for role in ("training", "validation", "validation_cold")}
-         for label in (STATIC, DRIFT)}, indent=2) + "\n")
+    table = {label: {role: errors[label, role] for role in ("training", "validation", "validation_cold")}
+             for label in (STATIC, DRIFT)}
+    known = None not in floor.values()
+    if known:
+        table[TRUTH] = dict(floor)
+    atomic_write_text(ws.dir / "validation_drift.json", json.dumps(table, indent=2) + "\n")
     headline = {
         f"validation error, {DRIFT}, log right after the test [%]": errors[DRIFT, "validation"],
         f"validation error, {STATIC} (cold and warm friction averaged), same log [%]": errors[STATIC, "validation"],
@@ -86,6 +111,9 @@ def drift_model(ws: Workspace, progress) -> None:
         f"fit error on the training log, {DRIFT} / {STATIC} [%]":
             f"{errors[DRIFT, 'training']:.3g} / {errors[STATIC, 'training']:.3g}",
     }
+    if known:
+        headline[f"validation error of the {TRUTH}, log right after the test / at a cold start [%]"] = \
+            f"{floor['validation']:.3g} / {floor['validation_cold']:.3g}"
     ws.headline.update(headline)
     ws.figures.pop("validation relative error ols [%]", None)  # the headline's static OLS figure, same log
     ws.figures.update(headline)
@@ -95,7 +123,9 @@ def drift_model(ws: Workspace, progress) -> None:
     ws.trust = (f"What you can trust: the model whose friction drifts from cold to warm predicts a separate log "
                 f"recorded right after the test to {errors[DRIFT, 'validation']:.3g} % and one recorded at a cold "
                 f"start to {errors[DRIFT, 'validation_cold']:.3g} % (its own training log: "
-                f"{errors[DRIFT, 'training']:.3g} %), while the static model, whose friction is the test's "
+                f"{errors[DRIFT, 'training']:.3g} %"
+                + (f"; the {TRUTH}: {floor['validation']:.3g} % and {floor['validation_cold']:.3g} %" if known else "")
+                + f"), while the static model, whose friction is the test's "
                 f"average, misses them by {errors[STATIC, 'validation']:.3g} % and "
                 f"{errors[STATIC, 'validation_cold']:.3g} %; {sum(r < 5 for r in rel)} of the {len(rel)} base "
                 f"parameters are determined to better than 5 %.")

@@ -77,7 +77,8 @@ def _noise(ws: Workspace, q, dq, ddq) -> np.ndarray:
 def simulate(ws: Workspace, progress) -> None:
     """Torques of the known model with drifting friction and sensor noise; a separate multi-sine
     log for validation recorded right after the test (the friction as warm as at its end), and the
-    same motion recorded at a cold start (``validation_cold``), each with its ``since_cold`` column."""
+    same motion recorded at a cold start (``validation_cold``), each with its ``since_cold`` column;
+    their noise-free torques stay in ``ws.state["true_torque"]`` (the headline's noise floor)."""
     from dynid.data.io import joint_data_columns, write_columns
     from dynid.simulate import Measurement, random_multisine, simulate_joint_data
 
@@ -94,10 +95,12 @@ def simulate(ws: Workspace, progress) -> None:
     t = np.arange(0.0, s.validation_seconds, 1.0 / s.rate)
     q, dq, ddq = random_multisine(ws.robot, seed=s.seed + 2).sample(t)
     end = float(p["t"][-1] - p["t"][0]) + 1.0 / s.rate  # the test's end: the robot has run this long [s]
+    truth = ws.state["true_torque"] = {}  # role -> (t, noise-free torque): the validation logs' noise floor
     for role, since_cold, seed in (("validation", end, s.seed + 3), ("validation_cold", 0.0, s.seed + 4)):
-        val, _, _ = simulate_joint_data(ws.robot, t, q, dq, ddq, options, friction,
-                                        measurement=Measurement(tuple(sigma)), seed=seed, drift=drift,
-                                        cold_start=t[0] - since_cold)
+        val, tau_true, _ = simulate_joint_data(ws.robot, t, q, dq, ddq, options, friction,
+                                               measurement=Measurement(tuple(sigma)), seed=seed, drift=drift,
+                                               cold_start=t[0] - since_cold)
+        truth[role] = (t, tau_true)
         columns = joint_data_columns(val)
         columns["since_cold"] = t - t[0] + since_cold  # the log says when it was recorded (docs/formats.md)
         write_columns(ws.path(role), columns)
