@@ -38,6 +38,8 @@ SLOW_FILES = {
 SLOW_TESTS = {
     "test_cycle_studies.py::test_groups_use_the_identification_preprocessing",
     "test_diagnose.py::test_diagnose_names_a_torque_offset_and_the_fix_of_what_it_finds",
+    "test_stribeck.py::test_stribeck_friction_is_recovered_and_the_coulomb_viscous_model_is_worse_at_low_speed",
+    "test_stribeck.py::test_friction_auto_takes_the_stribeck_model_only_where_it_is_the_truth",
     "test_diagnose.py::test_each_injected_mistake_is_named",
     "test_diagnose.py::test_the_real_iiwa_log_torque_sign_flip_and_velocity_lag",
     "test_estimator_state.py::test_a_log_with_a_joint_held_still_is_not_reported_rank_deficient",

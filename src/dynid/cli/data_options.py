@@ -66,6 +66,9 @@ DATA = typer.Option(..., "--data", "-d", help="joint data file (CSV or Parquet) 
                     "ROS 2 bag directory); repeatable; a quoted glob ('logs/*.csv') or a directory of Parquet files")
 
 FRICTION = typer.Option("coulomb-viscous", "--friction", help="none | coulomb-viscous | polynomial | asymmetric")
+IDENTIFY_FRICTION = typer.Option("coulomb-viscous", "--friction", help="none | coulomb-viscous | polynomial | asymmetric"
+                                 " | stribeck (its Stribeck velocity fitted per joint) | auto (coulomb-viscous, "
+                                 "polynomial or stribeck, by held-out error)")
 FRICTION_DRIFT = typer.Option(None, "--friction-drift", help="time | temperature: friction coefficients that drift "
                               "from cold to warm with the time since the robot's cold start (thesis eq. 5.4: a slow "
                               "and a fast time constant per joint) or with the temperatures temp1..tempn, identified "

@@ -29,7 +29,7 @@ def identify(robot: str = robot_option(),
              data: list[str] = O.DATA,
              out: Path = typer.Option(..., "--out", "-o", help="result.json to write"),
              estimator: str = typer.Option("ols", "--estimator", help="ols | wls | irls | pc (physically consistent)"),
-             friction: str = O.FRICTION, offset: bool = O.OFFSET, rotor_inertia: bool = O.ROTOR,
+             friction: str = O.IDENTIFY_FRICTION, offset: bool = O.OFFSET, rotor_inertia: bool = O.ROTOR,
              smooth_sign: float = O.SMOOTH_SIGN, friction_drift: str = O.FRICTION_DRIFT, since_cold: str = O.SINCE_COLD,
              lowpass: str = O.LOWPASS, cv_folds: int = O.CV_FOLDS, excitation: str = O.EXCITATION,
              filter_torque: bool = O.FILTER_TORQUE,
@@ -110,6 +110,7 @@ def identify(robot: str = robot_option(),
     fitted.save(out)
     result = fitted.document
     _print_lowpass(result.get("lowpass_selection"))
+    _print_friction(result.get("friction_selection"))
     _print_regularization(result.get("regularization"))
     _print_result(result)
     if friction_drift:
@@ -157,6 +158,18 @@ def _print_lowpass(selection: dict | None) -> None:
     torque = " (torque filtered alike: parallel filtering)" if selection.get("filter_torque") else ""
     console.print(f"low-pass cutoff {selection['chosen_hz']:.3g} Hz{torque} chosen by {selection['folds']}-fold "
                   f"blocked cross-validation (held-out relative error %: {curve})")
+
+
+def _print_friction(selection: dict | None) -> None:
+    """The friction model chosen by cross-validation (identify.stribeck) and the Stribeck velocities."""
+    if not selection:
+        return
+    scores = ", ".join(f"{m} {v:.4g}" for m, v in selection["scores"].items())
+    line = (f"friction model {selection['chosen']} ({selection['folds']}-fold blocked cross-validation, held-out "
+            f"error over each joint's noise: {scores})")
+    if selection["chosen"] == "stribeck":
+        line += "; Stribeck velocity per joint " + ", ".join(f"{v:.3g}" for v in selection["stribeck_velocity"])
+    console.print(line)
 
 
 def _print_result(result: dict) -> None:

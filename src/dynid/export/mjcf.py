@@ -25,7 +25,9 @@ and friction MuJoCo maps onto the joints through R_k^T exactly as dynid's eq. C1
 What MuJoCo cannot express is left out, each with a note (written into the file and returned):
 torque offsets (no constant joint force in a model: add them to the applied torque),
 asymmetric friction (written as the mean of the two directions), the polynomial model's
-Fv2 dq^2 sign(dq) + Fv3 dq^3 (only Fc and Fv are written), the tanh of ``--smooth-sign``
+Fv2 dq^2 sign(dq) + Fv3 dq^3 (only Fc and Fv are written), the Stribeck model's static excess
+(Fs - Fc) exp(-(dq / vs)^2) (Fc and Fv written; MuJoCo's frictionloss holds at rest up to
+Fc, not Fs), the tanh of ``--smooth-sign``
 (frictionloss has its own regularization), and mimic joints (refused: not written). MuJoCo
 refuses point masses, rods and massless moving bodies: their principal moments and mass are
 raised to ``INERTIA_FLOOR`` and ``MASS_FLOOR``, with a note (``mujoco_inertial``).
@@ -67,6 +69,10 @@ def motor_terms(model) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
     if options.friction == "polynomial" and (np.any(f["Fv2"]) or np.any(f["Fv3"])):
         notes.append("polynomial friction: Fv2 dq^2 sign(dq) + Fv3 dq^3 left out (MuJoCo's damping is linear); "
                      f"Fv2 = {np.round(f['Fv2'], 6).tolist()}, Fv3 = {np.round(f['Fv3'], 6).tolist()}")
+    if options.friction == "stribeck":
+        notes.append("Stribeck friction: the static excess (Fs - Fc) exp(-(dq / vs)^2) left out (MuJoCo's "
+                     f"frictionloss is Coulomb's); Fs = {np.round(f['Fs'], 6).tolist()}, "
+                     f"vs = {np.round(options.stribeck_velocity, 6).tolist()}")
     if options.smooth_sign > 0:
         notes.append(f"the identified Coulomb term uses tanh(dq / {options.smooth_sign:g}); MuJoCo's frictionloss "
                      "is a friction constraint (full Fc while moving, static friction at rest)")

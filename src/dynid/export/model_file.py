@@ -24,6 +24,7 @@ FRICTION_LAWS = {
     "coulomb-viscous": "Fc sign(dq) + Fv dq",
     "polynomial": "Fc sign(dq) + Fv dq + Fv2 dq^2 sign(dq) + Fv3 dq^3",
     "asymmetric": "Fcp s+ - Fcn s- + (Fvp s+ + Fvn s-) dq, s+- = (1 +- sign(dq)) / 2",
+    "stribeck": "(Fc + (Fs - Fc) exp(-(dq / vs)^2)) sign(dq) + Fv dq",
 }
 
 
@@ -47,7 +48,8 @@ def model_dict(model, result: dict | None = None) -> dict:
         drive = joint.drive
         entry = {"name": joint.name, "type": joint.type,
                  "friction": {"model": options.friction, "law": FRICTION_LAWS[options.friction],
-                              **{k: float(v) for k, v in zip(names, model.friction[j])}},
+                              **{k: float(v) for k, v in zip(names, model.friction[j])},
+                              **({"vs": options.stribeck_velocity[j]} if options.friction == "stribeck" else {})},
                  "rotor_inertia": None if model.rotor_inertia is None else float(model.rotor_inertia[j]),
                  "offset": None if model.offsets is None else float(model.offsets[j]),
                  "drive": {"gear_ratio": float(drive.gear_ratio),

@@ -47,6 +47,8 @@ from dynid.errors import DataError, DynidWarning
 from dynid.identify.model import ModelOptions
 from dynid.identify.undetermined import STILL_RANGE
 
+CHOSEN_FRICTION = ("stribeck", "auto")  # friction models the data decide (``identify.stribeck``)
+
 
 @dataclass
 class Identification:
@@ -58,7 +60,9 @@ class Identification:
     and defaults:
 
     estimator: ols | wls | irls | pc (physically consistent)
-    friction: none | coulomb-viscous | polynomial | asymmetric; offset: per-joint torque offset;
+    friction: none | coulomb-viscous | polynomial | asymmetric | stribeck (its velocity per joint
+      fitted to the log) | auto (coulomb-viscous, polynomial or stribeck by held-out error,
+      ``identify.stribeck``; result "friction_selection"); offset: per-joint torque offset;
     rotor_inertia: I_a ddq per joint; smooth_sign: velocity scale of a tanh sign [rad/s | m/s]
     friction_drift: None | "time" | "temperature": friction coefficients drifting from cold to
       warm with the time since the cold start (thesis eq. 5.4) or the temperatures temp1..tempn,
@@ -163,8 +167,7 @@ class Identification:
             raise DataError(f"--rest: expected 'auto' or 'off', got '{self.rest}'")
         if isinstance(self.lowpass, str) and self.lowpass != "auto":
             raise DataError(f"--lowpass: expected a cutoff in Hz, 0 (off) or 'auto', got '{self.lowpass}'")
-        self.options = ModelOptions(friction=self.friction, rotor_inertia=self.rotor_inertia, offset=self.offset,
-                                    smooth_sign=self.smooth_sign)
+        self.options = self.configured_options()
         if self.friction_drift is not None:
             from dynid.data.covariates import parse_since_cold
             from dynid.identify.drift import check_mode
@@ -180,6 +183,13 @@ class Identification:
                                   min_velocity=self.min_velocity, segments=self.segments, max_gap=self.max_gap,
                                   tau_delay=self.tau_delay, bridge_gap=self.bridge_gap,
                                   filter_torque=bool(self.filter_torque))
+
+    def configured_options(self) -> ModelOptions:
+        """The model before the data are seen: ``stribeck`` and ``auto`` start from Coulomb-viscous
+        (the cutoff is chosen with it) and become the chosen model in ``choose_friction``."""
+        chosen = self.friction in CHOSEN_FRICTION
+        return ModelOptions(friction="coulomb-viscous" if chosen else self.friction, rotor_inertia=self.rotor_inertia,
+                            offset=self.offset, smooth_sign=self.smooth_sign)
 
     def __repr__(self) -> str:
         """The robot's spec and the options that differ from the defaults (scikit-learn style)."""
@@ -238,8 +248,11 @@ class Identification:
             files = [s for s in sources if not isinstance(s, ArrayLog)]
             sources = [s for s in sources if isinstance(s, ArrayLog)] + (expand_sources(files) if files else [])
             check_sources(sources, mapping)
+            self.options = self.configured_options()
             base = self.base_parameters()
             prep, extra, notes = self.preprocessing(sources, mapping, base)
+            if self.friction in CHOSEN_FRICTION:
+                base = self.choose_friction(sources, mapping, prep, extra, notes)
             weight = None
             if self.regularize is not None:
                 weight, extra["regularization"] = self.regularization(sources, mapping, base, prep)
@@ -284,6 +297,19 @@ class Identification:
                                                               self.bandwidth(), self.max_condition, self.chunk_rows,
                                                               self.still_range, self.filter_torque)
         return prep, extra, notes + more
+
+    def choose_friction(self, sources: list, mapping: ColumnMapping, prep: Preprocessing, extra: dict,
+                        notes: list[str]):
+        """``friction`` stribeck or auto: the model (and its Stribeck velocities) fitted or chosen
+        on ``sources`` prepared with ``prep`` (``identify.stribeck``; result "friction_selection");
+        sets ``options`` and returns its base parameters."""
+        from dynid.identify.stribeck import MODELS, select_friction
+
+        allowed = MODELS if self.friction == "auto" else ("stribeck",)
+        self.options, extra["friction_selection"], more = select_friction(self.robot, sources, self.options, prep,
+                                                                          mapping, self.nan, self.cv_folds, allowed)
+        notes += more
+        return self.base_parameters()
 
     def bandwidth(self) -> float | None:
         """Highest harmonic [Hz] of ``excitation`` (None without one)."""

@@ -15,6 +15,12 @@ with, in this order (``parameter_names`` gives the names):
                                                + f3 dq^2 sign(dq) + f4 dq^3
     ``asymmetric``       [Fcp, Fcn, Fvp, Fvn]: Fcp s+ - Fcn s- + (Fvp s+ + Fvn s-) dq with
                                                s+ = (1 + sign)/2, s- = (1 - sign)/2
+    ``stribeck``         [Fc, Fs, Fv]:         (Fc + (Fs - Fc) e) sign(dq) + Fv dq, with
+                                               e = exp(-(dq / v_s)^2): Coulomb Fc, static Fs,
+                                               viscous Fv, Stribeck velocity v_s per joint
+                                               (``ModelOptions.stribeck_velocity``, chosen by
+                                               ``identify.stribeck``); columns
+                                               [(1 - e) sign, e sign, dq]
   ``sign`` is the hard sign, or ``tanh(dq / smooth_sign)`` when ``smooth_sign > 0``;
 - ``phi_m`` (n,): joint-side rotor inertias I_a = N^2 J_m, torque I_a ddq (thesis eq. 3.12);
 - ``phi_o`` (n,): per-joint torque offsets (optional).
@@ -48,6 +54,7 @@ FRICTION_MODELS = {
     "coulomb-viscous": ("Fc", "Fv"),
     "polynomial": ("Fc", "Fv", "Fv2", "Fv3"),
     "asymmetric": ("Fcp", "Fcn", "Fvp", "Fvn"),
+    "stribeck": ("Fc", "Fs", "Fv"),
 }
 
 
@@ -59,12 +66,15 @@ class ModelOptions:
     rotor_inertia: add I_a ddq per joint (thesis eq. 3.12)
     offset: add a constant torque per joint
     smooth_sign: velocity scale [rad/s | m/s] of the tanh sign; 0 uses the hard sign
+    stribeck_velocity: ``stribeck`` only: v_s per joint (n,) [rad/s | m/s]; empty until chosen
+        from a log (``identify.stribeck``), and the columns refuse to be formed without it
     """
 
     friction: str = "coulomb-viscous"
     rotor_inertia: bool = True
     offset: bool = False
     smooth_sign: float = 0.0
+    stribeck_velocity: tuple = ()
 
     def __post_init__(self):
         if self.friction not in FRICTION_MODELS:
@@ -73,17 +83,26 @@ class ModelOptions:
             )
         if not self.smooth_sign >= 0.0:
             raise ModelError(f"smooth_sign must be >= 0 (a velocity scale), got {self.smooth_sign}")
+        object.__setattr__(self, "stribeck_velocity", tuple(float(v) for v in self.stribeck_velocity))
+        if self.stribeck_velocity and (self.friction != "stribeck"
+                                       or not all(np.isfinite(v) and v > 0 for v in self.stribeck_velocity)):
+            raise ModelError(f"stribeck_velocity {list(self.stribeck_velocity)}: positive velocities [rad/s | m/s], "
+                             "one per joint, and only with friction 'stribeck'")
 
     def to_dict(self) -> dict:
-        return {"friction": self.friction, "rotor_inertia": self.rotor_inertia,
-                "offset": self.offset, "smooth_sign": self.smooth_sign}
+        out = {"friction": self.friction, "rotor_inertia": self.rotor_inertia,
+               "offset": self.offset, "smooth_sign": self.smooth_sign}
+        if self.friction == "stribeck":
+            out["stribeck_velocity"] = list(self.stribeck_velocity)
+        return out
 
     @classmethod
     def from_dict(cls, d: dict) -> "ModelOptions":
         return cls(friction=d.get("friction", "coulomb-viscous"),
                    rotor_inertia=bool(d.get("rotor_inertia", True)),
                    offset=bool(d.get("offset", False)),
-                   smooth_sign=float(d.get("smooth_sign", 0.0)))
+                   smooth_sign=float(d.get("smooth_sign", 0.0)),
+                   stribeck_velocity=tuple(d.get("stribeck_velocity") or ()))
 
 
 def friction_size(options: ModelOptions) -> int:
@@ -142,8 +161,22 @@ def friction_columns(dq: np.ndarray, options: ModelOptions) -> np.ndarray:
         return np.stack([s, dq], axis=-1)
     if options.friction == "polynomial":  # thesis eq. 3.10
         return np.stack([s, dq, dq * dq * s, dq**3], axis=-1)
+    if options.friction == "stribeck":
+        e = stribeck_shape(dq, options.stribeck_velocity)
+        return np.stack([(1.0 - e) * s, e * s, dq], axis=-1)
     sp, sn = 0.5 * (1.0 + s), 0.5 * (1.0 - s)  # asymmetric
     return np.stack([sp, -sn, dq * sp, dq * sn], axis=-1)
+
+
+def stribeck_shape(dq: np.ndarray, velocity) -> np.ndarray:
+    """e = exp(-(dq / v_s)^2) (same shape as dq (..., n)), v_s (n,) per joint: 1 at rest, 0 fast
+    (the Gaussian Stribeck curve, exponent 2: Armstrong-Helouvry, Dupont & Canudas de Wit,
+    Automatica 30(7), 1994; Olsson et al., Eur. J. Control 4(3), 1998)."""
+    v = np.asarray(velocity, dtype=float)
+    if v.size != dq.shape[-1]:
+        raise ModelError(f"Stribeck friction: {v.size} Stribeck velocities for {dq.shape[-1]} joints (the velocity "
+                         "is chosen from a log by identify --friction stribeck, or given per joint)")
+    return np.exp(-np.square(dq / v))
 
 
 def joint_columns(dq: np.ndarray, ddq: np.ndarray, options: ModelOptions) -> np.ndarray:

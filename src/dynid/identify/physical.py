@@ -293,12 +293,14 @@ class PhysicallyConsistent(Estimator):
         return scale
 
     def _nonnegative(self) -> list[int]:
-        """Indices of I_a and the Coulomb and viscous coefficients (all four of the asymmetric model)."""
+        """Indices of I_a and the Coulomb and viscous coefficients (all four of the asymmetric model,
+        Coulomb, static and viscous of the Stribeck model)."""
         sl = parameter_slices(self.robot, self.options)
         idx = []
         k = len(FRICTION_MODELS[self.options.friction])
         if k:
-            nonneg = {"coulomb-viscous": [0, 1], "polynomial": [0, 1], "asymmetric": [0, 1, 2, 3]}
+            nonneg = {"coulomb-viscous": [0, 1], "polynomial": [0, 1], "asymmetric": [0, 1, 2, 3],
+                      "stribeck": [0, 1, 2]}
             idx += [sl["friction"].start + j * k + c for j in range(self.robot.n) for c in nonneg[self.options.friction]]
         if self.options.rotor_inertia:
             idx += list(range(sl["rotor_inertia"].start, sl["rotor_inertia"].stop))

@@ -54,6 +54,10 @@ def check_result(result, source: str) -> dict:
     friction = model.get("friction", "coulomb-viscous")
     if friction not in FRICTION_MODELS:
         _fail(source, f"model.friction '{friction}' unknown")
+    velocity = model.get("stribeck_velocity")
+    if friction == "stribeck" and not (isinstance(velocity, list) and len(velocity) == n
+                                       and all(_number(v) and v > 0 for v in velocity)):
+        _fail(source, f"model.stribeck_velocity is {velocity!r}, expected {n} positive velocities (friction 'stribeck')")
     bodies = result.get("n_bodies", n)  # moving bodies: more than n with mimic joints (docs/formats.md)
     if not isinstance(bodies, int) or isinstance(bodies, bool) or bodies < n:
         _fail(source, f"field 'n_bodies' is {bodies!r}, expected a number of moving bodies >= n = {n}")

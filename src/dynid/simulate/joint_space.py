@@ -51,7 +51,7 @@ def default_friction(robot, options: ModelOptions) -> np.ndarray:
     """Plausible friction (n, k) that depends on the robot only (so that two simulated logs of
     one robot share it): Coulomb 5 % of each joint's RMS rigid-body torque over 200 random
     states (seed 0, dq and ddq ~ N(0, 1)) and viscous 5 % of it per rad/s; polynomial and
-    asymmetric terms likewise."""
+    asymmetric terms likewise; Stribeck: static friction 1.5 times the Coulomb level."""
     from dynid.identify.base import random_states
 
     q, dq, ddq = random_states(robot, 200, seed=0)
@@ -64,6 +64,8 @@ def default_friction(robot, options: ModelOptions) -> np.ndarray:
         return np.column_stack([fc, fv, 0.01 * rms_tau, 0.005 * rms_tau])
     if options.friction == "asymmetric":
         return np.column_stack([fc, 0.8 * fc, fv, 1.2 * fv])
+    if options.friction == "stribeck":
+        return np.column_stack([fc, 1.5 * fc, fv])
     return np.zeros((robot.n, 0))
 
 

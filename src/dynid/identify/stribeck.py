@@ -1,0 +1,314 @@
+"""Stribeck friction and the friction model chosen by held-out error (``--friction stribeck|auto``).
+
+Friction at low speed is not Coulomb's constant: breaking away from rest takes a static torque
+Fs above the sliding Coulomb level Fc, and the friction falls from Fs to Fc as the speed rises
+past the Stribeck velocity v_s (Armstrong-Helouvry, Dupont & Canudas de Wit, Automatica 30(7),
+1994; the Gaussian shape of Olsson et al., Eur. J. Control 4(3), 1998):
+
+    f_j = (Fc_j + (Fs_j - Fc_j) e_j) sign(dq_j) + Fv_j dq_j,   e_j = exp(-(dq_j / v_s,j)^2)   (S1)
+
+For fixed v_s the model is linear in [Fc, Fs, Fv] (``identify.model``, friction ``stribeck``).
+Its columns span those of the Coulomb-viscous model plus one column per joint,
+
+    g_j(v) = exp(-(dq_j / v)^2) sign(dq_j),   coefficient Fs_j - Fc_j,                      (S2)
+
+so the choice of v_s is a separable least-squares problem: for every v_s the linear parameters
+follow by least squares, and only the n velocities are searched (variable projection, Golub &
+Pereyra, SIAM J. Numer. Anal. 10(2), 1973). The polynomial model of the thesis (eq. 3.10) adds
+the columns dq^2 sign(dq) and dq^3 to the same span. So one pass over the log gives everything:
+
+1. the log is prepared as ``identify`` prepares it (the chosen cutoff) and cut into K folds of
+   contiguous time (``crossval.fold_labels``: blocked cross-validation, h samples of gap);
+2. per fold k and joint j the Gram S_kj of [Y_b,j | g_j(v_1) .. g_j(v_M) | dq^2 s, dq^3 | tau_j]
+   (Y_b the base regressor of the Coulomb-viscous model, v_m a logarithmic grid of
+   ``GRID_STEPS`` per octave from ``V_LOW`` to ``V_HIGH``): the normal equations of every
+   candidate model are sub-blocks of it;
+3. a fit on a set of folds: weighted least squares (rows of joint j over sigma_j, the residual
+   of the Coulomb-viscous fit on the whole log, reweighted three times as Gautier's two steps) of the base parameters and each joint's extra
+   columns; for Stribeck, v_s,j is chosen by coordinate descent over the joints on the grid
+   (each joint's v_s with the others fixed; sweeps until none changes), then refined by a
+   parabola through the profile RSS at the best grid velocity and its neighbours (in log v);   (S3)
+4. held-out error: each fold predicted by the fit on the others (v_s chosen without it), the
+   residual sum of squares RSS_kj from the fold's Gram alone (``crossval`` CV1); the score of a
+   model is sum_kj RSS_kj / sigma_j^2 over the rows (sigma_j^2: joint j's residual variance in
+   the weighted Coulomb-viscous fit of the whole log; about 1 when that model is right). Weighting each
+   joint by its noise lets the wrist joints, where low-speed friction is most of the torque,
+   count as much as the gravity-loaded ones;
+5. choice (``auto``): the lowest score, then the simplest model tied with it (Coulomb-viscous,
+   then polynomial, then Stribeck: tied = within one standard error of the fold-by-fold
+   differences, ``crossval._tied``). ``stribeck`` asked for is kept whatever the scores, which
+   are reported beside it (result.json "friction_selection").
+
+The Stribeck velocities of the final model are chosen on the whole log (step 3). They carry no
+standard deviation: the reported std of Fc, Fs, Fv are those at the chosen v_s.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from dynid.data.preprocess import Preprocessing, edge_samples, prepared_rate
+from dynid.data.segments import segment_edge_mask
+from dynid.errors import DataError
+from dynid.identify.base import base_parameters
+from dynid.identify.crossval import FOLDS, _tied, fold_labels
+from dynid.identify.model import ModelOptions, identification_regressor, place_motor_columns
+from dynid.identify.physical import pseudo_solve
+from dynid.identify.pipeline import prepared_sources, row_mask
+from dynid.identify.threads import single_blas_thread
+
+V_LOW, V_HIGH, GRID_STEPS = 0.002, 1.0, 3  # Stribeck velocity grid [rad/s | m/s]: 3 points per octave
+MODELS = ("coulomb-viscous", "polynomial", "stribeck")  # simplest first (step 5)
+BLOCK = 8192  # samples per regressor evaluation
+
+
+def velocity_grid() -> np.ndarray:
+    """(M,) candidate Stribeck velocities, logarithmic from V_LOW to V_HIGH."""
+    steps = math.ceil(GRID_STEPS * math.log2(V_HIGH / V_LOW))
+    return V_LOW * (V_HIGH / V_LOW) ** (np.arange(steps + 1) / steps)
+
+
+class FrictionGrams:
+    """Per fold and joint the Gram (folds, n, Q, Q) of [Y_b | g(v_1..v_M) | poly | tau] (step 2)."""
+
+    def __init__(self, n: int, b: int, grid: np.ndarray, folds: int):
+        self.n, self.b, self.grid, self.folds = n, b, grid, folds
+        self.m = grid.size
+        self.q = b + self.m + 3
+        self.S = np.zeros((folds, n, self.q, self.q))
+        self.rows = np.zeros((folds, n), dtype=np.int64)
+
+    @property
+    def stribeck(self) -> np.ndarray:
+        return self.b + np.arange(self.m)
+
+    @property
+    def polynomial(self) -> np.ndarray:
+        return self.b + self.m + np.arange(2)
+
+    def add(self, yb: np.ndarray, dq: np.ndarray, sign: np.ndarray, tau: np.ndarray, keep: np.ndarray,
+            fold: np.ndarray) -> None:
+        """Rows of one block: yb (N, n, b) base regressor, dq, sign, tau (N, n), keep (N, n), fold (N,)."""
+        z = np.empty(yb.shape[:2] + (self.q,))
+        z[..., :self.b] = yb
+        z[..., self.stribeck] = np.exp(-np.square(dq[..., None] / self.grid)) * sign[..., None]  # (S2)
+        z[..., self.polynomial] = np.stack([dq * dq * sign, dq**3], axis=-1)  # thesis eq. 3.10
+        z[..., -1] = tau
+        for k in range(self.folds):  # loop over folds; each is one batched product over joints
+            rows = keep & (fold == k)[:, None]
+            zk = z * rows[..., None]
+            self.S[k] += np.einsum("tja,tjb->jab", zk, zk, optimize=True)
+            self.rows[k] += rows.sum(axis=0)
+
+
+def _normal(S: np.ndarray, b: int, extra: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, float]:
+    """(A, rhs, C) of the least squares over x = [beta (b); joint 1's extra; ...] from a weighted
+    Gram S (n, Q, Q): a joint's extra columns act on its own rows only."""
+    n, sizes = S.shape[0], [e.size for e in extra]
+    p = b + sum(sizes)
+    a, rhs = np.zeros((p, p)), np.zeros(p)
+    a[:b, :b], rhs[:b] = S[:, :b, :b].sum(axis=0), S[:, :b, -1].sum(axis=0)
+    start = b
+    for j in range(n):
+        cols, own = extra[j], slice(start, start + sizes[j])
+        a[:b, own], a[own, :b] = S[j][:b][:, cols], S[j][cols][:, :b]
+        a[own, own], rhs[own] = S[j][np.ix_(cols, cols)], S[j][cols, -1]
+        start += sizes[j]
+    return a, rhs, float(S[:, -1, -1].sum())
+
+
+def _fit(S: np.ndarray, b: int, extra: list[np.ndarray]) -> np.ndarray:
+    """Least squares x (``_normal``'s layout) from a weighted Gram S (n, Q, Q)."""
+    a, rhs, _ = _normal(S, b, extra)
+    return pseudo_solve(a, rhs)
+
+
+def _pinv(a: np.ndarray) -> np.ndarray:
+    """Pseudo-inverse of a normal matrix, column-normalized (as ``physical.least_squares_form``:
+    directions below 1e-14 of the largest eigenvalue are left out)."""
+    diag = np.diag(a)
+    d = np.where(diag > 0, 1.0 / np.sqrt(np.where(diag > 0, diag, 1.0)), 0.0)
+    lam, vec = np.linalg.eigh(a * d[:, None] * d[None, :])
+    keep = lam > 1e-14 * lam[-1]
+    return (d[:, None] * vec[:, keep] / lam[keep]) @ (vec[:, keep].T * d[None, :])
+
+
+def _rss(S: np.ndarray, b: int, extra: list[np.ndarray], x: np.ndarray) -> np.ndarray:
+    """(n,) residual sum of squares of each joint of Gram S (n, Q, Q) at x (``_fit``'s layout)."""
+    out, start = np.empty(S.shape[0]), b
+    for j in range(S.shape[0]):
+        idx = np.concatenate([np.arange(b), extra[j]])
+        v = np.concatenate([x[:b], x[start:start + extra[j].size]])
+        start += extra[j].size
+        s = S[j]
+        out[j] = s[-1, -1] - 2.0 * v @ s[idx, -1] + v @ s[np.ix_(idx, idx)] @ v
+    return np.maximum(out, 0.0)
+
+
+def joint_profile(S: np.ndarray, grams: "FrictionGrams", choice: np.ndarray, j: int) -> np.ndarray:
+    """(M,) total weighted RSS of Gram S with joint j's Stribeck column at each grid velocity and
+    the other joints' at ``choice``: the fit without joint j's column, x0, and the reduction
+    (r_m - a_m^T x0)^2 / (d_m - a_m^T A0^+ a_m) that adding column m brings (one factorization
+    for all M candidates; a_m has entries in the base columns only, the column acting on joint
+    j's rows alone)."""
+    b, cols = grams.b, grams.stribeck
+    extra = [np.zeros(0, dtype=np.int64) if i == j else np.array([cols[choice[i]]]) for i in range(grams.n)]
+    a0, rhs0, c = _normal(S, b, extra)
+    inverse = _pinv(a0)
+    x0 = inverse @ rhs0
+    rss0 = c - 2.0 * x0 @ rhs0 + x0 @ a0 @ x0
+    cross = S[j][:b][:, cols]  # (b, M)
+    numerator = (S[j][cols, -1] - cross.T @ x0[:b]) ** 2
+    denominator = np.diag(S[j])[cols] - np.einsum("am,ab,bm->m", cross, inverse[:b, :b], cross)
+    useful = denominator > 1e-12 * np.maximum(np.diag(S[j])[cols], 1e-300)
+    return rss0 - np.where(useful, numerator / np.where(useful, denominator, 1.0), 0.0)
+
+
+def choose_velocities(S: np.ndarray, grams: "FrictionGrams", sweeps: int = 5) -> tuple[np.ndarray, np.ndarray]:
+    """(grid index per joint (n,), profile RSS (n, M)) of the Stribeck velocities minimizing the
+    weighted RSS of Gram S (n, Q, Q): coordinate descent over the joints on the grid (step 3)."""
+    choice = np.full(grams.n, grams.m // 2)
+    profile = np.zeros((grams.n, grams.m))
+    for _ in range(sweeps):
+        changed = False
+        for j in range(grams.n):  # loop over joints: one factorization each
+            profile[j] = joint_profile(S, grams, choice, j)
+            best = int(np.argmin(profile[j]))
+            changed |= best != choice[j]
+            choice[j] = best
+        if not changed:
+            break
+    return choice, profile
+
+
+def refined_velocity(grid: np.ndarray, choice: np.ndarray, profile: np.ndarray) -> np.ndarray:
+    """(n,) v_s: the parabola through the profile RSS at the best grid point and its neighbours
+    in log v (the grid point itself on the grid's edge or when the profile is flat)."""
+    out = grid[choice].copy()
+    z = np.log(grid)
+    for j, m in enumerate(choice):
+        if 0 < m < grid.size - 1:
+            r0, r1, r2 = profile[j, m - 1:m + 2]
+            curvature = r0 - 2.0 * r1 + r2
+            if curvature > 0:
+                h = z[m + 1] - z[m]
+                out[j] = math.exp(z[m] + 0.5 * h * (r0 - r2) / curvature)
+    return out
+
+
+def _extra(grams: FrictionGrams, model: str, choice: np.ndarray | None = None) -> list[np.ndarray]:
+    if model == "coulomb-viscous":
+        return [np.zeros(0, dtype=np.int64)] * grams.n
+    if model == "polynomial":
+        return [grams.polynomial] * grams.n
+    return [np.array([grams.stribeck[c]]) for c in choice]
+
+
+def held_out(grams: FrictionGrams, weights: np.ndarray) -> dict:
+    """Per model the held-out weighted RSS (folds, n) (step 4), each fold by the fit on the others."""
+    S = grams.S * weights[None, :, None, None]
+    total = S.sum(axis=0)
+    out = {}
+    for model in MODELS:
+        rss = np.zeros((grams.folds, grams.n))
+        for k in range(grams.folds):
+            train = total - S[k]
+            choice = choose_velocities(train, grams)[0] if model == "stribeck" else None
+            extra = _extra(grams, model, choice)
+            rss[k] = _rss(S[k], grams.b, extra, _fit(train, grams.b, extra))
+        out[model] = rss
+    return out
+
+
+def chosen_model(held: dict, allowed: tuple) -> str:
+    """The lowest held-out score among ``allowed``, then the simplest tied with it (step 5)."""
+    scores = {m: float(held[m].sum()) for m in allowed}
+    best = min(scores, key=scores.get)
+    for model in MODELS:
+        if model in allowed and (model == best or _tied(held[model], held[best])):
+            return model
+    return best
+
+
+def accumulate(robot, readies, options: ModelOptions, base, prep: Preprocessing, folds: int,
+               grid: np.ndarray) -> FrictionGrams:
+    """The Grams of step 2 over prepared logs ``readies`` (Coulomb-viscous ``options``)."""
+    grams = FrictionGrams(robot.n, base.rank, grid, folds)
+    fs = prepared_rate(readies[0])
+    cutoff = prep.lowpass_hz or fs / 10.0
+    gap = min(math.ceil(fs / cutoff), max(sum(len(r) for r in readies) // (20 * folds), 1))
+    labels = fold_labels([len(r) for r in readies], folds, gap)
+    for ready, fold in zip(readies, labels):
+        if ready.tau is None:
+            raise DataError(f"{ready.source}: no torques (tau1..taun) or currents (i1..in) to identify from")
+        mask = row_mask(ready.dq, segment_edge_mask(ready, edge_samples(prep, prepared_rate(ready))), prep)
+        mask = np.ones(ready.dq.shape, dtype=bool) if mask is None else mask
+        sign = np.tanh(ready.dq / options.smooth_sign) if options.smooth_sign > 0 else np.sign(ready.dq)
+        for s in range(0, len(ready), BLOCK):
+            sl = slice(s, s + BLOCK)
+            y = identification_regressor(robot, ready.q[sl], ready.dq[sl], ready.ddq[sl], options)
+            if ready.own is not None:  # exactly filtered before decimation
+                place_motor_columns(robot, options, ready.own[sl], y)
+            grams.add(y[..., base.independent], ready.dq[sl], sign[sl], ready.tau[sl], mask[sl], fold[sl])
+    return grams
+
+
+def select_friction(robot, paths, options: ModelOptions, prep: Preprocessing, mapping=None, nan: str = "drop",
+                    folds: int = FOLDS, allowed: tuple = MODELS) -> tuple[ModelOptions, dict, list[str]]:
+    """(options with the chosen friction model (and its Stribeck velocities), result.json
+    "friction_selection", notes) for the log file(s) ``paths`` prepared with ``prep``; ``options``
+    give the other terms (rotor inertia, offset, sign). ``allowed``: ("stribeck",) to fit the
+    Stribeck model whatever the scores, ``MODELS`` for ``--friction auto`` (module docstring)."""
+    from dynid.data.columns import ColumnMapping
+
+    if robot.is_coupled:
+        raise DataError(f"robot '{robot.name}' has a coupled transmission: Stribeck friction and --friction auto are "
+                        "not yet available per coupled motor; give --friction coulomb-viscous or polynomial")
+    if folds < 2:
+        raise DataError(f"--cv-folds {folds}: the friction model is chosen by cross-validation, at least 2 folds")
+    linear = replace(options, friction="coulomb-viscous", stribeck_velocity=())
+    base = base_parameters(robot, linear)
+    readies = prepared_sources(robot, list(paths), linear, mapping or ColumnMapping(), prep, nan)
+    grid = velocity_grid()
+    with single_blas_thread():
+        grams = accumulate(robot, readies, linear, base, prep, folds, grid)
+        total = grams.S.sum(axis=0)
+        plain = _extra(grams, "coulomb-viscous")
+        rows = np.maximum(grams.rows.sum(axis=0), 1)
+        weights = np.ones(grams.n)
+        for _ in range(3):  # Gautier's weights, iterated: a joint with small torques is fitted badly unweighted
+            weighted = total * weights[:, None, None]
+            sigma2 = np.maximum(_rss(total, grams.b, plain, _fit(weighted, grams.b, plain)) / rows, 1e-300)
+            weights = 1.0 / sigma2
+        held = held_out(grams, weights)
+        model = chosen_model(held, tuple(allowed))
+        choice, profile = choose_velocities(total * weights[:, None, None], grams)
+    velocity = refined_velocity(grid, choice, profile)
+    notes = []
+    edge = [str(j + 1) for j, c in enumerate(choice) if c in (0, grid.size - 1)]
+    if model == "stribeck" and edge:
+        notes.append(f"Stribeck velocity of joint(s) {', '.join(edge)} on the edge of the searched range "
+                     f"[{V_LOW:g}, {V_HIGH:g}] rad/s: the log does not show a Stribeck curve there")
+    if "stribeck" not in allowed or model != "stribeck":
+        out = replace(options, friction=model, stribeck_velocity=())
+    else:
+        out = replace(options, friction="stribeck", stribeck_velocity=tuple(float(v) for v in velocity))
+    scores = {m: float(held[m].sum() / rows.sum()) for m in MODELS}
+    best = min(scores, key=scores.get)
+    if len(allowed) == 1 and best != model and not _tied(held[model], held[best]):
+        notes.append(f"--friction {model}: the {best} model predicts held-out torques better "
+                     f"(score {scores[best]:.4g} against {scores[model]:.4g}; --friction auto would take it)")
+    measured = np.maximum(total[:, -1, -1], 1e-300)
+    selection = {
+        "method": "blocked cross-validation", "folds": folds, "chosen": out.friction,
+        "criterion": "held-out residual sum of squares over each joint's residual variance in the Coulomb-viscous "
+                     "fit of the whole log, per row",
+        "allowed": list(allowed), "scores": scores,
+        "relative_error": {m: np.sqrt(held[m].sum(axis=0) / weights / measured).tolist() for m in MODELS},
+        "stribeck_velocity": velocity.tolist(), "velocity_grid": [float(grid[0]), float(grid[-1]), grid.size],
+        "noise_std": np.sqrt(sigma2).tolist(), "samples": int(rows.max())}
+    return out, selection, notes
+

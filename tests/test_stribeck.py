@@ -1,0 +1,126 @@
+"""Stribeck friction (identify.stribeck, --friction stribeck|auto): low-speed friction that falls
+from a static level Fs to the Coulomb level Fc past the Stribeck velocity v_s."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import dynid
+from dynid.data.io import read_table, write_columns
+from dynid.errors import ModelError
+from dynid.identify.model import ModelOptions, friction_columns, full_parameters, model_torques
+from dynid.identify.stribeck import FrictionGrams, _fit, _rss, joint_profile, velocity_grid
+from dynid.simulate import default_friction, random_multisine
+
+from cli_helpers import run_ok
+from realistic_logs import realistic_log
+
+VS = 0.08  # rad/s, the true Stribeck velocity of every joint
+RATE, SECONDS, F0, HARMONICS = 100.0, 90.0, 0.1, 6
+STRIBECK = ModelOptions("stribeck", stribeck_velocity=(VS,) * 6)
+
+
+def _truth(robot, options):
+    return full_parameters(robot, options, default_friction(robot, options))  # Fs = 1.5 Fc
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory):
+    """Training and test logs of the er3a (1 % torque noise and 0.5 % ripple of the RMS torque,
+    2^16-count encoders, 1 % dropped rows) with Stribeck friction and with Coulomb-viscous."""
+    root = tmp_path_factory.mktemp("stribeck")
+    robot = dynid.load_robot("er3a")
+    for name, options in (("stribeck", STRIBECK), ("plain", ModelOptions())):
+        for part, seed in (("train", 3), ("test", 4)):
+            data, _, _ = realistic_log(robot, RATE, SECONDS, seed=seed, noise=0.01, encoder_counts=2**16,
+                                       options=options, theta=_truth(robot, options), f0=F0, harmonics=HARMONICS)
+            write_columns(root / f"{name}_{part}.csv", {"t": data.t, **{f"q{j + 1}": data.q[:, j] for j in range(6)},
+                                                        **{f"tau{j + 1}": data.tau[:, j] for j in range(6)}})
+    return root
+
+
+def _identify(root, log, friction, *extra) -> dict:
+    out = root / f"{log}_{friction}.json"
+    run_ok("identify", "-r", "er3a", "--data", root / f"{log}_train.csv", "--friction", friction, "--out", out, *extra)
+    return json.loads(out.read_text())
+
+
+def test_stribeck_friction_is_recovered_and_the_coulomb_viscous_model_is_worse_at_low_speed(logs):
+    """On a log whose friction has a Stribeck curve, --friction stribeck finds v_s within 10 % and
+    Fc, Fs, Fv within 5 % on the joints whose friction stands above the noise (1-3); predicting
+    a held-out log, its error against the true torque at low speed (|dq| < 2 v_s) is at most half
+    that of the Coulomb-viscous model, which averages the static and sliding levels."""
+    robot = dynid.load_robot("er3a")
+    result = _identify(logs, "stribeck", "stribeck", "--lowpass", "2")
+    velocity = np.array(result["model"]["stribeck_velocity"])
+    assert np.all(np.abs(velocity[:3] / VS - 1.0) < 0.10), velocity
+    values = {p["name"]: p["value"] for p in result["base_parameters"]}
+    truth = default_friction(robot, STRIBECK)
+    for j in range(3):
+        fitted = np.array([values[f"{f}{j + 1}"] for f in ("Fc", "Fs", "Fv")])
+        assert np.all(np.abs(fitted / truth[j] - 1.0) < 0.05), (j + 1, fitted, truth[j])
+    plain = _identify(logs, "stribeck", "coulomb-viscous", "--lowpass", "2")
+
+    errors = {}
+    for name, fit in (("stribeck", result), ("coulomb-viscous", plain)):
+        params = logs / f"{name}.json"
+        params.write_text(json.dumps(fit))
+        run_ok("predict", "-r", "er3a", "--params", params, "--data", logs / "stribeck_test.csv", "--out",
+               logs / f"pred_{name}.csv")
+        table, _ = read_table(logs / f"pred_{name}.csv")
+        t = table["t"].to_numpy()
+        q, dq, ddq = random_multisine(robot, seed=4, f0=F0, harmonics=HARMONICS).sample(t)  # the test log's motion
+        tau = model_torques(robot, q, dq, ddq, _truth(robot, STRIBECK), STRIBECK)
+        predicted = np.column_stack([table[f"tau{j + 1}"].to_numpy() for j in range(6)])
+        slow = np.abs(dq) < 2 * VS
+        errors[name] = np.array([np.sqrt(np.nanmean((predicted[slow[:, j], j] - tau[slow[:, j], j]) ** 2))
+                                 for j in range(6)])
+    assert np.all(errors["coulomb-viscous"][:3] > 2.0 * errors["stribeck"][:3]), errors
+
+
+def test_friction_auto_takes_the_stribeck_model_only_where_it_is_the_truth(logs):
+    """--friction auto (default cutoff): the Stribeck model on the log with a Stribeck curve, with a
+    held-out score 5 % below the Coulomb-viscous one; the Coulomb-viscous model on the log without
+    it, where the extra terms only fit noise."""
+    chosen = _identify(logs, "stribeck", "auto")
+    assert chosen["friction"] == "stribeck" and chosen["model"]["friction"] == "stribeck"
+    scores = chosen["friction_selection"]["scores"]
+    assert scores["stribeck"] < 0.95 * scores["coulomb-viscous"], scores
+    plain = _identify(logs, "plain", "auto")
+    assert plain["friction"] == "coulomb-viscous", plain["friction_selection"]
+    assert "stribeck_velocity" not in plain["model"]
+
+
+def test_the_profile_of_one_joints_stribeck_velocity_equals_the_refitted_residual():
+    """joint_profile's rank-one update (one factorization for every candidate velocity) gives the
+    weighted residual sum of squares of the full least-squares refit with that column, exactly."""
+    rng = np.random.default_rng(0)
+    n, b, rows = 3, 5, 400
+    grid = velocity_grid()
+    grams = FrictionGrams(n, b, grid, folds=1)
+    dq = rng.normal(scale=0.3, size=(rows, n))
+    yb = rng.normal(size=(rows, n, b))
+    tau = yb @ rng.normal(size=b) + 0.2 * np.exp(-(dq / 0.05) ** 2) * np.sign(dq) + 0.01 * rng.normal(size=(rows, n))
+    grams.add(yb, dq, np.sign(dq), tau, np.ones((rows, n), dtype=bool), np.zeros(rows, dtype=np.int64))
+    S = grams.S[0] * np.array([1.0, 4.0, 0.5])[:, None, None]
+    choice = np.array([3, 7, 11])
+    profile = joint_profile(S, grams, choice, 1)
+    for m in (0, 5, 12, grid.size - 1):
+        extra = [np.array([grams.stribeck[m if i == 1 else choice[i]]]) for i in range(n)]
+        assert profile[m] == pytest.approx(_rss(S, b, extra, _fit(S, b, extra)).sum(), rel=1e-8)
+
+
+def test_stribeck_columns_span_the_static_and_sliding_levels():
+    """At rest-adjacent speeds the friction is Fs, far above v_s it is Fc + Fv dq (S1)."""
+    options = ModelOptions("stribeck", stribeck_velocity=(0.05, 0.2))
+    dq = np.array([[1e-6, -1e-6], [5.0, -5.0]])
+    f = friction_columns(dq, options) @ np.array([1.0, 3.0, 0.1])  # Fc, Fs, Fv
+    np.testing.assert_allclose(f, [[3.0, -3.0], [1.5, -1.5]], atol=1e-9)
+    with pytest.raises(ModelError, match="Stribeck velocities"):
+        friction_columns(dq, ModelOptions("stribeck"))
+    with pytest.raises(ModelError, match="only with friction 'stribeck'"):
+        ModelOptions("coulomb-viscous", stribeck_velocity=(0.1, 0.1))
+    assert ModelOptions.from_dict(options.to_dict()) == options
