@@ -31,6 +31,7 @@ SLOW_FILES = {
     "test_iiwa_real.py",             # the real KUKA iiwa 14 logs, end to end
     "test_interrupted_runs.py",      # commands killed mid-run
     "test_lowpass_auto.py",          # cross-validated cutoffs on logs up to 5 kHz
+    "test_payload_honest.py",        # simulated payload logs and the real KUKA iiwa 14 logs
     "test_report.py",                # the demo, then its report in a browser
     "test_thesis_protocol.py",       # a full thesis protocol log
 }

@@ -94,6 +94,7 @@ RULES: dict[str, Rule] = {
     "--resample": HERTZ, "--filter-hz": HERTZ,
     "--prefilter-hz": Rule(low=0, why="cutoff [Hz]; 0 = no filter"),
     "--min-velocity": Rule(low=0, why="rad/s or m/s"),
+    "--gain-std": Rule(low=0, why="a relative standard deviation of the drive gains"),
     "--still-range": Rule(low=0, why="rad (a tenth of it in m); 0 = off"),
     "--smooth-sign": Rule(low=0, why="velocity scale of the tanh sign; 0 = sign"),
     "--skip-seconds": Rule(low=0, why="seconds"),

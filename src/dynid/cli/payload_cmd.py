@@ -35,6 +35,10 @@ def identify(robot: str = robot_option(),
              out: Path = typer.Option(..., "--out", "-o", help="payload JSON to write"),
              urdf: Path = typer.Option(None, "--urdf", help="URDF of the robot with the payload as a fixed link"),
              force: bool = typer.Option(False, "--force", help="use a result identified on another robot"),
+             gain_std: float = typer.Option(0.0, "--gain-std", help="relative standard deviation of the drive gains "
+                                            "(torques read from currents), common to all joints: the load scales "
+                                            "with them, so it adds to its covariance (e.g. 0.05 for gains known to "
+                                            "5 %%; dynid drives gains calibrates them)"),
              rename: str = O.RENAME, columns: str = O.COLUMNS, time_unit: str = O.TIME_UNIT,
              degrees: bool = O.DEGREES, motor_side: bool = O.MOTOR_SIDE, current_gain: str = O.CURRENT_GAIN,
              negate: str = O.NEGATE, ignore: str = O.IGNORE, topic: str = O.TOPIC, stamp: str = STAMP_OVERRIDE,
@@ -61,7 +65,8 @@ def identify(robot: str = robot_option(),
     relative = result.get("fit", {}).get("relative_rmsd")
     estimate = identify_payload(r, expand_sources(data), options, base, prep, beta,
                                 expand_sources(unloaded) if unloaded else None, mapping, nan, beta_cov,
-                                None if relative is None or None in relative else relative)
+                                None if relative is None or None in relative else relative, gain_std,
+                                mapping.current_gain is not None)
     content = estimate.to_dict()
     content.update({"robot": robot, "robot_name": r.name, "params": str(params),
                     "frame": f"link frame of the flange body ({r.joints[flange_body(r)].name})"})

@@ -25,6 +25,22 @@ What the motion cannot determine is found from the normal matrix: a payload para
 regressor, i.e. every null-space direction has a negligible k-th component; an undetermined
 one is reported as null with the reason, never guessed.
 
+The white-noise covariance is a floor, not the answer: the torque is low-passed with the
+regressor (its noise correlates over about fs / (2 fc) samples), drives ripple with the
+position, a model misses what follows the motion. The reported covariance is the jackknife
+over clusters of the motion's states (``identify.sandwich`` S1: an error that is a function of
+the state falls in one cluster every time the motion passes there), never below
+Khalil-Gautier's, scaled up when the payload fitted to the first and to the second half of the
+logs differ beyond it (S2); result "uncertainty" holds the white-noise std, the number of
+clusters, the halves' check. A common error of the drive gains (torques read from currents)
+scales the whole load and leaves no trace in the residuals: with its relative standard
+deviation u (``gain_std``, ``--gain-std``)
+
+    C_phi += u^2 phi phi^T                                                              (P4)
+
+and without it a note says that the std do not hold it (docs/identification.md: a 13 % low
+mass with a std 45 times smaller is what gains 13 % low give).
+
 Physical consistency (Wensing, Kim & Slotine 2017, as ``physical.py``): the estimate solves
 
     min (x - x_ls)^T A (x - x_ls) / RSS_ls   s.t.   J(phi) >= 0,  m >= 0                (P2)
@@ -43,6 +59,13 @@ the loaded log's relative residual per joint (RMS residual / RMS torque), after 
 fit, is compared with the robot's own fit's (result.json ``fit.relative_rmsd``; relative,
 because sensor noise grows with the torque the load adds): more than ``MODEL_MISFIT`` times
 it on a joint warns and recommends ``--unloaded`` (the same motion without the load).
+
+The inertia of a small load is often below what a log can see (a 100 Hz log, slow wrist
+motion): when its standard deviation exceeds half its largest principal moment, the inertia is
+reported as undetermined (null, with a note) instead of the physically consistent value the
+constraint alone chose at the edge of the physical set (smallest eigenvalue ~1e-8); a
+determined inertia whose least-squares value is not physical beyond three standard deviations
+warns (the model misses an effect the inertia absorbs).
 """
 
 from __future__ import annotations
@@ -60,6 +83,8 @@ from dynid.identify.model import identification_regressor
 from dynid.identify.normal_equations import NormalEquations, spectrum
 from dynid.identify.physical import least_squares_form, pseudo_inertia_basis, pseudo_solve
 from dynid.identify.pipeline import prepared_sources, row_mask
+from dynid.identify.payload_uncertainty import derived_jacobian, honest_covariance, inertia_determined
+from dynid.identify.sandwich import StateClusters
 from dynid.robot.inertia import PARAMETER_NAMES, inertia_six, pseudo_inertia, to_mass_com_inertia
 
 ROWS = 8192  # samples per regressor evaluation
@@ -71,7 +96,8 @@ MODEL_MISFIT = 1.5  # one-log mode: loaded-log residual / the robot fit's own re
 @dataclass
 class PayloadEstimate:
     """phi (10,) physically consistent estimate; phi_ls (10,) least squares; std (10,) (NaN where
-    undetermined); determined (10,) bool; cov (10, 10); rmsd per joint of the loaded log; notes."""
+    undetermined); determined (10,) bool; cov (10, 10); rmsd per joint of the loaded log; notes;
+    uncertainty: how the covariance was made (white-noise std, blocks, halves, gain_std)."""
 
     phi: np.ndarray
     phi_ls: np.ndarray
@@ -83,11 +109,12 @@ class PayloadEstimate:
     mode: str
     samples: int
     notes: list[str] = field(default_factory=list)
+    uncertainty: dict = field(default_factory=dict)
 
     def summary(self) -> dict:
         """Mass, CoM, inertia about the CoM with standard deviations (None where not determined)."""
         mass, com, ic = to_mass_com_inertia(self.phi)
-        jac = _derived_jacobian(self.phi)
+        jac = derived_jacobian(self.phi)
         var = np.einsum("ij,jk,ik->i", jac, np.nan_to_num(self.cov), jac)
         needs = np.abs(jac) > 1e-12  # which phi each derived figure depends on
         ok = np.array([bool(np.all(self.determined[needs[i]])) for i in range(jac.shape[0])])
@@ -105,24 +132,8 @@ class PayloadEstimate:
         undetermined = [nm for nm, d in zip(PARAMETER_NAMES, self.determined) if not d]
         return {"format": "dynid-payload", "mode": self.mode, "samples": self.samples, **self.summary(),
                 "parameters": params, "undetermined": undetermined,
-                "lmi_min_eigenvalue": self.lmi_min_eigenvalue,
+                "lmi_min_eigenvalue": self.lmi_min_eigenvalue, "uncertainty": dict(self.uncertainty),
                 "fit": {"rmsd": [float(v) for v in self.rmsd]}, "notes": list(self.notes)}
-
-
-def _derived(phi: np.ndarray) -> np.ndarray:
-    mass, com, ic = to_mass_com_inertia(phi)
-    return np.concatenate([[mass], com, inertia_six(ic)])
-
-
-def _derived_jacobian(phi: np.ndarray) -> np.ndarray:
-    """(10, 10) d(m, c, I_c six) / d phi by central differences."""
-    scale = np.maximum(np.abs(phi), 1e-6 * max(abs(phi[0]), 1e-3))
-    jac = np.empty((10, 10))
-    for k in range(10):
-        step = np.zeros(10)
-        step[k] = 1e-6 * scale[k]
-        jac[:, k] = (_derived(phi + step) - _derived(phi - step)) / (2 * step[k])
-    return jac
 
 
 def flange_body(robot) -> int:
@@ -144,12 +155,15 @@ def check_wrist_motion(robot, ready, source: str) -> None:
 
 
 def _accumulate(robot, readies, options, base, prep, beta, loaded: bool, ne: NormalEquations, two_logs: bool,
-                cross: np.ndarray | None = None, tau_ss: np.ndarray | None = None):
+                cross: np.ndarray | None = None, tau_ss: np.ndarray | None = None,
+                blocks: dict | None = None, clusters: StateClusters | None = None) -> int:
     """Add the rows of prepared logs to ``ne`` (module docstring, P1); returns the sample count.
     cross (n, 10, b): one-log mode, sum_i Y_L,ij^T Y_b,ij per joint j (for the robot model's share
-    of the payload's covariance, P3); tau_ss (n,): the measured torques' sum of squares is added."""
+    of the payload's covariance, P3); tau_ss (n,): the measured torques' sum of squares is added;
+    blocks: {(cluster, half): normal equations} of the rows in each cluster of the motion's
+    states (``clusters``) and half of its log (0 or 1), for the standard deviations the
+    residuals support (``identify.sandwich``); their sum is what ``ne`` gets."""
     body = flange_body(robot)
-    b = base.rank
     count = 0
     for ready in readies:
         if ready.tau is None:
@@ -160,16 +174,26 @@ def _accumulate(robot, readies, options, base, prep, beta, loaded: bool, ne: Nor
             y = identification_regressor(robot, ready.q[sl], ready.dq[sl], ready.ddq[sl], options)
             yb = y[..., base.independent]
             yl = y[..., 10 * body:10 * body + 10] if loaded else np.zeros(yb.shape[:2] + (10,))
-            m = None if mask is None else mask[sl]
+            m = np.ones(yb.shape[:2], dtype=bool) if mask is None else mask[sl]
             if tau_ss is not None:
-                tau_ss += np.sum(ready.tau[sl] ** 2 * (1.0 if m is None else m), axis=0)
+                tau_ss += np.sum(ready.tau[sl] ** 2 * m, axis=0)
             if two_logs:
-                ne.add(np.concatenate([yb, yl], axis=2), ready.tau[sl], m)
+                w, tau = np.concatenate([yb, yl], axis=2), ready.tau[sl]
             else:
-                ne.add(yl, ready.tau[sl] - yb @ beta, m)
+                w, tau = yl, ready.tau[sl] - yb @ beta
                 if cross is not None:
-                    keep = np.ones(yl.shape[:2], dtype=bool) if m is None else m
-                    cross += np.einsum("ijk,ijl->jkl", yl * keep[..., None], yb)
+                    cross += np.einsum("ijk,ijl->jkl", yl * m[..., None], yb)
+            if blocks is None:
+                ne.add(w, tau, m)
+            else:
+                half = (np.arange(sl.start, sl.start + len(tau)) * 2 >= len(ready)).astype(int)
+                key = clusters.labels(np.concatenate([ready.q[sl], ready.dq[sl]], axis=1)) * 2 + half
+                order = np.argsort(key, kind="stable")
+                w, tau, m, key = w[order], tau[order], m[order], key[order]
+                edges = np.flatnonzero(np.diff(key)) + 1
+                for lo, hi in zip(np.r_[0, edges], np.r_[edges, len(key)]):  # loop over the clusters present
+                    part = blocks.setdefault((int(key[lo]) // 2, int(key[lo]) % 2), NormalEquations(ne.n, ne.b))
+                    part.add(w[lo:hi], tau[lo:hi], m[lo:hi])
             count += len(ready.t[sl])
     return count
 
@@ -205,17 +229,22 @@ def _refuse_shared_logs(loaded_paths, unloaded_paths) -> None:
 def identify_payload(robot, loaded_paths, options, base, prep, beta: np.ndarray | None = None,
                      unloaded_paths=None, mapping=None, nan: str = "drop",
                      beta_cov: np.ndarray | None = None,
-                     robot_relative_rmsd: np.ndarray | None = None) -> PayloadEstimate:
+                     robot_relative_rmsd: np.ndarray | None = None, gain_std: float = 0.0,
+                     currents: bool = False) -> PayloadEstimate:
     """The payload's parameters (module docstring) from the loaded log(s), with the robot's
     base parameters ``beta`` (one-log mode) or with the unloaded log(s) (two-log mode).
     robot_relative_rmsd (n,): relative residual of the robot's own fit (one-log mode: the misfit
-    check of the module docstring)."""
+    check of the module docstring); gain_std: relative standard deviation of the drive gains
+    common to all joints (P4); currents: the torques were read from currents through gains
+    (then a note says that their error is not in the standard deviations unless gain_std)."""
     from dynid.data.columns import ColumnMapping
 
     mapping = mapping or ColumnMapping()
     two_logs = unloaded_paths is not None
     if not two_logs and beta is None:
         raise DataError("payload: give the robot's result.json (its base parameters) or a log without the load")
+    if not (np.isfinite(gain_std) and gain_std >= 0):
+        raise DataError(f"payload: the drive gains' relative standard deviation must be >= 0, got {gain_std}")
     if two_logs:
         _refuse_shared_logs(loaded_paths, unloaded_paths)
     loaded = prepared_sources(robot, loaded_paths, options, mapping, prep, nan)
@@ -225,10 +254,15 @@ def identify_payload(robot, loaded_paths, options, base, prep, beta: np.ndarray 
     ne = NormalEquations(robot.n, size)
     cross = None if two_logs or beta_cov is None else np.zeros((robot.n, 10, base.rank))
     tau_ss = np.zeros(robot.n)
-    samples = _accumulate(robot, loaded, options, base, prep, beta, True, ne, two_logs, cross, tau_ss)
+    unloaded = prepared_sources(robot, unloaded_paths, options, mapping, prep, nan) if two_logs else []
+    clusters = StateClusters.fit([np.concatenate([r.q, r.dq], axis=1) for r in loaded + unloaded])
+    blocks: dict = {}
+    samples = _accumulate(robot, loaded, options, base, prep, beta, True, ne, two_logs, cross, tau_ss, blocks,
+                          clusters)
     if two_logs:
-        _accumulate(robot, prepared_sources(robot, unloaded_paths, options, mapping, prep, nan), options, base,
-                    prep, None, False, ne, True)
+        _accumulate(robot, unloaded, options, base, prep, None, False, ne, True, blocks=blocks, clusters=clusters)
+    for part in blocks.values():
+        ne.merge(part)
     a, rhs = ne.totals()
     determined = determined_parameters(a)
     if not determined[0]:
@@ -241,15 +275,22 @@ def identify_payload(robot, loaded_paths, options, base, prep, beta: np.ndarray 
     dof = max(int(ne.rows.sum()) - int(np.linalg.matrix_rank(aw)), 1)
     s2 = float(np.sum(ne.residual_ss(x_ls) / var)) / dof
     inv = np.linalg.pinv(aw, rcond=1e-12, hermitian=True)
-    cov = s2 * inv
+    notes = []
+    cov, uncertainty = honest_covariance(blocks, x_ls, var, inv, s2 * inv, size, determined, loaded_paths[0], notes)
     if cross is not None:  # P3: the robot model's error moves the payload too
         m = np.tensordot(1.0 / var, cross, axes=1)  # (10, b) = sum_j w_j sum_i Y_L^T Y_b
         cov = cov + inv @ m @ beta_cov @ m.T @ inv
+    phi_ls = x_ls[size - 10:]
+    if gain_std > 0:  # P4: a common error of the drive gains scales the whole load
+        cov[size - 10:, size - 10:] += gain_std**2 * np.outer(phi_ls, phi_ls)
+    uncertainty["gain_std"] = gain_std
     x_pc, status = _consistent(aw, rw, x_ls, ne, var, size, determined.all())
     phi_pc = x_pc[size - 10:]
-    std = np.sqrt(np.maximum(np.diag(cov)[size - 10:], 0.0))
+    payload_cov = cov[size - 10:, size - 10:]
+    structural = determined.copy()  # what the motion leaves free; then what its noise hides
+    determined = determined & inertia_determined(phi_ls, phi_pc, payload_cov, determined, loaded_paths[0], notes)
+    std = np.sqrt(np.maximum(np.diag(payload_cov), 0.0))
     rmsd = np.sqrt(ne.residual_ss(x_pc) / np.maximum(ne.rows, 1))
-    notes = []
     if status not in ("optimal", "least squares"):
         text = (f"{loaded_paths[0]}: the physically consistent payload fit stopped before its optimum (solver status "
                 f"'{status}'): its values may be off by more than the standard deviations of the least-squares ones "
@@ -268,17 +309,21 @@ def identify_payload(robot, loaded_paths, options, base, prep, beta: np.ndarray 
                     "record the same motion without the load and give it with --unloaded")
             notes.append(text)
             warnings.warn(DynidWarning(text), stacklevel=2)
-    if not determined.all():
-        names = [nm for nm, d in zip(PARAMETER_NAMES, determined) if not d]
+    if not structural.all():
+        names = [nm for nm, d in zip(PARAMETER_NAMES, structural) if not d]
         notes.append(f"not determined by the motion: {', '.join(names)} (the log's motion leaves them free; the "
                      "URDF carries a physically consistent value for them, not an identified one)")
     if not two_logs and beta_cov is None:
         notes.append("standard deviations cover the loaded log's noise only, not the errors of the robot's model "
                      "(its result holds no covariance); --unloaded covers both")
-    return PayloadEstimate(phi_pc, x_ls[size - 10:], np.where(determined, std, np.nan), determined,
-                           cov[size - 10:, size - 10:], rmsd, float(np.linalg.eigvalsh(pseudo_inertia(phi_pc))[0]),
+    if currents and gain_std == 0:
+        notes.append("the torques come from currents through drive gains: the load's parameters scale with a common "
+                     "error of the gains, which these standard deviations do not hold (give the gains' relative "
+                     "uncertainty with --gain-std, or calibrate the gains with a known load: dynid drives gains)")
+    return PayloadEstimate(phi_pc, phi_ls, np.where(determined, std, np.nan), determined,
+                           payload_cov, rmsd, float(np.linalg.eigvalsh(pseudo_inertia(phi_pc))[0]),
                            "two logs (with and without the load)" if two_logs else "one log, robot model of the result",
-                           samples, notes)
+                           samples, notes, uncertainty)
 
 
 def _consistent(aw: np.ndarray, rw: np.ndarray, x_ls: np.ndarray, ne: NormalEquations, var: np.ndarray, size: int,

@@ -52,7 +52,9 @@ def payload(ctx: Context) -> Section:
     body = paragraph(f"A load fixed to the flange, identified {found.get('mode', '')} "
                      f"({found.get('samples', '?')} samples; {found.get('frame', 'link frame of the last joint')}). "
                      "Physically consistent (pseudo-inertia positive semidefinite: smallest eigenvalue "
-                     f"{found.get('lmi_min_eigenvalue', float('nan')):.3g}); standard deviations Khalil-Gautier.")
+                     f"{found.get('lmi_min_eigenvalue', float('nan')):.3g}); standard deviations "
+                     + ("from the jackknife over clusters of the motion's states, never below Khalil-Gautier's "
+                        "white-noise ones." if "uncertainty" in found else "Khalil-Gautier."))
     body += table(["payload", "value", "std"], rows, cls="kv")
     for text in found.get("notes", []):
         body += note(text)
