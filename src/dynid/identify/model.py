@@ -175,7 +175,8 @@ def stribeck_shape(dq: np.ndarray, velocity) -> np.ndarray:
     v = np.asarray(velocity, dtype=float)
     if v.size != dq.shape[-1]:
         raise ModelError(f"Stribeck friction: {v.size} Stribeck velocities for {dq.shape[-1]} joints (the velocity "
-                         "is chosen from a log by identify --friction stribeck, or given per joint)")
+                         "is chosen from a log by identify --friction stribeck, or given as "
+                         "ModelOptions.stribeck_velocity)")
     return np.exp(-np.square(dq / v))
 
 
