@@ -22,7 +22,9 @@ the columns dq^2 sign(dq) and dq^3 to the same span. So one pass over the log gi
 2. per fold k and joint j the Gram S_kj of [Y_b,j | g_j(v_1) .. g_j(v_M) | dq^2 s, dq^3 | tau_j]
    (Y_b the base regressor of the Coulomb-viscous model, v_m a logarithmic grid of
    ``GRID_STEPS`` per octave from ``V_LOW`` to ``V_HIGH``): the normal equations of every
-   candidate model are sub-blocks of it;
+   candidate model are sub-blocks of it. A joint's rows at rest (``data.rest`` sets dq = 0
+   there) are left out: standing still, a joint holds any torque up to Fs, which says nothing
+   about the curve;
 3. a fit on a set of folds: weighted least squares (rows of joint j over sigma_j, the residual
    of the Coulomb-viscous fit on the whole log, reweighted three times as Gautier's two steps) of the base parameters and each joint's extra
    columns; for Stribeck, v_s,j is chosen by coordinate descent over the joints on the grid
@@ -256,6 +258,7 @@ def accumulate(robot, readies, options: ModelOptions, base, prep: Preprocessing,
             raise DataError(f"{ready.source}: no torques (tau1..taun) or currents (i1..in) to identify from")
         mask = row_mask(ready.dq, segment_edge_mask(ready, edge_samples(prep, prepared_rate(ready))), prep)
         mask = np.ones(ready.dq.shape, dtype=bool) if mask is None else mask
+        mask = mask & (ready.dq != 0.0)  # a joint at rest (``data.rest``: dq set to 0) holds any torque up to Fs
         sign = np.tanh(ready.dq / options.smooth_sign) if options.smooth_sign > 0 else np.sign(ready.dq)
         for s in range(0, len(ready), BLOCK):
             sl = slice(s, s + BLOCK)
