@@ -6,7 +6,7 @@ that misses an effect (friction at low speed, a cogging torque) leaves a residua
 function of the state, and an excitation repeats its motion, so the same error comes back
 every period and does not average out as white noise would. On simulated 100 Hz logs with
 drive ripple the mass of a payload was off by up to 7 of its white-noise standard deviations;
-on the real iiwa logs a load of zero came out 8-31 of them away from 0 (docs/identification.md,
+on the real iiwa logs a load of zero came out 8-52 of them away from 0 (docs/identification.md,
 "Payload uncertainty"). Two checks make the reported spread honest without modelling those
 errors:
 
