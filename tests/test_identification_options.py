@@ -5,7 +5,8 @@ Fact checked: each parameter of the command is an ``Identification`` field of th
 default, or a column-mapping option (``ColumnMapping.from_options``, handed to ``fit_files``), or
 one of the few the command turns into a call of its own (the files read and written, and the
 acceleration-free ``--drive`` identification, ``drives.identification.identify_drive_log``). An
-option added to the command alone fails here."""
+option added to the command alone fails here. The fleet, which solves groups with the same
+steps, refuses an option it does not apply instead of dropping it (``fleet.tasks.Settings.of``)."""
 
 from __future__ import annotations
 
@@ -53,3 +54,24 @@ def test_every_option_of_dynid_identify_is_carried_by_the_library():
     assert not missing, f"options of dynid identify the library does not take: {missing}"
     assert not defaults, f"defaults that differ: {defaults}"
     assert fields["per"] is None and "excitation" in fields
+
+
+def test_the_fleet_refuses_the_options_it_does_not_carry_rather_than_dropping_them():
+    import pytest
+
+    from dynid.errors import DataError
+    from dynid.fleet.tasks import NOT_CARRIED, Settings
+
+    with pytest.raises(DataError, match="fixed low-pass cutoff"):
+        Settings.of(Identification("planar2"))
+    with pytest.raises(DataError, match="rest='off'"):
+        Settings.of(Identification("planar2", lowpass=None))  # rest detection is identify's default
+    with pytest.raises(DataError, match="essential=True"):
+        Settings.of(Identification("planar2", lowpass=None, rest="off", essential=True))
+    idn = Identification("planar2", estimator="wls", offset=True, lowpass=12.0, rest="off", still_range=0.1)
+    settings = Settings.of(idn)
+    again = settings.identification(idn.robot, idn.spec)
+    assert again.prep == idn.prep and again.options == idn.options  # filter_torque None is off with a fixed cutoff
+    kept = [f.name for f in dataclasses.fields(Identification)
+            if f.init and f.name not in ("robot", "filter_torque", *NOT_CARRIED)]
+    assert {k: getattr(again, k) for k in kept} == {k: getattr(idn, k) for k in kept}

@@ -29,7 +29,7 @@ import contextlib
 import os
 import tempfile
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -37,6 +37,8 @@ from dynid.errors import DataError, DynidError, DynidWarning
 
 FILE_ERRORS = (DynidError, OSError, EOFError)  # plus pyarrow.ArrowException (added at run time)
 TRANSIENT = (ConnectionError, TimeoutError)
+# Identification options a fleet run does not apply (Settings.of refuses them when not at their defaults)
+NOT_CARRIED = ("friction_drift", "per", "cycles", "essential", "regularize", "prior_bound", "irls_iterations", "seed")
 
 
 @dataclass(frozen=True)
@@ -60,10 +62,20 @@ class Settings:
     @classmethod
     def of(cls, idn) -> "Settings":
         """The settings of a ``dynid.Identification`` (its lowpass a cutoff or None: the fleet
-        does not cross-validate it per group, ``lowpass="auto"`` is refused)."""
+        does not cross-validate it per group, ``lowpass="auto"`` is refused). Options the fleet
+        does not carry (``NOT_CARRIED``, and rest detection: rest="off") are refused rather than
+        dropped."""
         if idn.lowpass == "auto":
             raise DataError("the fleet identifies with a fixed low-pass cutoff: give lowpass=HZ, or None for "
                             "min(20 Hz, fs/10)")
+        if idn.rest != "off":
+            raise DataError("the fleet does not detect rests per group (its settings carry no rest bands): give "
+                            "rest='off'")
+        defaults = {f.name: f.default for f in fields(idn)}
+        dropped = [f"{name}={getattr(idn, name)!r}" for name in NOT_CARRIED if getattr(idn, name) != defaults[name]]
+        if dropped:
+            raise DataError(f"the fleet does not carry {', '.join(dropped)}: leave them at their defaults "
+                            "(dynid identify on a group's files does them)")
         return cls(idn.options, idn.prep, idn.estimator, idn.max_condition, idn.chunk_rows, idn.nan, idn.tol,
                    idn.still_range)
 
