@@ -53,6 +53,20 @@ def test_edge_filter_equals_sosfiltfilt_away_from_the_ends():
                                scipy.signal.sosfiltfilt(sos, z, axis=0, padlen=3000)[3000:-3000], atol=1e-9)
 
 
+def _predictor(robot, train, cutoff: float):
+    """The torques (N, n) that an OLS fit of ``train`` at ``cutoff`` predicts for a log, each
+    prepared alone (its own filter edges)."""
+    options = ModelOptions()
+    base = base_parameters(robot, options)
+    prep = Preprocessing(lowpass_hz=cutoff)
+    est = fit_data(robot, train, options, base, OrdinaryLeastSquares(), prep)
+
+    def predicted(data):
+        ready = prepare(data, prep)
+        return identification_regressor(robot, ready.q, ready.dq, ready.ddq, options)[..., base.independent] @ est.coef_
+    return predicted
+
+
 def _worst_joint(error: np.ndarray, true: np.ndarray) -> float:
     return float(np.max(np.sqrt(np.sum(error ** 2, axis=0) / np.sum(true ** 2, axis=0))))
 
@@ -76,15 +90,7 @@ def test_a_file_cut_from_a_log_is_predicted_as_well_as_the_same_rows_inside_the_
     40 s log (where they are interior rows), at every cutoff from 1 to 50 Hz. Before the edge
     treatment: 6-45 x at 1-10 Hz (a 1-4 % error became 20-50 %)."""
     robot, train, other, tau_true, rows = er3a_logs
-    options = ModelOptions()
-    base = base_parameters(robot, options)
-    prep = Preprocessing(lowpass_hz=cutoff)
-    est = fit_data(robot, train, options, base, OrdinaryLeastSquares(), prep)
-
-    def predicted(data):
-        ready = prepare(data, prep)
-        return identification_regressor(robot, ready.q, ready.dq, ready.ddq, options)[..., base.independent] @ est.coef_
-
+    predicted = _predictor(robot, train, cutoff)
     alone = predicted(other.select(rows)) - tau_true[rows]
     inside = predicted(other)[rows] - tau_true[rows]
     assert _worst_joint(alone, tau_true[rows]) <= 1.2 * _worst_joint(inside, tau_true[rows]), cutoff
@@ -143,15 +149,7 @@ def test_edges_of_files_cut_from_a_fast_log_at_low_cutoffs(fast_fine_logs, cutof
     the polynomial chosen on trial edges by the second differences it gives (``data.edges``)
     at most 1.12 x."""
     robot, train, other, t, tau_true = fast_fine_logs
-    options = ModelOptions()
-    base = base_parameters(robot, options)
-    prep = Preprocessing(lowpass_hz=cutoff)
-    est = fit_data(robot, train, options, base, OrdinaryLeastSquares(), prep)
-
-    def predicted(data):
-        ready = prepare(data, prep)
-        return identification_regressor(robot, ready.q, ready.dq, ready.ddq, options)[..., base.independent] @ est.coef_
-
+    predicted = _predictor(robot, train, cutoff)
     inside = predicted(other)
     for start in (3.1, 13.37, 27.77):
         rows = (t >= start) & (t < start + 10.0)
