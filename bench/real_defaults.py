@@ -30,7 +30,7 @@ than those the defaults were developed on (er3a, planar2, random multi-sines at 
 
 Prints one line per case: the defaults' held-out relative error (all joints pooled), the best
 hand setting's, their ratio (goal: <= 1.10), the best cutoff without other options, and the CPU
-and wall seconds of the case (its 1 + 6 x 4 fits and predictions).
+and wall seconds of the case (its 1 + 6 x 5 fits and predictions).
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 CUTOFFS = (1.0, 2.0, 5.0, 10.0, 20.0, 50.0)
 VARIANTS = {"": [], "--min-velocity 0.02": ["--min-velocity", "0.02"], "--smooth-sign 0.02": ["--smooth-sign", "0.02"],
-            "--filter-torque": ["--filter-torque"]}
+            "--filter-torque": ["--filter-torque"], "--rest off": ["--rest", "off"]}
 
 
 def run(*args: str) -> str:
