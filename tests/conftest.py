@@ -6,9 +6,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-# The commands' output is checked as a log or a pipe gets it (cli.common: 160 columns unless COLUMNS
-# says otherwise): pytest-xdist's workers inherit COLUMNS=80, which wrapped the lines the tests read.
-# Removed before any test imports dynid.cli.common; a test that wants a width sets it for its subprocess.
+# The commands' output is checked as a log or a pipe gets it (cli.common: PIPED_COLUMNS, wider if
+# COLUMNS asks): a test that wants a width sets COLUMNS for its subprocess.
 os.environ.pop("COLUMNS", None)
 
 from shared_data import shared_path  # noqa: E402

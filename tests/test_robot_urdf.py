@@ -195,8 +195,10 @@ def test_a_mimic_robot_through_identify_predict_and_export(mimic_urdf, tmp_path)
     assert [j["name"] for j in content["joints"]] == robot.joint_names
 
 
-def test_robot_show_piped_prints_every_joint_name_whole(tmp_path):
-    """A log or a pipe (no terminal, no COLUMNS) gets the names whole, not 'shoulder_lift_joi…'."""
+@pytest.mark.parametrize("columns", [None, "80"])
+def test_robot_show_piped_prints_every_joint_name_whole(tmp_path, columns):
+    """A log or a pipe gets the names whole, not 'shoulder_lift_joi…', also with a COLUMNS=80 inherited
+    from a terminal (pytest-xdist's workers have it)."""
     import os
     import subprocess
     import sys
@@ -205,7 +207,7 @@ def test_robot_show_piped_prints_every_joint_name_whole(tmp_path):
         dynid.load_robot("example:ur5")
     except ModelError as exc:
         pytest.skip(str(exc))
-    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"} | ({"COLUMNS": columns} if columns else {})
     out = subprocess.run([sys.executable, "-m", "dynid.cli.main", "robot", "show", "example:ur5"], env=env,
                          cwd=tmp_path, capture_output=True, text=True, timeout=300, check=True).stdout
     elbow = next(line for line in out.splitlines() if " elbow_joint " in line)

@@ -25,10 +25,17 @@ def _is_terminal(stream) -> bool:
     return stream is not None and stream.isatty()
 
 
+PIPED_COLUMNS = 160
+
+
 def _width(stream) -> int | None:
-    """Piped output (logs, CI) gets a wide console instead of rich's default of 80 columns, unless
-    COLUMNS says otherwise (rich reads it); a terminal's own width otherwise."""
-    return None if _is_terminal(stream) or os.environ.get("COLUMNS", "").isdigit() else 160
+    """A terminal's own width; piped output (logs, CI, scripts that read it) at least PIPED_COLUMNS
+    instead of rich's default of 80, wider if COLUMNS asks for it (a COLUMNS=80 inherited from a
+    terminal, as pytest-xdist's workers have, must not wrap the lines a script greps)."""
+    if _is_terminal(stream):
+        return None
+    columns = os.environ.get("COLUMNS", "")
+    return max(PIPED_COLUMNS, int(columns)) if columns.isdigit() else PIPED_COLUMNS
 
 
 console = Console(width=_width(sys.stdout))
