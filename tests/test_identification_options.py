@@ -66,6 +66,8 @@ def test_the_fleet_refuses_the_options_it_does_not_carry_rather_than_dropping_th
         Settings.of(Identification("planar2"))
     with pytest.raises(DataError, match="rest='off'"):
         Settings.of(Identification("planar2", lowpass=None))  # rest detection is identify's default
+    with pytest.raises(DataError, match="friction 'stribeck'"):
+        Settings.of(Identification("planar2", lowpass=None, rest="off", friction="stribeck"))
     with pytest.raises(DataError, match="essential=True"):
         Settings.of(Identification("planar2", lowpass=None, rest="off", essential=True))
     idn = Identification("planar2", estimator="wls", offset=True, lowpass=12.0, rest="off", still_range=0.1)

@@ -63,11 +63,14 @@ class Settings:
     def of(cls, idn) -> "Settings":
         """The settings of a ``dynid.Identification`` (its lowpass a cutoff or None: the fleet
         does not cross-validate it per group, ``lowpass="auto"`` is refused). Options the fleet
-        does not carry (``NOT_CARRIED``, and rest detection: rest="off") are refused rather than
-        dropped."""
+        does not carry (``NOT_CARRIED``, rest detection: rest="off", friction chosen or fitted on
+        the samples: auto, stribeck) are refused rather than dropped."""
         if idn.lowpass == "auto":
             raise DataError("the fleet identifies with a fixed low-pass cutoff: give lowpass=HZ, or None for "
                             "min(20 Hz, fs/10)")
+        if idn.friction != idn.options.friction:  # chosen or fitted on the samples (auto, stribeck)
+            raise DataError(f"the fleet sums normal equations and cannot fit friction '{idn.friction}' per group: "
+                            "give none, coulomb-viscous, polynomial or asymmetric")
         if idn.rest != "off":
             raise DataError("the fleet does not detect rests per group (its settings carry no rest bands): give "
                             "rest='off'")
