@@ -141,7 +141,7 @@ def test_table_5_4_early_cycles_and_the_drifting_friction(thesis_log, tmp_path):
     3 %). A drift-aware identification takes the drift off each cycle: the spread vanishes."""
     run_ok("simulate", "-r", "er3a", "--trajectory", thesis_log / "p.csv", "-o", tmp_path / "s0.csv")
     fit = ["identify", "-r", "er3a", "-d", tmp_path / "s0.csv", "--friction", "polynomial", "--lowpass", 0,
-           "--per", "cycle"]
+           "--per", "cycle", "--rest", "off"]
     run_ok(*fit, "-o", tmp_path / "static.json")
     run_ok(*fit, "--friction-drift", "time", "-o", tmp_path / "drift.json")
     for name in ("static", "drift"):
@@ -173,7 +173,7 @@ def test_table_5_4_early_cycles_and_the_drifting_friction(thesis_log, tmp_path):
     cols.update({f"tau{j}": cols[f"tau{j}"] * scale for j in range(1, 7)})
     write_columns(tmp_path / "s0_scaled.csv", cols)
     run_ok("identify", "-r", "er3a", "-d", tmp_path / "s0_scaled.csv", "--friction", "polynomial", "--lowpass", 0,
-           "--per", "cycle", "-o", tmp_path / "scaled.json")
+           "--per", "cycle", "--rest", "off", "-o", tmp_path / "scaled.json")
     run_ok("cycles", "stats", "-p", tmp_path / "scaled.json", "--json", tmp_path / "scaled_stats.json")
     scaled = json.loads((tmp_path / "scaled_stats.json").read_text())
     documented = {r[0]: r[1:3] for r in doc_rows(DOC, "| Sdv over the cycles, torque scale")}
