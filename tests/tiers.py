@@ -4,7 +4,7 @@
 machine); ``make test`` runs everything. The slow tier is the end-to-end runs (the demo, the
 fleet on Dask, the real iiwa logs, killed processes, the installed wheel, full excitation
 optimizations, CLI subprocess sweeps) and the tests that take more than about 10 s on a loaded
-machine (``pytest --durations=0``, 2026-11-27, load 20: the 10 s there is 1-2 s idle).
+machine (``pytest --durations=0``, 2026-11-26, load 20: the 10 s there is 1-2 s idle; and those over 1.5 s idle).
 
 A test is slow when its file is in ``SLOW_FILES`` (or the file sets ``pytestmark =
 pytest.mark.slow``), or when ``file::test_name`` is in ``SLOW_TESTS`` (every parametrization of
@@ -32,6 +32,8 @@ SLOW_FILES = {
     "test_interrupted_runs.py",      # commands killed mid-run
     "test_lowpass_auto.py",          # cross-validated cutoffs on logs up to 5 kHz
     "test_payload_honest.py",        # simulated payload logs and the real KUKA iiwa 14 logs
+    "test_regularized_pc.py",        # MuJoCo logs fitted with the regularized pc, its weight by CV
+    "test_streaming_memory.py",      # a long log streamed, its memory measured
     "test_report.py",                # the demo, then its report in a browser
     "test_thesis_protocol.py",       # a full thesis protocol log
 }
@@ -59,6 +61,29 @@ SLOW_TESTS = {
     "test_reliability_kinds.py::test_a_read_only_install_and_an_unusable_home_fall_back_to_private_cache_directories",
     "test_robot_urdf.py::test_a_mimic_robot_through_identify_predict_and_export",
     "test_voltage_identification.py::test_noisy_velocity_comparison_with_acceleration_based",
+    # over 1.5 s on the idle machine (`make check --durations`, 2026-11-26 09:33 UTC, load < 2.5):
+    # the fast tier took 86 s idle (709 tests), issue 23 asks under 60 s; with these 53 s (668 tests)
+    "test_cutoff_selection.py::test_a_9s_5khz_log_with_a_structural_mode_gets_a_cross_validated_cutoff",
+    "test_cutoff_selection.py::test_the_grid_is_bounded_by_the_folds_not_by_the_pieces",
+    "test_chunk_independence.py::test_identify_validate_predict_do_not_depend_on_chunk_rows",
+    "test_segments_sources.py::test_several_files_are_one_fit_with_each_file_preprocessed_alone",
+    "test_description_inertia.py::test_two_percent_violation_identifies_with_ols_and_pc_and_exports_physical_links",
+    "test_identify_cli.py::test_pc_and_irls_estimators_and_per_cycle_from_the_command_line",
+    "test_identify_cli.py::test_irregular_log_with_currents_goes_through_identify_and_predict_by_options",
+    "test_export_mjcf.py::test_mujoco_simulation_of_the_export_tracks_the_log_and_a_wrong_link_does_not",
+    "test_cycle_studies.py::test_groups_of_cycles_land_on_the_cold_and_warm_blocks",
+    "test_ros_bags.py::test_bag_round_trip_by_joint_name",
+    "test_numerical_honesty.py::test_pc_rank_deficiency_with_max_condition_inf_is_reported",
+    "test_reliability_kinds.py::test_a_scheduler_that_does_not_answer_leaves_no_traceback_at_exit",
+    "test_payload.py::test_one_log_with_a_robot_model_that_misses_the_log_warns_and_two_logs_stay_accurate",
+    "test_excite_example_robots.py::test_optimize_every_kind_of_example_robot",
+    "test_rest_friction.py::test_default_identify_finds_coulomb_friction_of_a_robot_that_rests_a_third_of_the_time",
+    "test_plausibility_cli.py::test_time_in_ms_or_us_without_the_option_warns",
+    "test_payload.py::test_with_white_noise_alone_the_mass_is_within_three_of_its_standard_deviations",
+    "test_cycle_studies.py::test_cross_verification_pairs_cycles_of_two_tests",
+    "test_log_parts.py::test_zero_offsets_of_the_drives_apply_to_a_motor_side_log",
+    "test_excite_clearance_report.py::test_links_within_self_exempt_joints_are_not_checked_the_others_are",
+    "test_voltage_identification.py::test_noise_free_recovery_and_noise_free_fit",
 }
 
 REPORT_ABOVE = 10.0  # s: a fast-tier test slower than this is named in the summary
