@@ -154,6 +154,10 @@ def test_mimic_robot_is_refused_for_mjcf(tmp_path):
     run_ok("identify", "-r", path, "--data", log, "--out", result, "--estimator", "pc", "--lowpass", "8")
     line = failing("export", "-r", path, "--params", result, "--mjcf", tmp_path / "m.xml")
     assert "mimic joints" in line and not (tmp_path / "m.xml").exists()
+    # with other outputs asked for too, the refusal comes before any file is written
+    line = failing("export", "-r", path, "--params", result, "--urdf", tmp_path / "m.urdf", "--mjcf",
+                   tmp_path / "m.xml", "--json", tmp_path / "m.json")
+    assert "mimic joints" in line and not any((tmp_path / f"m.{ext}").exists() for ext in ("urdf", "xml", "json"))
 
 
 def test_point_masses_and_massless_links_are_raised_to_what_mujoco_accepts(er3a_pc, tmp_path):

@@ -30,7 +30,8 @@ def export(robot: str = robot_option("the robot identified: builtin name, .urdf 
     import warnings
 
     from dynid.errors import DynidWarning
-    from dynid.export import identified_model, model_dict, motor_terms, write_mjcf, write_model_file, write_urdf
+    from dynid.data.io import atomic_write_text
+    from dynid.export import identified_model, mjcf_text, model_dict, motor_terms, write_model_file, write_urdf
     from dynid.identify.result import load_result
 
     if urdf is None and mjcf is None and json_out is None and yaml_out is None:
@@ -41,15 +42,18 @@ def export(robot: str = robot_option("the robot identified: builtin name, .urdf 
     model = identified_model(r, result, str(params))
     forced = f"; --force: {' '.join(mismatch)}" if mismatch and force else ""
     _, damping, coulomb, _ = motor_terms(model)
+    # the MJCF text first: what it refuses (mimic joints) is refused before any file is written
+    mjcf_doc = None if mjcf is None else mjcf_text(model, name, comment=f"identified by dynid ({model.estimator} "
+                                                                        f"estimate, {params})" + forced)
     if urdf is not None:  # a coupled motor's friction acts on several joints: URDF cannot say it
         write_urdf(urdf, model.robot, name, comment=f"identified by dynid ({model.estimator} estimate, {params}); "
                                                      "rotor inertia and drives: see the MJCF and JSON/YAML exports"
                                                      + forced.replace("--", "- -"),
                    dynamics=None if model.robot.is_coupled else (damping, coulomb))
         console.print(f"wrote [bold]{urdf}[/] (URDF, {model.robot.n} links)")
-    if mjcf is not None:
-        notes = write_mjcf(mjcf, model, name, comment=f"identified by dynid ({model.estimator} estimate, {params})"
-                           + forced)
+    if mjcf_doc is not None:
+        text, notes = mjcf_doc
+        atomic_write_text(mjcf, text)
         for note in notes:
             warnings.warn(DynidWarning(f"{mjcf}: {note}"), stacklevel=1)
         console.print(f"wrote [bold]{mjcf}[/] (MJCF, {model.robot.n} joints: inertials, armature, damping, "
