@@ -50,9 +50,9 @@ def show(robot: str = typer.Argument(..., help="builtin name, example:NAME, .urd
     r = load_selected(robot, joints, lock)
     console.print(f"[bold]{r.name}[/]  n = {r.n}  gravity = {np.round(r.gravity, 5).tolist()}  ({r.description})")
     column = {int(i): c for c, i in enumerate(r.actuated)}
-    table = Table("#", _names_column("joint", [j.name for j in r.joints]), "type",
-                  _names_column("parent", ["base"] + [j.name for j in r.joints]), "axis", "xyz in parent [m]", "q range", "dq max",
-                  "ddq max", "tau max", "gear", "Ia [kg m2]", "zero",
+    names = [j.name for j in r.joints]
+    table = Table("#", _names_column("joint", names), "type", _names_column("parent", ["base", *names]), "axis",
+                  "xyz in parent [m]", "q range", "dq max", "ddq max", "tau max", "gear", "Ia [kg m2]", "zero",
                   title="joints (depth-first order = data columns; SI units; zero: the joint position where "
                         "its motor encoder reads 0, added by --motor-side)")
     for i, j in enumerate(r.joints):
@@ -75,7 +75,8 @@ def show(robot: str = typer.Argument(..., help="builtin name, example:NAME, .urd
     if r.is_coupled:
         console.print("coupled transmission q_m = T q (motor k drives joint k; rows = motors):")
         console.print(_matrix(r.transmission_matrix, r.joint_names))
-    links = Table("#", _names_column("link", [link.name for link in r.links]), "m [kg]", "com [m]", "Ixx", "Ixy", "Ixz", "Iyy", "Iyz", "Izz",
+    links = Table("#", _names_column("link", [link.name for link in r.links]), "m [kg]", "com [m]",
+                  "Ixx", "Ixy", "Ixz", "Iyy", "Iyz", "Izz",
                   title="inertials (inertia about the COM, link axes) [kg m2]")
     for i, link in enumerate(r.links):
         m, com, ic = to_mass_com_inertia(link.inertial)
