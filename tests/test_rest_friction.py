@@ -188,3 +188,22 @@ def test_the_library_identification_carries_rest_detection():
     off = idn.clone(rest="off").fit(data.t, data.q, data.tau)
     assert off.preprocessing.rest_band == () and "rest_detection" not in off.document
     assert not np.allclose(off.values, fitted.values)
+
+
+def test_a_joint_whose_noise_cannot_be_measured_is_said():
+    """(R1) measures the noise over windows where the joint moves: a joint that moves only in
+    short bursts (never half of a 0.5 s window) has none, its band is 0, and a note says so
+    (it was silently 0: such a joint then stands still only where its position is constant)."""
+    from dynid.data.arrays import ArrayLog
+    from dynid.data.rest import choose_rest
+
+    robot = dynid.load_robot("planar2")
+    fs, rng = 200.0, np.random.default_rng(1)
+    t = np.arange(0.0, 20.0, 1.0 / fs)
+    burst = np.clip((t % 10.0 - 5.0) / 0.2, 0.0, 1.0) + (t >= 10.0)  # a 0.2 s step of 1 rad every 10 s
+    q = np.column_stack([0.5 * np.sin(2.0 * t), burst]) + 1e-4 * rng.normal(size=(t.size, 2))
+    log = ArrayLog.from_signals(t, q, np.zeros_like(q), None, None, None, "bursts")
+    prep, info, notes = choose_rest(robot, [log], Preprocessing())
+    assert prep.rest_band[0] > 0 and prep.rest_band[1] == 0 and info["position_noise"][1] == 0
+    said = [note for note in notes if "noise is not measured" in note]
+    assert len(said) == 1 and "joint(s) 2 " in said[0], notes

@@ -128,7 +128,7 @@ def position_noise(blocks: list[JointData], prep) -> dict:
                 warnings.simplefilter("ignore", RuntimeWarning)  # a window without a moving sample: NaN
                 rms = np.sqrt(np.nanmedian(squares, axis=1) / MEDIAN_CHI2)
             per_window.append(np.where(moving.mean(axis=1) >= 0.5, rms, np.nan))
-    sigma = np.zeros(n)
+    sigma = np.zeros(n)  # a joint with no window where it moves keeps 0: still only where q is constant
     if per_window:
         g_r = residual_gain(fs, REFERENCE_SHARE * fs, prep.filter_order)
         noise = np.concatenate(per_window)
@@ -144,15 +144,6 @@ def position_noise(blocks: list[JointData], prep) -> dict:
 
 
 MEDIAN_CHI2 = 0.45493642311957  # the median of a chi-square variable of one degree of freedom
-
-
-def robust_rms(r: np.ndarray) -> np.ndarray:
-    """The RMS of Gaussian noise r (N, ...) from the median of r^2 (the RMS over the median of
-    chi-square(1)): what the filter removes of the motion itself (its corners, at a low rate)
-    touches few samples and moves the median little, where it would dominate a mean."""
-    if r.shape[0] == 0:
-        return np.zeros(r.shape[1:])
-    return np.sqrt(np.median(r**2, axis=0) / MEDIAN_CHI2)
 
 
 def rest_window(band: np.ndarray, rms_velocity: np.ndarray) -> np.ndarray:
@@ -186,8 +177,14 @@ def choose_rest(robot, paths, prep, mapping: ColumnMapping = ColumnMapping(), na
     note = (f"standing still (--rest auto): {shares} % of the samples of joints 1-{len(band)} (raw position within "
             f"{BAND_FACTOR:g} x its noise over {_seconds(window)} s): velocity 0 there, no Coulomb torque, each "
             "rest's held torque fitted as a level of its own")
+    notes = [note] if noise["still_share"].max() > 0 else []
+    unmeasured = np.flatnonzero(noise["position_noise"] == 0)
+    if unmeasured.size:  # no window where the joint moves half the time: (R1) has nothing to measure
+        joints = ", ".join(str(j + 1) for j in unmeasured)
+        notes.append(f"rest detection: joint(s) {joints} never move in a {NOISE_WINDOW:g} s window, so their position "
+                     "noise is not measured: band 0, standing still only where the raw position is exactly constant")
     return (replace(prep, rest_band=tuple(float(v) for v in band), rest_window=tuple(float(v) for v in window)), info,
-            [note] if noise["still_share"].max() > 0 else [])
+            notes)
 
 
 def _num(x) -> float | None:

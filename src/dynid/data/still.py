@@ -12,7 +12,6 @@ import scipy.ndimage
 
 REST_WINDOW = 0.05  # s: W of (R2), at least
 MIN_WINDOW = 3  # samples of W at least
-MIN_REST = 0.0  # s: a still run shorter than this (and W) is a momentary stop, not a rest
 
 
 def window_samples(fs: float, window: float = REST_WINDOW) -> int:
@@ -23,7 +22,7 @@ def window_samples(fs: float, window: float = REST_WINDOW) -> int:
 def still_mask(q: np.ndarray, fs: float, band, window=REST_WINDOW) -> np.ndarray:
     """(N, n) True where joint j's raw position q (N, n) stays within band[j] over window[j]
     seconds (one number: every joint) before or after the sample, in runs of at least that
-    window and ``MIN_REST`` (R2). fs: the uniform rate of q [Hz]."""
+    window (R2). fs: the uniform rate of q [Hz]."""
     band = np.broadcast_to(np.asarray(band, dtype=float), (q.shape[1],))
     windows = np.broadcast_to(np.asarray(window, dtype=float), (q.shape[1],))
     out = np.zeros(q.shape, dtype=bool)
@@ -44,7 +43,6 @@ def _still(q: np.ndarray, fs: float, m: int, band: np.ndarray) -> np.ndarray:
 
     with np.errstate(invalid="ignore"):  # inf - inf never occurs: the two windows pad alike
         still = np.minimum(spread((m - 1) // 2), spread(-(m // 2))) <= band
-    # a rest lasts: a still run shorter than the window or MIN_REST is the apex of a swing or a
-    # trajectory that passes through zero velocity, where friction still acts as in motion
-    length = min(max(m, window_samples(fs, MIN_REST)), q.shape[0])
-    return scipy.ndimage.binary_opening(still, structure=np.ones((length, 1), dtype=bool))
+    # a rest lasts: a still run shorter than the window is the apex of a swing or a trajectory
+    # that passes through zero velocity, where friction still acts as in motion
+    return scipy.ndimage.binary_opening(still, structure=np.ones((m, 1), dtype=bool))

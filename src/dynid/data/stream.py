@@ -40,7 +40,6 @@ from dynid.data.io import (
 from dynid.data.plausibility import LogChecks
 from dynid.data.preprocess import Preprocessing, edge_samples, prepare_segment, prepared_rate, too_short
 from dynid.data.segments import Segmenter, concat, describe, segment_ranges
-from dynid.data.still import MIN_REST
 from dynid.data.timing import STEP_SAMPLES, LogTiming, SegmentTiming, TimingPass, segment_timing
 from dynid.errors import DataError
 
@@ -254,7 +253,7 @@ def default_margin(fs: float, prep: Preprocessing) -> int:
     cutoffs = [c for c in (prep.cutoff(fs), 0.8 * fs / (2.0 * prep.decimate) if prep.decimate > 1 else 0.0) if c > 0]
     rows = int(max(200, 20 * fs / min(cutoffs))) if cutoffs else 200
     if prep.rest_band and math.isfinite(fs):  # data.still's windows
-        rows = max(rows, 4 * int(max(max(prep.rest_window or (0.05,)), MIN_REST) * fs) + 8)
+        rows = max(rows, 4 * int(max(prep.rest_window or (0.05,)) * fs) + 8)
     return -(-rows // prep.decimate) * prep.decimate
 
 
