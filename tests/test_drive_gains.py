@@ -82,6 +82,10 @@ def test_gains_within_one_percent_from_realistic_current_logs_and_they_give_the_
            "--out", root / "payload.json")
     payload = json.loads((root / "payload.json").read_text())
     assert abs(payload["mass"]["value"] - MASS) < 0.01 * MASS, payload["mass"]
+    # the gains' uncertainty came along through result.json: the payload's covariance holds it (P4)
+    assert result["column_mapping"]["current_gain_relative_std"] == out["relative_std"]
+    assert payload["uncertainty"]["gain_std"] == max(out["relative_std"]) > 0
+    assert payload["uncertainty"]["gain_std_source"] == "drive gains file"
 
 
 def test_noise_free_logs_give_the_gains_exactly_by_every_method(tmp_path):

@@ -35,10 +35,12 @@ def identify(robot: str = robot_option(),
              out: Path = typer.Option(..., "--out", "-o", help="payload JSON to write"),
              urdf: Path = typer.Option(None, "--urdf", help="URDF of the robot with the payload as a fixed link"),
              force: bool = typer.Option(False, "--force", help="use a result identified on another robot"),
-             gain_std: float = typer.Option(0.0, "--gain-std", help="relative standard deviation of the drive gains "
+             gain_std: float = typer.Option(None, "--gain-std", help="relative standard deviation of the drive gains "
                                             "(torques read from currents), common to all joints: the load scales "
                                             "with them, so it adds to its covariance (e.g. 0.05 for gains known to "
-                                            "5 %%; dynid drives gains calibrates them)"),
+                                            "5 %%; dynid drives gains calibrates them). Default: the largest "
+                                            "relative std of the gains file given to --current-gain (here or to "
+                                            "identify), else 0"),
              rename: str = O.RENAME, columns: str = O.COLUMNS, time_unit: str = O.TIME_UNIT,
              degrees: bool = O.DEGREES, motor_side: bool = O.MOTOR_SIDE, current_gain: str = O.CURRENT_GAIN,
              negate: str = O.NEGATE, ignore: str = O.IGNORE, topic: str = O.TOPIC, stamp: str = STAMP_OVERRIDE,

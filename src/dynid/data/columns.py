@@ -94,12 +94,13 @@ def parse_pairs(text: str | None, option: str, expected: str) -> list[tuple[str,
     return pairs
 
 
-def drive_gains_text(current_gain: str | None) -> str | None:
-    """``--current-gain`` as given, or, when it names a JSON file written by ``dynid drives
-    gains``, the gains it holds (its "current_gain", comma-separated): the mapping keeps the
+def drive_gains_text(current_gain: str | None) -> tuple[str | None, tuple[float, ...]]:
+    """(``--current-gain`` as given, ()), or, when it names a JSON file written by ``dynid drives
+    gains``, (the gains it holds (its "current_gain", comma-separated), each gain's relative
+    standard deviation (its "relative_std"; () when the file has none)): the mapping keeps the
     numbers, so a result.json does not depend on the file staying where it was."""
     if current_gain is None or not current_gain.strip().lower().endswith(".json"):
-        return current_gain
+        return current_gain, ()
     import json
     from pathlib import Path
 
@@ -115,7 +116,14 @@ def drive_gains_text(current_gain: str | None) -> str | None:
             content.get("current_gain"), str):
         raise DataError(f"--current-gain {current_gain}: not a drive gains file (expected the JSON of 'dynid drives "
                         "gains', with \"format\": \"dynid-drive-gains\" and \"current_gain\")")
-    return content["current_gain"]
+    std = content.get("relative_std")
+    if std is None:
+        return content["current_gain"], ()
+    if not (isinstance(std, list) and std and all(_is_number(v) and math.isfinite(float(v)) and float(v) >= 0
+                                                  and not isinstance(v, bool) for v in std)):
+        raise DataError(f"--current-gain {current_gain}: \"relative_std\" is {std!r}, expected one relative "
+                        "standard deviation >= 0 per gain")
+    return content["current_gain"], tuple(float(v) for v in std)
 
 
 def _is_number(text) -> bool:
@@ -190,6 +198,9 @@ class ColumnMapping:
     rows: (first, last) data rows, numbered from 1 as error messages name them, both kept:
       only rows within it are read; None = all (``--rows``). Neither is stored in result.json:
       a command given one reads that part of its own log.
+    current_gain_std: relative standard deviation of each gain of ``current_gain`` (n,), read
+      from a gains file of ``dynid drives gains`` (() when the gains came as numbers); result.json
+      keeps it ("current_gain_relative_std") for payload identify's covariance
     """
 
     rename: tuple[tuple[str, str], ...] = ()
@@ -204,6 +215,7 @@ class ColumnMapping:
     stamp: str = "header"
     time_range: tuple[float, float] | None = None
     rows: tuple[int, int] | None = None
+    current_gain_std: tuple[float, ...] = ()
 
     def __post_init__(self):
         for option, part in (("--time-range", self.time_range), ("--rows", self.rows)):
@@ -233,18 +245,19 @@ class ColumnMapping:
         """From CLI strings: rename 'time=t,pos1=q1', names 't,q1,q2,tau1,tau2', negate 'tau'
         or 'tau2,tau5', ignore 'dq,ddq', time_range '10:60' (or '10:', ':60'), rows '1001:5000'."""
         pairs = parse_pairs(rename, "--rename", "FOREIGN=CONTRACT pairs like 'time=t'")
-        current_gain = drive_gains_text(current_gain)
+        current_gain, gain_std = drive_gains_text(current_gain)
         cols = tuple(c.strip() for c in names.split(",")) if names else None
         split = lambda text: tuple(p.strip() for p in (text or "").split(",") if p.strip())  # noqa: E731
         return cls(tuple(pairs), cols, time_unit, degrees, motor_side, current_gain, split(negate), split(ignore),
                    topic, stamp, parse_range(time_range, "--time-range", float),
-                   parse_range(rows, "--rows", int))
+                   parse_range(rows, "--rows", int), gain_std)
 
     def to_dict(self) -> dict:
         return {"rename": [list(p) for p in self.rename], "names": list(self.names) if self.names else None,
                 "time_unit": self.time_unit, "degrees": self.degrees, "motor_side": self.motor_side,
                 "current_gain": self.current_gain, "negate": list(self.negate), "ignore": list(self.ignore),
-                "topic": self.topic, "stamp": self.stamp}
+                "topic": self.topic, "stamp": self.stamp,
+                **({"current_gain_relative_std": list(self.current_gain_std)} if self.current_gain_std else {})}
 
     @classmethod
     def from_dict(cls, d: dict | None) -> "ColumnMapping":
@@ -264,7 +277,8 @@ class ColumnMapping:
                    tuple(d["names"]) if d.get("names") else None, d.get("time_unit", "s"),
                    bool(d.get("degrees", False)), bool(d.get("motor_side", False)), d.get("current_gain"),
                    tuple(d.get("negate") or ()), tuple(d.get("ignore") or ()), d.get("topic"),
-                   d.get("stamp") or "header")
+                   d.get("stamp") or "header",
+                   current_gain_std=tuple(float(v) for v in d.get("current_gain_relative_std") or ()))
 
     def keep_rows(self, first: int, count: int) -> slice:
         """Which of ``count`` data rows numbered from ``first`` (1-based) ``rows`` keeps (a slice)."""

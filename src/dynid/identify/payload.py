@@ -34,7 +34,8 @@ Khalil-Gautier's, scaled up when the payload fitted to the first and to the seco
 logs differ beyond it (S2); result "uncertainty" holds the white-noise std, the number of
 clusters, the halves' check. A common error of the drive gains (torques read from currents)
 scales the whole load and leaves no trace in the residuals: with its relative standard
-deviation u (``gain_std``, ``--gain-std``)
+deviation u (``gain_std``, ``--gain-std``; by default the largest relative std of the gains
+file of ``dynid drives gains`` the currents were read through, ``drive_gain_std``)
 
     C_phi += u^2 phi phi^T                                                              (P4)
 
@@ -226,20 +227,35 @@ def _refuse_shared_logs(loaded_paths, unloaded_paths) -> None:
                             "(--unloaded); the two-log mode needs logs recorded with and without the payload")
 
 
+def drive_gain_std(given: float | None, mapping, currents: bool) -> tuple[float, str | None]:
+    """(u, where it came from) of P4: ``given`` (``--gain-std``) when not None; else, for
+    torques read from currents through a gains file of ``dynid drives gains`` that carries each
+    gain's relative std, the largest of them (a common error of the gains is not larger than the
+    least certain gain's; for independent errors this is conservative); else 0 (None)."""
+    if given is not None:
+        return float(given), "--gain-std"
+    if currents and mapping.current_gain_std:
+        return float(max(mapping.current_gain_std)), "drive gains file"
+    return 0.0, None
+
+
 def identify_payload(robot, loaded_paths, options, base, prep, beta: np.ndarray | None = None,
                      unloaded_paths=None, mapping=None, nan: str = "drop",
                      beta_cov: np.ndarray | None = None,
-                     robot_relative_rmsd: np.ndarray | None = None, gain_std: float = 0.0,
+                     robot_relative_rmsd: np.ndarray | None = None, gain_std: float | None = None,
                      currents: bool = False) -> PayloadEstimate:
     """The payload's parameters (module docstring) from the loaded log(s), with the robot's
     base parameters ``beta`` (one-log mode) or with the unloaded log(s) (two-log mode).
     robot_relative_rmsd (n,): relative residual of the robot's own fit (one-log mode: the misfit
     check of the module docstring); gain_std: relative standard deviation of the drive gains
-    common to all joints (P4); currents: the torques were read from currents through gains
-    (then a note says that their error is not in the standard deviations unless gain_std)."""
+    common to all joints (P4; None: the largest of the gains file's, ``mapping.current_gain_std``,
+    when the currents are read through one, else 0); currents: the torques were read from
+    currents through gains (then a note says that their error is not in the standard deviations
+    unless gain_std)."""
     from dynid.data.columns import ColumnMapping
 
     mapping = mapping or ColumnMapping()
+    gain_std, gain_source = drive_gain_std(gain_std, mapping, currents)
     two_logs = unloaded_paths is not None
     if not two_logs and beta is None:
         raise DataError("payload: give the robot's result.json (its base parameters) or a log without the load")
@@ -283,7 +299,7 @@ def identify_payload(robot, loaded_paths, options, base, prep, beta: np.ndarray 
     phi_ls = x_ls[size - 10:]
     if gain_std > 0:  # P4: a common error of the drive gains scales the whole load
         cov[size - 10:, size - 10:] += gain_std**2 * np.outer(phi_ls, phi_ls)
-    uncertainty["gain_std"] = gain_std
+    uncertainty["gain_std"], uncertainty["gain_std_source"] = gain_std, gain_source
     x_pc, status = _consistent(aw, rw, x_ls, ne, var, size, determined.all())
     phi_pc = x_pc[size - 10:]
     payload_cov = cov[size - 10:, size - 10:]
@@ -316,7 +332,7 @@ def identify_payload(robot, loaded_paths, options, base, prep, beta: np.ndarray 
     if not two_logs and beta_cov is None:
         notes.append("standard deviations cover the loaded log's noise only, not the errors of the robot's model "
                      "(its result holds no covariance); --unloaded covers both")
-    if currents and gain_std == 0:
+    if currents and gain_source is None:
         notes.append("the torques come from currents through drive gains: the load's parameters scale with a common "
                      "error of the gains, which these standard deviations do not hold (give the gains' relative "
                      "uncertainty with --gain-std, or calibrate the gains with a known load: dynid drives gains)")
