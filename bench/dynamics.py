@@ -86,10 +86,12 @@ def in_cache_loop():
     def loop(q, dq, ddq, constants, parents, slots, gravity, y_block):
         runs = block_runs(slots)
         ws = new_workspace(q.shape[1], slots, constants, gravity, 10 * slots_used(slots))
+        in_place = np.zeros(0)  # no stage: the blocks stored in place, in cache
         b = y_block.shape[0]
         for s in range(0, q.shape[0], b):
             m = min(b, q.shape[0] - s)
-            regressor_range(q[s:s + m], dq[s:s + m], ddq[s:s + m], constants, parents, slots, runs, ws, y_block, 0, m)
+            regressor_range(q[s:s + m], dq[s:s + m], ddq[s:s + m], constants, parents, slots, runs, ws, y_block, 0, m,
+                            in_place)
 
     return loop
 

@@ -90,7 +90,8 @@ def main() -> None:
             runs = regressor.block_runs(slots)
             calls = (lambda: forward(q, dq, ddq, constants, parents, slots, ws),
                      lambda: forward_and_blocks(q, dq, ddq, constants, parents, slots, ws),
-                     lambda: regressor.regressor_range(q, dq, ddq, constants, parents, slots, runs, ws, y, 0, count))
+                     lambda: regressor.regressor_range(q, dq, ddq, constants, parents, slots, runs, ws, y, 0, count,
+                                                      np.zeros(0)))
             for call in calls:
                 call()  # compile or load
             t = [cpu_per_sample(call, count) for call in calls]

@@ -33,6 +33,7 @@ SLOW_FILES = {
     "test_lowpass_auto.py",          # cross-validated cutoffs on logs up to 5 kHz
     "test_payload_honest.py",        # simulated payload logs and the real KUKA iiwa 14 logs
     "test_regularized_pc.py",        # MuJoCo logs fitted with the regularized pc, its weight by CV
+    "test_regressor_streamed.py",    # compiles the streamed regressor kernels (one and two threads)
     "test_streaming_memory.py",      # a long log streamed, its memory measured
     "test_report.py",                # the demo, then its report in a browser
     "test_thesis_protocol.py",       # a full thesis protocol log

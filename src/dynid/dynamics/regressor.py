@@ -33,6 +33,9 @@ lane buffer instead, never forming Y. Parallel over blocks of samples; no Python
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
+
 import numba as nb
 import numpy as np
 
@@ -42,7 +45,7 @@ from dynid.dynamics.lanes import (
     CHUNK, FMA, JR, LANES, R_A, R_DV, R_DW, R_K, R_REL, R_T, R_V, R_W, at, cross3, forward_block,
     kernel_arrays, lane, lane3, lanes, load_block, new_workspace, pair_row, put3, scratch_row, slots_used,
 )
-from dynid.dynamics.tiles import lanes_to_samples
+from dynid.dynamics.tiles import lanes_to_samples, stage_shift, store_fence, stream_samples
 
 
 @nb.njit(cache=True, inline="always")
@@ -222,14 +225,52 @@ def regressor_rows(ws, constants, parents, slots, m, row_of, xt, k0):
             i = parents[i]
 
 
+@nb.njit(cache=True)
+def regressor_streamed(ws, constants, parents, slots, runs, m, y, k0, stage, shift):
+    """The same Y as ``regressor_pairs``, written past the caches: every link's blocks in lanes,
+    then, S samples at a time, the runs transposed into ``stage`` (flat, zero-filled, S whole
+    samples and 8 numbers: small enough for L1) and those samples copied to y[k0 : k0 + m] in
+    order by non-temporal stores of whole cache lines (``tiles.stream_samples``). ``shift``: where
+    the stage's samples started last time (-1: nowhere yet); returns where they start now (the
+    same within a range, as 4 samples are a whole number of lines; on a change the stage is
+    cleared, as its zeros must stay where Y's zeros go)."""
+    n = parents.shape[0]
+    scratch = scratch_row(n, slots)
+    for j in range(n):
+        link_blocks(ws, constants, parents, slots, j, scratch)
+    flat, stride = y.reshape(-1), n * 10 * n
+    samples = (stage.size - 8) // stride
+    for s0 in range(0, m, samples):
+        ms = min(samples, m - s0)
+        d = (k0 + s0) * stride
+        place = stage_shift(stage, flat, d)
+        if place != shift and shift >= 0:
+            stage[:] = 0.0
+        shift = place
+        for r in range(runs.shape[0]):
+            i, j0, count = runs[r, 0], runs[r, 1], runs[r, 2]
+            lanes_to_samples(ws, at(scratch + 10 * slots[i, j0]) + nb.uint64(s0), 10 * count, ms, stage,
+                             shift + i * 10 * n + 10 * j0, stride)
+        stream_samples(stage, shift, ms * stride, flat, d)
+    return shift
+
+
 @nb.njit(cache=True, nogil=True)
-def regressor_range(q, dq, ddq, constants, parents, slots, runs, ws, y, start, stop):
-    """Y[start:stop] of (N, n) q, dq, ddq into y (N, n, 10 n), block by block, in this thread."""
+def regressor_range(q, dq, ddq, constants, parents, slots, runs, ws, y, start, stop, stage):
+    """Y[start:stop] of (N, n) q, dq, ddq into y (N, n, 10 n), block by block, in this thread:
+    the non-zero blocks stored in place when ``stage`` is empty, else whole samples streamed
+    through ``stage``, a zero-filled flat array of S n 10 n + 8 numbers (``regressor_streamed``)."""
+    shift = -1
     for k0 in range(start, stop, LANES):
         m = min(LANES, stop - k0)
         load_block(q, dq, ddq, k0, m, ws)
         forward_block(ws, constants, parents)
-        regressor_pairs(ws, constants, parents, slots, runs, m, y, k0)
+        if stage.size == 0:
+            regressor_pairs(ws, constants, parents, slots, runs, m, y, k0)
+        else:
+            shift = regressor_streamed(ws, constants, parents, slots, runs, m, y, k0, stage, shift)
+    if stage.size > 0:
+        store_fence()
 
 
 @nb.njit(cache=True, nogil=True)
@@ -244,22 +285,76 @@ def regressor_rows_serial(q, dq, ddq, constants, parents, slots, gravity, row_of
 
 
 @nb.njit(cache=True, parallel=True)
-def _regressor_parallel(q, dq, ddq, constants, parents, slots, gravity, y, threads):
-    """Y on ``threads`` threads (Numba's count set to it), one stretch of samples each."""
+def _regressor_parallel(q, dq, ddq, constants, parents, slots, gravity, y, threads, stage_samples=0):
+    """Y on ``threads`` threads (Numba's count set to it), one stretch of samples each; streamed
+    through a stage of ``stage_samples`` samples per thread when > 0 (``regressor_range``)."""
     count, n = q.shape
     runs = block_runs(slots)
     parts = max(1, min(threads, count // CHUNK))
-    for t in nb.prange(parts):  # one workspace per thread
+    for t in nb.prange(parts):  # one workspace (and stage) per thread
         ws = new_workspace(n, slots, constants, gravity, 10 * slots_used(slots))
-        regressor_range(q, dq, ddq, constants, parents, slots, runs, ws, y, t * count // parts, (t + 1) * count // parts)
+        stage = np.zeros(stage_samples * 10 * n * n + 8 * (stage_samples > 0))
+        regressor_range(q, dq, ddq, constants, parents, slots, runs, ws, y, t * count // parts,
+                        (t + 1) * count // parts, stage)
 
 
 @nb.njit(cache=True, nogil=True)
-def regressor_serial(q, dq, ddq, constants, parents, slots, gravity, y):
-    """The whole of Y in the calling thread, GIL released (streaming identification's workers)."""
+def regressor_serial(q, dq, ddq, constants, parents, slots, gravity, y, stage_samples=0):
+    """The whole of Y in the calling thread, GIL released (streaming identification's workers:
+    Y stays in cache for the Gram matrix that reads it next, so no ``stage_samples`` there)."""
+    n = q.shape[1]
     runs = block_runs(slots)
-    ws = new_workspace(q.shape[1], slots, constants, gravity, 10 * slots_used(slots))
-    regressor_range(q, dq, ddq, constants, parents, slots, runs, ws, y, 0, q.shape[0])
+    ws = new_workspace(n, slots, constants, gravity, 10 * slots_used(slots))
+    regressor_range(q, dq, ddq, constants, parents, slots, runs, ws, y, 0, q.shape[0],
+                    np.zeros(stage_samples * 10 * n * n + 8 * (stage_samples > 0)))
+
+
+def touched_lines(slots: np.ndarray) -> float:
+    """Cache lines of 64 bytes that one sample's non-zero entries of Y lie in, averaged over the
+    eight places a sample can start in a line (8-byte numbers)."""
+    n = slots.shape[0]
+    runs = block_runs(slots)
+    entries = np.concatenate([np.arange(i * 10 * n + 10 * j0, i * 10 * n + 10 * (j0 + count)) for i, j0, count in runs])
+    return float(np.mean([np.unique((8 * (entries + shift)) // 64).size for shift in range(8)]))
+
+
+def stream_stage_samples(robot, y_bytes: int) -> int:
+    """Samples of the stage through which ``regressor`` streams Y (0: stores the non-zero blocks in
+    place instead). Streaming writes all 80 n^2 bytes of a sample once, past the caches; in-place
+    stores read each touched line from memory before writing it back (a store to part of a line
+    moves all of it), 128 bytes per touched line. So streaming pays when Y is larger than the
+    last-level cache (it would not stay there anyway; a smaller Y stays cached for its reader) and
+    80 n^2 <= 128 x touched lines: chains (er3a 2880 against 3840 bytes), not sparse trees
+    (solo12: 11 520 against 5 100). The stage holds as many samples (a multiple of 4, at least 4)
+    as fit in the L1 data cache."""
+    n = robot.n
+    sample = 80 * n * n
+    slots = kernel_arrays(robot)[2]
+    if y_bytes < cache_bytes(3, 32 * 2**20) or sample > 128 * touched_lines(slots):
+        return 0
+    return int(min(LANES, max(4, cache_bytes(1, 32 * 2**10) // sample // 4 * 4)))
+
+
+def cache_bytes(level: int, default: int) -> int:
+    """Size of this CPU's level-``level`` data or unified cache (Linux sysfs), else ``default``."""
+    return _cache_sizes().get(level, default)
+
+
+@functools.cache
+def _cache_sizes() -> dict:
+    sizes = {}
+    for index in Path("/sys/devices/system/cpu/cpu0/cache").glob("index*"):
+        try:
+            kind = (index / "type").read_text().strip()
+            level = int((index / "level").read_text())
+            text = (index / "size").read_text().strip().upper()
+        except (OSError, ValueError):
+            continue
+        if kind == "Instruction" or not text:
+            continue
+        scale = {"K": 2**10, "M": 2**20, "G": 2**30}.get(text[-1], 1)
+        sizes[level] = int(text.rstrip("KMG")) * scale
+    return sizes
 
 
 def regressor(robot, q, dq, ddq, out: np.ndarray | None = None) -> np.ndarray:
@@ -267,7 +362,9 @@ def regressor(robot, q, dq, ddq, out: np.ndarray | None = None) -> np.ndarray:
 
     q, dq, ddq: (N, n) joint positions [rad | m], velocities, accelerations.
     Returns Y: (N, n, 10 n); a single sample (n,) gives (n, 10 n). ``out`` may supply a
-    zero-filled (N, n, 10 n) array to fill (entries of non-ancestor blocks are left alone).
+    zero-filled (N, n, 10 n) array to fill (entries of non-ancestor blocks are left alone, or
+    written as the zeros they are when a Y larger than the last-level cache is streamed past the
+    caches: ``stream_stage_samples``).
     A robot with mimic joints gives (N, n, 10 n_bodies) (dynamics/mimic.py). Runs on one
     thread or on all of Numba's, whichever this process measured faster (``threads.py``).
     """
@@ -282,12 +379,14 @@ def regressor(robot, q, dq, ddq, out: np.ndarray | None = None) -> np.ndarray:
     q, dq, ddq = np.ascontiguousarray(q), np.ascontiguousarray(dq), np.ascontiguousarray(ddq)
     arrays = kernel_arrays(robot)
 
+    stage = stream_stage_samples(robot, out.nbytes)
+
     def call(workers, start, stop):
         args = (q[start:stop], dq[start:stop], ddq[start:stop], *arrays, out[start:stop])
         if workers == 1:
-            regressor_serial(*args)
+            regressor_serial(*args, stage)
         else:
-            threads.with_threads(workers, _regressor_parallel, *args, workers)
+            threads.with_threads(workers, _regressor_parallel, *args, workers, stage)
 
-    threads.run(f"regressor/{robot.n}", q.shape[0], call)
+    threads.run(f"regressor/{robot.n}" + ("/streamed" if stage else ""), q.shape[0], call)
     return out[0] if single else out

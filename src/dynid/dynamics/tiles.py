@@ -15,6 +15,7 @@ loads, the shuffles, four vector stores, no aliasing questions left to the compi
 
 from __future__ import annotations
 
+import llvmlite.binding as llvm
 import numba as nb
 from llvmlite import ir
 from numba import types
@@ -87,3 +88,70 @@ def lanes_to_samples(ws, o, rows, m, y, d, stride):
     for k in range(k, m):  # the last samples of a short block, one number at a time
         for r in range(rows):
             y[d + k * stride + r] = ws[o + nb.uint64(r * LANES + k)]
+
+
+_X86 = llvm.get_process_triple().startswith(("x86_64", "i386", "i686"))
+
+
+@intrinsic
+def stream8(typingctx, src, so, dst, d):
+    """dst[d : d + 8] = src[so : so + 8] by one non-temporal store (past the caches, no read of
+    the line it fills: LLVM's !nontemporal, vmovntpd on x86); src + so and dst + d must be
+    64-byte aligned."""
+    signature = types.void(src, so, dst, d)
+
+    def codegen(context, builder, sig, args):
+        src_v, so_v, dst_v, d_v = args
+        s = context.make_array(sig.args[0])(context, builder, src_v).data
+        y = context.make_array(sig.args[2])(context, builder, dst_v).data
+        x = builder.load(_vector_at(builder, s, so_v, 8), align=64)
+        store = builder.store(x, _vector_at(builder, y, d_v, 8), align=64)
+        store.set_metadata("nontemporal", builder.module.add_metadata([ir.Constant(_I32, 1)]))
+        return context.get_dummy_value()
+
+    return signature, codegen
+
+
+@intrinsic
+def store_fence(typingctx):
+    """Order the non-temporal stores before every later store (sfence on x86, whose NT stores are
+    weakly ordered; a full fence elsewhere), so other threads see Y whole after the kernel."""
+    signature = types.void()
+
+    def codegen(context, builder, sig, args):
+        if _X86:
+            fn = ir.Function(builder.module, ir.FunctionType(ir.VoidType(), []), "llvm.x86.sse.sfence") \
+                if "llvm.x86.sse.sfence" not in builder.module.globals else builder.module.globals["llvm.x86.sse.sfence"]
+            builder.call(fn, [])
+        else:
+            builder.fence("seq_cst")
+        return context.get_dummy_value()
+
+    return signature, codegen
+
+
+@nb.njit(cache=True, inline="always")
+def stage_shift(stage, y, d):
+    """Where in the flat ``stage`` (8 numbers longer than its samples) to put samples bound for
+    flat y[d:], so that both have the same place in a cache line: then ``stream_samples`` loads
+    and stores whole aligned lines."""
+    return (y.ctypes.data // 8 + d - stage.ctypes.data // 8) % 8
+
+
+@nb.njit(cache=True, inline="always")
+def stream_samples(stage, shift, total, y, d):
+    """y[d : d + total] = stage[shift : shift + total] (flat float64 arrays; shift from
+    ``stage_shift``): a contiguous stretch of y written in order by non-temporal stores of whole
+    cache lines (the numbers before the first and after the last whole line by ordinary stores).
+    Call ``store_fence`` after the last."""
+    x = 0
+    first = (y.ctypes.data // 8 + d) % 8  # y's numbers are 8-byte aligned (float64)
+    if first:
+        x = min(total, 8 - first)
+        for r in range(x):
+            y[d + r] = stage[shift + r]
+    while x + 8 <= total:
+        stream8(stage, shift + x, y, d + x)
+        x += 8
+    for r in range(x, total):
+        y[d + r] = stage[shift + r]
