@@ -116,10 +116,11 @@ def measure(robot, q, dq, ddq, y, cores: int, repeat: int) -> dict:
     lanes = importlib.import_module("dynid.dynamics.lanes")
     constants, parents, slots, gravity = lanes.kernel_arrays(robot)
     theta, tau = robot.parameters().reshape(-1, 10), np.empty_like(q)
+    stage = regressor.stream_stage_samples(robot, y.nbytes)  # Y streamed past the caches, as dynid.regressor does
     calls = {
         "reg": (lambda: dynid.regressor(robot, q, dq, ddq, out=y),
                 lambda: threads.with_threads(cores, regressor._regressor_parallel, q, dq, ddq, constants, parents,
-                                             slots, gravity, y, cores)),
+                                             slots, gravity, y, cores, stage)),
         "id": (lambda: dynid.inverse_dynamics(robot, q, dq, ddq),
                lambda: threads.with_threads(cores, rnea._rnea_parallel, q, dq, ddq, constants, parents,
                                             np.full_like(slots, -1), gravity, theta, tau, cores)),
@@ -130,7 +131,8 @@ def measure(robot, q, dq, ddq, y, cores: int, repeat: int) -> dict:
             numba.set_num_threads(allowed)
             fn()  # compile or load, start the pool, let the library probe
             timing[key, how] = [t / count for t in best_of_both(fn, repeat)]
-        state = threads.scaling(f"{dict(reg='regressor', id='inverse_dynamics')[key]}/{robot.n}", cores)
+        kind = f"regressor/{robot.n}" + ("/streamed" if stage else "") if key == "reg" else f"inverse_dynamics/{robot.n}"
+        state = threads.scaling(kind, cores)
         timing[key, "chose"] = state.fastest() if len(state.probes) == 2 else 1
     block = cache_block(robot.n)
     y_block, loop = np.zeros((block, *y.shape[1:])), in_cache_loop()
@@ -141,7 +143,7 @@ def measure(robot, q, dq, ddq, y, cores: int, repeat: int) -> dict:
     last = (count - 1) // block * block  # the block that stays in y_block
     if not np.array_equal(y_block[:count - last], y[last:]):
         raise AssertionError("the in-cache loop's Y differs from dynid.regressor's")
-    timing["cache block"] = block
+    timing["cache block"], timing["stage"] = block, stage
     numba.set_num_threads(cores)
     return timing
 
@@ -188,6 +190,9 @@ def main() -> None:
         print(f"\n{label}: n = {n}, {count} random states (seed {args.seed}); Y: {written} bytes of non-zero entries "
               f"per sample, in {lines:.1f} of its {80 * n * n / 64:.1f} cache lines ({64 * lines:.0f} bytes)\n  [{cpu.split(' (')[0]} | {flags} | compiled for {target.split(' (')[0]} | {stores} | "
               f"load {load_before} -> {machine.load()}]")
+        print("  dynid.regressor writes Y " + (f"streamed: whole samples ({80 * n * n} bytes, zeros included) through a "
+              f"stage of {timing['stage']} samples, non-temporal stores" if timing["stage"] else
+              "in place: the non-zero blocks, ordinary stores"))
         print(f"{'us/sample':24} {'Pinocchio C++':>15} {'dynid 1 thread':>15} {'ratio':>12} "
               f"{f'dynid {cores} thr allowed':>21} {f'{cores} thr forced':>15} {'write bound':>13} {'dynid / bound':>14}")
         print(f"{'':24} {'wall / CPU':>15} {'wall / CPU':>15} {'wall / CPU':>12} {'wall / CPU (used)':>21} "

@@ -89,7 +89,8 @@ def run(args) -> None:
             numba.set_num_threads(allowed)
             if how == "forced":
                 def call():
-                    threads.with_threads(cores, regressor._regressor_parallel, q, dq, ddq, *arrays, y, cores)
+                    threads.with_threads(cores, regressor._regressor_parallel, q, dq, ddq, *arrays, y, cores,
+                                         regressor.stream_stage_samples(robot, y.nbytes))
             else:
                 def call():
                     dynid.regressor(robot, q, dq, ddq, out=y)
@@ -102,8 +103,9 @@ def run(args) -> None:
             t = machine.best_of(repeated, 5) / reps / count
             per_sample[how] = min(per_sample.get(how, t), t)
         numba.set_num_threads(cores)
-        state = threads.scaling(f"regressor/{n}", cores)
-        used = state.fastest() if len(state.probes) == 2 and count >= lanes.PARALLEL_MIN_SAMPLES else 1
+        streamed = "/streamed" if regressor.stream_stage_samples(robot, y.nbytes) else ""
+        state = threads.scaling(f"regressor/{n}{streamed}", cores)
+        used = state.fastest() if len(state.probes) == 2 and count >= threads.ALL_THREADS_MIN_SAMPLES else 1
         best = min(per_sample[1], per_sample["all"])
         bound = (written / bandwidth[1], written / bandwidth[cores])
         print(f"{y.nbytes / 1e6:9.1f} MB {count:6d} {1e6 * per_sample[1]:20.3f} "

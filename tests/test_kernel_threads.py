@@ -71,13 +71,15 @@ def test_the_faster_thread_count_computes_the_rest_whichever_it_is(clock):
         _covered_once(calls, count)
         used = {c for c, _, _ in calls}
         assert used == {1, 2}  # the probes ran both
-        last = calls[-1]
-        assert last[0] == fast and last[2] - last[1] > count / 2  # the bulk went to the faster count
+        probe_end = max(b for _, a, b in calls if b - a <= threads.PROBE_SAMPLES)
+        rest = [(c, a, b) for c, a, b in calls if a >= probe_end]  # one call, or timed segments on all threads
+        assert {c for c, _, _ in rest} == {fast} and sum(b - a for _, a, b in rest) > count / 2
         assert threads.scaling(f"fake-{slow}", 2).fastest() == fast
         # the next large call does not probe again: all of it on the faster count
         calls.clear()
         threads.run(f"fake-{slow}", count, _fake_kernel(clock, {slow: 2e-6, fast: 2e-7}, calls))
-        assert calls == [(fast, 0, count)]
+        _covered_once(calls, count)
+        assert {c for c, _, _ in calls} == {fast}
 
 
 def test_all_threads_only_for_a_gain_larger_than_the_probe_noise(clock):
@@ -132,9 +134,16 @@ def test_a_preempted_one_thread_probe_does_not_make_all_threads_look_faster(cloc
 
 
 def test_small_batches_and_a_single_allowed_thread_never_start_the_pool(clock):
+    """Below ALL_THREADS_MIN_SAMPLES one thread, even after all threads measured 10x faster on
+    large batches (the pool's wake-up is not paid back on a small batch)."""
     calls = []
-    threads.run("fake-small", PARALLEL_MIN_SAMPLES - 1, _fake_kernel(clock, {1: 0.0, 2: 0.0}, calls))
-    assert calls == [(1, 0, PARALLEL_MIN_SAMPLES - 1)]
+    threads.run("fake-small", threads.ALL_THREADS_MIN_SAMPLES - 1, _fake_kernel(clock, {1: 0.0, 2: 0.0}, calls))
+    assert calls == [(1, 0, threads.ALL_THREADS_MIN_SAMPLES - 1)]
+    threads.run("fake-small", 100_000, _fake_kernel(clock, {1: 1e-6, 2: 1e-7}, []))
+    assert threads.scaling("fake-small", 2).fastest() == 2
+    calls = []
+    threads.run("fake-small", threads.ALL_THREADS_MIN_SAMPLES - 1, _fake_kernel(clock, {1: 1e-6, 2: 1e-7}, calls))
+    assert calls == [(1, 0, threads.ALL_THREADS_MIN_SAMPLES - 1)]
     numba.set_num_threads(1)
     calls = []
     threads.run("fake-one", 100_000, _fake_kernel(clock, {1: 0.0}, calls))
@@ -173,3 +182,27 @@ def test_the_choice_follows_the_machine_when_it_changes(clock):
         for _ in range(threads.KEEP // 2 * threads.REPROBE_CALLS):
             threads.run("fake-changing", 20_000, _fake_kernel(clock, speeds, []))
         assert threads.scaling("fake-changing", 2).fastest() == expected
+
+
+def test_a_machine_that_gets_busy_during_a_call_moves_the_rest_of_it_to_one_thread(clock):
+    """All threads 2x faster until a neighbour takes the second core in the middle of a long call
+    (all threads then 10x slower): the call's next segment already runs on one thread, so the
+    wrong choice costs at most one segment; the next call stays on one thread."""
+    busy_from, calls, slowed = 20e-3, [], []  # after the probe (12 ms), during the first segment
+
+    def call(count, start, stop):
+        calls.append((count, start, stop))
+        for _ in range(stop - start):  # sample by sample: the neighbour arrives within a call
+            clock.now += 1e-6 if count == 1 else (5e-7 if clock.now < busy_from else 1e-5)
+        slowed.append(count == 2 and clock.now > busy_from)
+
+    count = 12 * threads.SEGMENT_SAMPLES
+    threads.run("fake-busy", count, call)
+    _covered_once(calls, count)
+    first = slowed.index(True)  # the segment during which the neighbour came
+    assert calls[first][2] - calls[first][1] <= threads.SEGMENT_SAMPLES
+    assert [c for c, _, _ in calls[first + 1:]] == [1]  # the rest of the call in one piece on one thread
+    assert calls[-1][2] - calls[-1][1] > count / 2
+    calls.clear()
+    threads.run("fake-busy", count, call)
+    assert calls == [(1, 0, count)]

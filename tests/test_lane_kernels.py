@@ -10,7 +10,8 @@ from oracles import pin_model, pin_regressor, pin_rnea
 from urdf_factory import write_robot
 
 import dynid
-from dynid.dynamics.lanes import CHUNK, LANES, PARALLEL_MIN_SAMPLES
+from dynid.dynamics.lanes import CHUNK, LANES
+from dynid.dynamics.threads import ALL_THREADS_MIN_SAMPLES
 from dynid.dynamics.sincos import SINCOS_LIMIT, sincos
 
 
@@ -37,7 +38,7 @@ def test_large_batch_agrees_with_pinocchio_sample_by_sample(tmp_path):
     path = write_robot(tmp_path, "branched", seed=5)
     robot = dynid.load_robot(path).with_gravity([0.3, -1.2, -9.81])
     model = pin_model(path, [0.3, -1.2, -9.81])
-    count = PARALLEL_MIN_SAMPLES + CHUNK // 2 + LANES // 3  # parallel, and a partial last block
+    count = ALL_THREADS_MIN_SAMPLES + CHUNK // 2 + LANES // 3  # parallel, and a partial last block
     rng = np.random.default_rng(11)
     q, dq, ddq = rng.uniform(-2, 2, (3, count, robot.n))
     q[5, 1] = 3e6  # beyond the lane sin/cos range: the C library's

@@ -2,22 +2,28 @@
 
 More threads are not always faster: two hardware threads of one core (SMT, common in cloud VMs
 sold as "2 vCPUs") share its vector units, a kernel that fills a large Y can be bound by the
-memory that every core shares, and on a busy machine a second thread waits for a core. So the
-kernels of ``regressor`` and ``inverse_dynamics`` run on one thread or on all that Numba may
-use (``numba.get_num_threads()``, which the caller sets) according to what they measured:
+memory that every core shares, on a busy machine a second thread waits for a core, and waking
+the thread pool costs a fixed time per call. So the kernels of ``regressor`` and
+``inverse_dynamics`` run on one thread or on all that Numba may use (``numba.get_num_threads()``,
+which the caller sets) according to the batch size and what they measured:
 
-- below ``PARALLEL_MIN_SAMPLES`` samples, one thread (waking the pool costs more);
+- below ``ALL_THREADS_MIN_SAMPLES`` samples, one thread: the pool's wake-up is not paid back,
+  and all threads were never measured on so small a batch (their probe slices are this large);
 - the first large call of a kind (and every ``REPROBE_CALLS``-th after it, as the load of the
   machine changes) computes four equal slices of its own samples back to back, on one thread,
   all threads, all threads, one thread (a load that rises or falls during the probe favours
-  one thread, the safe choice, rather than whichever count went first), and keeps the time per
-  sample of each: the wall time of an all-threads slice, the CPU time of the calling thread for
-  a one-thread slice (its wall time when no other process preempts it; a preemption would slow
-  all threads too, and must not make them look faster); a count's figure is the best of its
-  last ``KEEP`` slices (``Scaling``), as a busy machine only ever adds time; the first parallel
-  slice of a process starts the thread pool, so a short slice goes before it, untimed;
-- every large call runs its remaining samples on all threads only when they were faster than one
-  by at least ``MARGIN`` (``Scaling.fastest``), else on one.
+  one thread, the safe choice, rather than whichever count went first); a one-thread slice is
+  timed by the calling thread's CPU time (its wall time when no other process preempts it; a
+  preemption would slow all threads too, and must not make them look faster), an all-threads
+  slice by its wall time; the first parallel slice of a process starts the thread pool, so a
+  short slice goes before it, untimed;
+- the rest of a large call goes to all threads only when they were faster than one by at least
+  ``MARGIN`` (``Scaling.fastest``), judging one thread by its best recent figure (what it does
+  whenever it runs: a busy machine only ever adds time) and all threads by their latest one (what
+  the machine allows now); on all threads it runs in segments of ``SEGMENT_SAMPLES``, each timed
+  and remembered like a probe slice, so when the machine gets busier during a call (a neighbour
+  takes the other core) the next segment already goes back to one thread. The most a wrong
+  choice can cost is one segment, about as long as a probe.
 
 Why a margin: two free cores make these kernels 1.5-2x faster, but on a machine whose cores are
 busy the two counts differ by less than the noise of a probe, and a wrong choice of all threads
@@ -26,7 +32,8 @@ costs far more than a wrong choice of one (a parallel loop waits for its slowest
 one thread is kept, so more threads are taken only for a gain larger than a probe's noise.
 Before one-thread slices were timed by their CPU time, solo12's RNEA still went to two threads
 at load 22 (1.20 against 0.46 us/sample wall, the same bench): both one-thread slices had been
-preempted.
+preempted; and before all threads were judged by their latest figure and run in segments, the
+best of a lucky probe sent iiwa14's regressor to two threads at load 14, 10 % slower than one.
 
 Every sample's numbers are the same whichever count computes it (a sample never depends on the
 others or on its place in a block: ``lanes.py``), so the choice changes only the time.
@@ -42,6 +49,8 @@ import numba
 from dynid.dynamics.lanes import PARALLEL_MIN_SAMPLES
 
 PROBE_SAMPLES = 4096  # samples per probe slice (about 1 ms of work: long against timer noise)
+ALL_THREADS_MIN_SAMPLES = PROBE_SAMPLES  # smaller batches: one thread
+SEGMENT_SAMPLES = 4 * PROBE_SAMPLES  # samples per timed segment of a call on all threads
 PROBE_ORDER = (1, 0, 0, 1)  # the slices of a probe: 1 = one thread, 0 = all threads
 REPROBE_CALLS = 32  # large calls between two probes
 KEEP = 6  # slices remembered per thread count (the last three probes)
@@ -50,8 +59,9 @@ MARGIN = 1.15  # all threads are used only when one thread's time per sample is 
 
 @dataclass
 class Scaling:
-    """The seconds per sample of one kernel's last ``KEEP`` probe slices, per thread count (wall
-    seconds for all threads, the calling thread's CPU seconds for one: module docstring)."""
+    """The seconds per sample of one kernel's last ``KEEP`` timed slices (probes and segments), per
+    thread count (wall seconds for all threads, the calling thread's CPU seconds for one: module
+    docstring)."""
 
     probes: dict = field(default_factory=dict)
     calls: int = 0
@@ -60,8 +70,9 @@ class Scaling:
         self.probes[threads] = (self.probes.get(threads, []) + [seconds / samples])[-KEEP:]
 
     def per_sample(self, threads: int) -> float:
-        """Best recent wall seconds per sample on ``threads`` threads."""
-        return min(self.probes[threads])
+        """Seconds per sample on ``threads`` threads: one thread's best recent figure, the latest
+        figure of more threads (module docstring)."""
+        return min(self.probes[threads]) if threads == 1 else self.probes[threads][-1]
 
     def fastest(self) -> int:
         """The thread count to use: the fastest, when it beats one thread by ``MARGIN``."""
@@ -85,7 +96,7 @@ def run(kind: str, count: int, call) -> None:
     """Compute ``count`` samples with ``call(threads, start, stop)`` (samples start .. stop on
     that many threads), choosing the thread count as the module docstring says."""
     most = numba.get_num_threads()
-    if most == 1 or count < PARALLEL_MIN_SAMPLES:
+    if most == 1 or count < ALL_THREADS_MIN_SAMPLES:
         call(1, 0, count)
         return
     state = scaling(kind, most)
@@ -97,14 +108,26 @@ def run(kind: str, count: int, call) -> None:
             _pool_started.append(most)
         probe = min(PROBE_SAMPLES, (count - start) // len(PROBE_ORDER))
         for threads in (one or most for one in PROBE_ORDER):
-            clock = time.thread_time if threads == 1 else time.perf_counter
-            t0 = clock()
-            call(threads, start, start + probe)
-            state.add(threads, clock() - t0, probe)
+            _timed(state, call, threads, start, start + probe)
             start += probe
     state.calls += 1
-    if start < count:
-        call(state.fastest(), start, count)
+    while start < count:
+        threads = state.fastest()
+        stop = count
+        if threads != 1 and count - start >= SEGMENT_SAMPLES + ALL_THREADS_MIN_SAMPLES:
+            stop = start + SEGMENT_SAMPLES  # a remainder too small for all threads joins this segment
+        if threads != 1 and stop - start < ALL_THREADS_MIN_SAMPLES:
+            threads = 1
+        _timed(state, call, threads, start, stop)
+        start = stop
+
+
+def _timed(state: Scaling, call, threads: int, start: int, stop: int) -> None:
+    """``call(threads, start, stop)``, its time per sample added to ``state`` (module docstring)."""
+    clock = time.thread_time if threads == 1 else time.perf_counter
+    t0 = clock()
+    call(threads, start, stop)
+    state.add(threads, clock() - t0, stop - start)
 
 
 def with_threads(threads: int, kernel, *args) -> None:
