@@ -21,10 +21,12 @@ same random states (seeded), prints in one run:
   to memory, so this row's ratio does not depend on the machine's memory (its numbers are
   checked equal to `dynid.regressor`'s);
 - the write bound: bytes of Y's non-zero entries per sample over the measured store bandwidth
-  (one thread / all threads), the floor no regressor that fills Y with ordinary stores can beat,
-  and dynid's time over it; beside it the cache lines those entries touch (a store to part of a
-  line moves the whole line, so lines x 64 bytes over the same bandwidth is the floor for any
-  code that leaves Y's zeros alone);
+  (by the wall clock and by CPU time: on a shared machine the CPU figures go together), the
+  floor no regressor that fills Y with ordinary stores can beat, and dynid's time over it (one
+  thread, and all threads allowed); beside it the cache lines those entries touch (a store to
+  part of a line moves the whole line, so lines x 64 bytes over the same bandwidth is the floor
+  for any code that leaves Y's zeros alone), and how dynid.regressor writes this Y (streamed past
+  the caches in whole samples, or its non-zero blocks in place: dynamics/regressor.py);
 - agreement: max |Y_dynid - Y_pinocchio| and max |tau_dynid - tau_pinocchio| on these states.
 
 ``--target avx2`` compiles dynid's kernels and the C++ loop for an AVX2 CPU without AVX-512
@@ -169,8 +171,9 @@ def main() -> None:
           f"dynid {getattr(dynid, '__version__', '?')}; load average before: {machine.load()}")
     binary, how = pinocchio_cpp.build(march)
     print(f"Pinocchio C++ baseline: {how}" if binary else f"NOTE: {how}")
-    bandwidth = {1: machine.store_bandwidth(1), cores: machine.store_bandwidth(cores)}
-    stores = f"stores {bandwidth[1] / 1e9:.1f} / {bandwidth[cores] / 1e9:.1f} GB/s (1 / {cores} threads)"
+    bandwidth = {1: machine.store_bandwidths(1), cores: machine.store_bandwidths(cores)}  # (wall, CPU) bytes/s
+    stores = (f"stores {bandwidth[1][0] / 1e9:.1f} / {bandwidth[cores][0] / 1e9:.1f} GB/s wall, "
+              f"{bandwidth[1][1] / 1e9:.1f} / {bandwidth[cores][1] / 1e9:.1f} GB/s CPU time (1 / {cores} threads)")
     print(f"store bandwidth (ordinary stores filling 256 MB): {stores}")
     for name in args.robots.split(","):
         robot, label = find_robot(name)
@@ -194,22 +197,24 @@ def main() -> None:
               f"stage of {timing['stage']} samples, non-temporal stores" if timing["stage"] else
               "in place: the non-zero blocks, ordinary stores"))
         print(f"{'us/sample':24} {'Pinocchio C++':>15} {'dynid 1 thread':>15} {'ratio':>12} "
-              f"{f'dynid {cores} thr allowed':>21} {f'{cores} thr forced':>15} {'write bound':>13} {'dynid / bound':>14}")
+              f"{f'dynid {cores} thr allowed':>21} {f'{cores} thr forced':>15} {'write bound':>13} {'dynid / bound':>14} "
+              f"{'dynid / bound':>14}")
         print(f"{'':24} {'wall / CPU':>15} {'wall / CPU':>15} {'wall / CPU':>12} {'wall / CPU (used)':>21} "
-              f"{'wall / CPU':>15} {f'1 / {cores} thr':>13} {f'1 / {cores} thr':>14}")
+              f"{'wall / CPU':>15} {'1 thr, w / CPU':>13} {'1 thr, w / CPU':>14} {f'{cores} thr, w / CPU':>14}")
         for key, what, pin_key in (("reg", "regressor", "regressor_ns"), ("id", "inverse dynamics (RNEA)", "rnea_ns")):
             base = (pin[pin_key][0] * 1e-3, pin[pin_key][2] * 1e-3) if pin else (float("nan"), float("nan"))
             one, allowed, forced = ([t * 1e6 for t in timing[key, how]] for how in (1, "all", "forced"))
             if key == "reg":
-                bound = [written / bandwidth[t] * 1e6 for t in (1, cores)]
-                bound_text = f"{bound[0]:.3f}/{bound[1]:.3f}"
-                over = f"{one[0] / bound[0]:.1f}x/{allowed[0] / bound[1]:.1f}x"
+                bound = {t: [written / b * 1e6 for b in bandwidth[t]] for t in (1, cores)}  # us: wall, CPU
+                bound_text = f"{bound[1][0]:.3f}/{bound[1][1]:.3f}"
+                over = f"{one[0] / bound[1][0]:.1f}x/{one[1] / bound[1][1]:.1f}x"
+                over_all = f"{allowed[0] / bound[cores][0]:.1f}x/{allowed[1] / bound[cores][1]:.1f}x"
             else:
-                bound_text = over = ""
+                bound_text = over = over_all = ""
             print(f"{what:24} {base[0]:>6.3f} / {base[1]:.3f} {one[0]:>6.3f} / {one[1]:.3f} "
                   f"{base[0] / one[0]:>5.1f}x/{base[1] / one[1]:.1f}x "
                   f"{allowed[0]:>8.3f} / {allowed[1]:.3f} ({timing[key, 'chose']}) {forced[0]:>7.3f} / {forced[1]:.3f} "
-                  f"{bound_text:>13} {over:>14}")
+                  f"{bound_text:>13} {over:>14} {over_all:>14}")
         base = (pin["regressor_ns"][0] * 1e-3, pin["regressor_ns"][2] * 1e-3) if pin else (float("nan"),) * 2
         cached = [t * 1e6 for t in timing["reg", "cache"]]
         print(f"{'regressor, Y in cache':24} {base[0]:>6.3f} / {base[1]:.3f} {cached[0]:>6.3f} / {cached[1]:.3f} "
@@ -226,7 +231,8 @@ def main() -> None:
           "of the best pass); 'Y in cache': dynid's kernel writing each block's Y into one reused array, as the C++ "
           "loop reuses Pinocchio's; 'allowed': all threads allowed, (used) = the thread count dynid chose from its own "
           "measurements; 'forced': the parallel kernel on all threads; write bound = bytes of Y's non-zero entries / "
-          "store bandwidth; CPU time is the process's, summed over its threads")
+          "store bandwidth (wall: bandwidth by the wall clock; CPU: by the CPU time, set beside dynid's CPU time); "
+          "CPU time is the process's, summed over its threads")
 
 
 if __name__ == "__main__":

@@ -29,6 +29,18 @@ them. Then each run of non-zero blocks of a row of Y (``block_runs``: one per jo
 is transposed to the samples 4 x 4 in registers (``tiles.py``) and stored with vector stores.
 The identification's path (``regressor_rows_serial``) copies the lane rows it needs to its own
 lane buffer instead, never forming Y. Parallel over blocks of samples; no Python loop over samples.
+
+Writing a Y larger than the last-level cache costs more than computing it, and how much more
+depends on the machine's memory (issue 27: an Intel VM with 9 GB/s of store bandwidth kept a
+third of the lead this AMD one shows). Stores to part of a cache line make the core read the
+line first and write it back later, and the non-zero blocks of a sample are scattered over its
+rows. So for such a Y (``stream_stage_samples``) the runs are transposed into a small stage of
+whole samples, zeros included, that stays in L1, and each stage is copied to Y in address order
+by non-temporal stores of whole lines (``regressor_streamed``): memory sees one sequential write
+per line and no read. That pays when a sample's bytes are fewer than twice the bytes of the
+lines its non-zero entries touch (chains: er3a 2880 against 4030 bytes), not for sparse trees
+(four legs of solo12: 11 520 against 5180), which keep the in-place stores. Both give
+the same numbers bit for bit.
 """
 
 from __future__ import annotations
@@ -324,8 +336,8 @@ def stream_stage_samples(robot, y_bytes: int) -> int:
     stores read each touched line from memory before writing it back (a store to part of a line
     moves all of it), 128 bytes per touched line. So streaming pays when Y is larger than the
     last-level cache (it would not stay there anyway; a smaller Y stays cached for its reader) and
-    80 n^2 <= 128 x touched lines: chains (er3a 2880 against 3840 bytes), not sparse trees
-    (solo12: 11 520 against 5 100). The stage holds as many samples (a multiple of 4, at least 4)
+    80 n^2 <= 128 x touched lines: chains (er3a 2880 against 4030 bytes), not sparse trees
+    (solo12: 11 520 against 5180). The stage holds as many samples (a multiple of 4, at least 4)
     as fit in the L1 data cache."""
     n = robot.n
     sample = 80 * n * n

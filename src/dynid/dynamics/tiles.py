@@ -11,6 +11,11 @@ AVX (and on other targets, where LLVM lowers the same vector operations).
 
 The tiles are LLVM IR written with llvmlite (``numba.extending.intrinsic``): four vector
 loads, the shuffles, four vector stores, no aliasing questions left to the compiler.
+
+For a Y that does not fit the caches, ``stream_samples`` copies whole samples from a small
+stage to Y by non-temporal stores of whole cache lines (``stream8``, LLVM's ``!nontemporal``:
+vmovntpd on x86, no read of the line before it is written), then ``store_fence`` orders them
+(dynamics/regressor.py, "Writing a Y larger than the last-level cache").
 """
 
 from __future__ import annotations
