@@ -376,9 +376,10 @@ def regressor(robot, q, dq, ddq, out: np.ndarray | None = None) -> np.ndarray:
     Returns Y: (N, n, 10 n); a single sample (n,) gives (n, 10 n). ``out`` may supply a
     zero-filled (N, n, 10 n) array to fill (entries of non-ancestor blocks are left alone, or
     written as the zeros they are when a Y larger than the last-level cache is streamed past the
-    caches: ``stream_stage_samples``).
+    caches: module docstring).
     A robot with mimic joints gives (N, n, 10 n_bodies) (dynamics/mimic.py). Runs on one
-    thread or on all of Numba's, whichever this process measured faster (``threads.py``).
+    thread, or on all of Numba's for a batch of at least 4096 samples when this process measured
+    them faster, now (``threads.py``).
     """
     if robot.has_mimic:
         return mimic.regressor(robot, q, dq, ddq, out, tree=regressor)

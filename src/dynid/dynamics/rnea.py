@@ -146,8 +146,9 @@ def inverse_dynamics(robot, q, dq, ddq, gravity=None, parameters=None) -> np.nda
     gravity: optional (3,) override of the robot's gravity vector [m/s^2].
     parameters: optional (10 n_bodies,) standard inertial parameters instead of the robot's
     (any values: tau = Y(q, dq, ddq) parameters, the recursion being linear in them).
-    Returns tau: (N, n) [N m | N]. A single sample (n,) gives (n,). Runs on one thread or on
-    all of Numba's, whichever this process measured faster (``threads.py``).
+    Returns tau: (N, n) [N m | N]. A single sample (n,) gives (n,). Runs on one thread, or on
+    all of Numba's for a batch of at least 4096 samples when this process measured them faster,
+    now (``threads.py``).
     """
     if robot.has_mimic:  # actuated coordinates of a tree with mimic joints (dynamics/mimic.py)
         return mimic.inverse_dynamics(robot, q, dq, ddq, gravity, parameters, tree=inverse_dynamics)
