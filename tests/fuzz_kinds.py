@@ -46,7 +46,8 @@ report_two_robots   report --from a directory whose results name two robots (bot
                     files named)
 time_backwards      a log whose clock restarts or steps back, without --segments       refused
 unknown_name        a parameter or joint the model does not have (cycles groups        refused
-                    --parameters, before the work; --joints, --lock, --dq-max)
+                    --parameters, before the work; --joints, --lock, --dq-max), a
+                    --rename of a column the log does not have
 ==================  =================================================================  ========
 
 The outcome observed is ``refused`` (exit 2, exactly one ``error:`` line matching the kind's
@@ -508,7 +509,11 @@ def unknown_name(rng: random.Random, ctx: Context, case_dir: Path) -> Case:
     (cycles groups --parameters was checked only after the whole study: on a log without cycles
     the user learnt of the typo last, and a ZeroDivisionError before that)."""
     name = rng.choice(["NOPE", "joint9", "Fv9", "link1", "q1"])
-    which = rng.choice(["parameters", "joints", "lock", "dq_max"])
+    which = rng.choice(["parameters", "joints", "lock", "dq_max", "rename"])
+    if which == "rename":  # a source column the log does not have (was ignored without a word)
+        column = "pos1" if name == "q1" else name
+        return Case(_identify(ctx, "--rename", f"{column}=q{rng.randint(1, 2)}"), "refused",
+                    f"no column '{column}' in the file")
     if which == "parameters":  # ctx.log has no cycle column: the name must be refused first
         known = rng.sample(["Fv1", "Fc2", "mx2"], rng.randint(0, 2))
         value = ",".join(known + [name])

@@ -104,3 +104,16 @@ def test_errors_name_the_problem(tmp_path):
     assert result.exit_code == 2 and "row 3" in result.output and "backwards" in result.output
     result = runner.invoke(app, ["identify", "--robot", "er3a", "--data", str(path), "--out", str(tmp_path / "r.json")])
     assert result.exit_code == 2 and "q3" in result.output
+
+
+def test_a_rename_of_a_column_the_file_does_not_have_is_refused(tmp_path):
+    """--rename nope=q1 was ignored without a word (the log then read its own q1): an error names
+    the column and the file's columns."""
+    from cli_helpers import failing
+
+    path = tmp_path / "log.csv"
+    t = np.arange(0.0, 2.0, 0.01)
+    pacsv.write_csv(pa.table({"time": t, "q1": np.sin(t), "q2": np.cos(t), "tau1": t, "tau2": t}), path)
+    line = failing("identify", "-r", "planar2", "--data", path, "--out", tmp_path / "r.json", "--lowpass", "5",
+                   "--rename", "time=t,nope=q1")
+    assert "nope" in line and "time, q1, q2, tau1, tau2" in line and not (tmp_path / "r.json").exists()

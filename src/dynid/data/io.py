@@ -85,7 +85,13 @@ class BadRows:
 
 
 def table_to_columns(table: pa.Table, mapping: ColumnMapping, source: str) -> dict[str, np.ndarray]:
-    """Arrow table -> {contract name: numpy array}; NaN for nulls in numeric columns."""
+    """Arrow table -> {contract name: numpy array}; NaN for nulls in numeric columns. A
+    ``--rename`` of a column the file does not have is an error naming the file's columns."""
+    absent = [(a, b) for a, b in mapping.rename if a not in table.column_names]
+    if absent:
+        a, b = absent[0]
+        raise DataError(f"{source}: --rename {a}={b}: no column '{a}' in the file (its columns: "
+                        f"{', '.join(table.column_names[:20])}{', ...' if table.num_columns > 20 else ''})")
     out, origin = {}, {}
     for name in table.column_names:
         key = mapping.contract_name(name)
