@@ -159,3 +159,42 @@ def test_a_log_of_torques_is_refused_with_the_fix(current_logs, tmp_path):
     line = failing("drives", "gains", "-r", "er3a", "--unloaded", root / "unloaded.csv", "--loaded",
                    tmp_path / "loaded.csv", "--mass", MASS, "--out", tmp_path / "g.json")
     assert "loaded.csv" in line and "motor currents" in line, line
+
+
+def test_an_undetermined_unknown_is_null_with_its_reason_in_strict_json(tmp_path):
+    """A planar arm and a load of known mass only: its mz and out-of-plane inertia act on no
+    equation, so the logs do not determine them. The file was written with bare NaN (not JSON:
+    jq, JavaScript and strict parsers refuse it); they are null with the reason beside them, and
+    --current-gain reads the file back."""
+    from dynid.data.columns import drive_gains_text
+    from dynid.simulate import random_multisine
+    from dynid.identify.model import model_torques
+
+    robot = dynid.load_robot("planar2")
+    true = np.array([31.0, 17.5])
+    options = ModelOptions()
+    theta = full_parameters(robot, options, default_friction(robot, options))
+    loaded = theta.copy()
+    loaded[10:20] += from_mass_com_inertia(0.8, [0.05, 0.02, 0.0], np.diag([0.001, 0.002, 0.003]))
+    for name, th, seed in (("u", theta, 1), ("l", loaded, 2)):
+        t = np.arange(0.0, 10.0, 0.005)
+        q, dq, ddq = random_multisine(robot, seed=seed, f0=0.2, harmonics=5).sample(t)
+        tau = model_torques(robot, q, dq, ddq, th, options)
+        write_columns(tmp_path / f"{name}.csv", {"t": t, **{f"q{j + 1}": q[:, j] for j in range(2)},
+                                                 **{f"dq{j + 1}": dq[:, j] for j in range(2)},
+                                                 **{f"ddq{j + 1}": ddq[:, j] for j in range(2)},
+                                                 **{f"i{j + 1}": tau[:, j] / true[j] for j in range(2)}})
+    path = tmp_path / "gains.json"
+    run_ok("drives", "gains", "-r", "planar2", "--unloaded", tmp_path / "u.csv", "--loaded", tmp_path / "l.csv",
+           "--mass", "0.8", "--lowpass", "0", "--out", path)
+
+    def refuse(constant):
+        raise ValueError(f"not JSON: {constant}")
+
+    out = json.loads(path.read_text(), parse_constant=refuse)  # strict: NaN, Infinity are refused
+    free = [p for p in out["load_unknown"] + out["base_parameters"] if p["value"] is None]
+    assert any(p["name"] == "load_mz" for p in free), out["load_unknown"]
+    assert all(p["std"] is None and "not determined" in p["note"] for p in free)
+    assert all(isinstance(p["value"], float) for p in out["load_unknown"] if p not in free)
+    np.testing.assert_allclose(out["gains"], true, rtol=1e-6)
+    assert drive_gains_text(str(path)) == out["current_gain"]

@@ -73,25 +73,37 @@ class DriveGains:
         return ",".join(f"{k:.7g}" for k in self.gains()[0])
 
     def to_dict(self) -> dict:
+        """docs/formats.md "drive gains JSON": strict JSON (an unknown the logs do not determine
+        is null, with the reason beside it; never a bare NaN)."""
         n, b, u = self.n, self.base_rank, self.unknown.size
         std = np.sqrt(np.maximum(np.diag(self.fit.cov), 0.0))
-        entry = lambda k: {"name": self.names[k], "value": float(self.fit.x[k]),  # noqa: E731
-                           "std": float(std[k]) if np.isfinite(std[k]) else None}
+
+        def entry(k: int) -> dict:
+            if not np.isfinite(self.fit.x[k]):  # gains.fit_gains: held at 0, not determined
+                return {"name": self.names[k], "value": None, "std": None,
+                        "note": "not determined by the logs (held at 0 in the fit)"}
+            return {"name": self.names[k], "value": float(self.fit.x[k]), "std": _finite(std[k])}
+
         gains, gain_std = self.gains()
         out = {"format": "dynid-drive-gains", "method": self.fit.method,
-               "gains": [float(k) for k in gains], "std": [float(s) for s in gain_std],
-               "relative_std": [float(s / abs(k)) for k, s in zip(gains, gain_std)],
+               "gains": [float(k) for k in gains], "std": [_finite(s) for s in gain_std],
+               "relative_std": [_finite(s / abs(k)) for k, s in zip(gains, gain_std)],
                "current_gain": self.current_gain_text(), "load": self.load.to_dict(),
                "load_unknown": [entry(b + i) for i in range(u)],
                "base_parameters": [entry(k) for k in range(b)],
                "model": self.options.to_dict(), "preprocessing": self.prep.to_dict(),
                "fit": {"rms_current": [float(v) for v in self.fit.rms_current],
-                       "condition_number": self.fit.cond},
+                       "condition_number": _finite(self.fit.cond)},
                "samples": dict(self.samples), "notes": list(self.notes) + list(self.fit.notes)}
         out.update(self.extra)
         if self.fit.svd_gains is not None:
             out["tls_svd_gains"] = [float(k) for k in self.fit.svd_gains]
         return out
+
+
+def _finite(x) -> float | None:
+    """x as a JSON number, or null when it is not finite."""
+    return float(x) if np.isfinite(x) else None
 
 
 def calibrate_drives(robot, unloaded, loaded, load: KnownLoad, options: ModelOptions = ModelOptions(),
