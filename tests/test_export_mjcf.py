@@ -142,6 +142,41 @@ def test_what_mujoco_cannot_express_is_said(tmp_path):
     mj = load_model(tmp_path / "m.xml")
     np.testing.assert_allclose(mj.dof_frictionloss, 0.5 * (f[:, 0] + f[:, 1]), rtol=1e-12)
     assert "asymmetric" in (tmp_path / "m.xml").read_text().split("<mujoco")[0]  # the note is in the file too
+    # --urdf alone said nothing of what it left out (issue 26, review): the same lines, URDF's words
+    out = run_ok("export", "-r", "planar2", "--params", result, "--urdf", tmp_path / "m.urdf")
+    said = [line for line in out.splitlines() if line.startswith("warning:") and "m.urdf" in line]
+    assert any("asymmetric friction written as the mean" in line and "URDF's" in line for line in said), out
+    assert any("rotor inertia left out" in line for line in said), out
+    assert "asymmetric friction" in (tmp_path / "m.urdf").read_text().split("<robot")[0]
+
+
+def test_each_kind_of_term_urdf_cannot_carry_is_one_note():
+    """export.motor_terms.urdf_terms on identified models built by hand: offsets, asymmetric,
+    polynomial and Stribeck friction, the tanh sign, rotor inertia, coupled motors: one note per
+    kind present, none for a model URDF carries whole (Coulomb-viscous, no rotor inertia)."""
+    from dynid.export import IdentifiedModel, urdf_terms
+    from dynid.identify.model import FRICTION_MODELS, ModelOptions
+
+    def notes(name, friction="coulomb-viscous", rotor=False, offset=False, smooth=0.0, **more):
+        robot = dynid.load_robot(name)
+        options = ModelOptions(friction=friction, rotor_inertia=rotor, offset=offset, smooth_sign=smooth, **more)
+        k = len(FRICTION_MODELS[friction])
+        model = IdentifiedModel(robot, options, np.zeros(0), np.arange(1.0, 1.0 + robot.n * k).reshape(robot.n, k),
+                                np.full(robot.n, 0.01) if rotor else None, np.full(robot.n, 0.2) if offset else None,
+                                "pc", "r.json")
+        return urdf_terms(model)
+
+    dynamics, said = notes("planar2")
+    assert said == [] and np.allclose(dynamics[0], [2.0, 4.0]) and np.allclose(dynamics[1], [1.0, 3.0])  # Fv, Fc
+    cases = {("polynomial",): "Fv2 dq^2", ("stribeck",): "Stribeck", ("asymmetric",): "mean of both"}
+    for (friction,), words in cases.items():
+        more = {"stribeck_velocity": (0.05, 0.05)} if friction == "stribeck" else {}
+        _, said = notes("planar2", friction, **more)
+        assert len(said) == 1 and words in said[0] and "URDF" in said[0], said
+    _, said = notes("planar2", rotor=True, offset=True, smooth=0.01)
+    assert len(said) == 3 and [s.split()[0] for s in said] == ["the", "torque", "rotor"], said
+    dynamics, said = notes("tx40", "asymmetric", offset=True)
+    assert dynamics is None and len(said) == 2 and "coupled transmission" in said[1], said
 
 
 def test_mimic_robot_is_refused_for_mjcf(tmp_path):

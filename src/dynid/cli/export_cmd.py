@@ -31,7 +31,7 @@ def export(robot: str = robot_option("the robot identified: builtin name, .urdf 
 
     from dynid.errors import DynidWarning
     from dynid.data.io import atomic_write_text
-    from dynid.export import identified_model, mjcf_text, model_dict, motor_terms, write_model_file, write_urdf
+    from dynid.export import identified_model, mjcf_text, model_dict, urdf_terms, write_model_file, write_urdf
     from dynid.identify.result import load_result
 
     if urdf is None and mjcf is None and json_out is None and yaml_out is None:
@@ -41,15 +41,16 @@ def export(robot: str = robot_option("the robot identified: builtin name, .urdf 
     mismatch = command_warnings()
     model = identified_model(r, result, str(params))
     forced = f"; --force: {' '.join(mismatch)}" if mismatch and force else ""
-    _, damping, coulomb, _ = motor_terms(model)
     # the MJCF text first: what it refuses (mimic joints) is refused before any file is written
     mjcf_doc = None if mjcf is None else mjcf_text(model, name, comment=f"identified by dynid ({model.estimator} "
                                                                         f"estimate, {params})" + forced)
-    if urdf is not None:  # a coupled motor's friction acts on several joints: URDF cannot say it
-        write_urdf(urdf, model.robot, name, comment=f"identified by dynid ({model.estimator} estimate, {params}); "
-                                                     "rotor inertia and drives: see the MJCF and JSON/YAML exports"
-                                                     + forced.replace("--", "- -"),
-                   dynamics=None if model.robot.is_coupled else (damping, coulomb))
+    if urdf is not None:  # what URDF cannot carry is said as the MJCF's is: a line each and in the file
+        dynamics, notes = urdf_terms(model)
+        write_urdf(urdf, model.robot, name, comment="\n".join(
+            [f"identified by dynid ({model.estimator} estimate, {params}); drives: see the JSON/YAML exports"
+             + forced.replace("--", "- -")] + notes), dynamics=dynamics)
+        for note in notes:
+            warnings.warn(DynidWarning(f"{urdf}: {note}"), stacklevel=1)
         console.print(f"wrote [bold]{urdf}[/] (URDF, {model.robot.n} links)")
     if mjcf_doc is not None:
         text, notes = mjcf_doc

@@ -44,43 +44,12 @@ import numpy as np
 from dynid.data.io import atomic_write_text
 from dynid.errors import DataError
 from dynid.export.urdf import _num, _unique_names, _vec
-from dynid.identify.model import FRICTION_MODELS
+from dynid.export.motor_terms import motor_terms
 from dynid.robot.inertia import to_mass_com_inertia
 
 VIEW_RADIUS = 0.02  # m, capsules drawn between joints (viewing only)
 INERTIA_FLOOR = 1e-12  # kg m^2: MuJoCo refuses a principal moment <= 0 (point masses, rods)
 MASS_FLOOR = 1e-9  # kg: MuJoCo refuses a massless body that moves
-
-
-def motor_terms(model) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
-    """(armature, damping, frictionloss) (n,) per motor, joint side, and the notes on what the
-    identified model has that MuJoCo cannot express (module docstring)."""
-    n, options = model.robot.n, model.options
-    names = FRICTION_MODELS[options.friction]
-    f = dict(zip(names, np.asarray(model.friction, dtype=float).reshape(n, len(names)).T))
-    notes = []
-    zero = np.zeros(n)
-    if options.friction == "asymmetric":
-        coulomb, viscous = 0.5 * (f["Fcp"] + f["Fcn"]), 0.5 * (f["Fvp"] + f["Fvn"])
-        notes.append("asymmetric friction written as the mean of both directions (MuJoCo's damping and "
-                     "frictionloss are symmetric): Fc = (Fcp + Fcn) / 2, Fv = (Fvp + Fvn) / 2")
-    else:
-        coulomb, viscous = f.get("Fc", zero), f.get("Fv", zero)
-    if options.friction == "polynomial" and (np.any(f["Fv2"]) or np.any(f["Fv3"])):
-        notes.append("polynomial friction: Fv2 dq^2 sign(dq) + Fv3 dq^3 left out (MuJoCo's damping is linear); "
-                     f"Fv2 = {np.round(f['Fv2'], 6).tolist()}, Fv3 = {np.round(f['Fv3'], 6).tolist()}")
-    if options.friction == "stribeck":
-        notes.append("Stribeck friction: the static excess (Fs - Fc) exp(-(dq / vs)^2) left out (MuJoCo's "
-                     f"frictionloss is Coulomb's); Fs = {np.round(f['Fs'], 6).tolist()}, "
-                     f"vs = {np.round(options.stribeck_velocity, 6).tolist()}")
-    if options.smooth_sign > 0:
-        notes.append(f"the identified Coulomb term uses tanh(dq / {options.smooth_sign:g}); MuJoCo's frictionloss "
-                     "is a friction constraint (full Fc while moving, static friction at rest)")
-    if model.offsets is not None and np.any(model.offsets):
-        notes.append("torque offsets left out (MuJoCo has no constant joint force): add them to the applied "
-                     f"torques: {np.round(model.offsets, 6).tolist()} N m")
-    armature = zero if model.rotor_inertia is None else np.asarray(model.rotor_inertia, dtype=float)
-    return armature, viscous, coulomb, notes
 
 
 def mujoco_inertial(link, notes: list[str]) -> tuple[float, np.ndarray, np.ndarray]:
