@@ -76,3 +76,46 @@ def test_known_values_are_name_value_pairs():
     for text, words in (("m5", "--known: expected NAME=VALUE"), ("m5=heavy", "--known m5: 'heavy' is not a number")):
         with pytest.raises(DataError, match=words):
             parse_known(text)
+
+
+def test_drive_identification_reads_the_layout_options_and_refuses_the_options_it_does_not_use(tmp_path):
+    """identify --drive read the log as it is, ignoring --rename, --degrees... (silently wrong
+    numbers, or a missing column), and took identify's own options (--lowpass, --estimator,
+    --friction auto) without using them. The layout is read as identify reads it (and stored, so
+    predict reads its logs alike); any other option is one error naming it."""
+    from cli_helpers import failing
+
+    log = tmp_path / "log.csv"
+    _run("simulate", "-r", "planar2", "--drive", "dc-motor", "--inductance", "0", "--rate", "250", "--duration", "6",
+         "--seed", "3", "--out", log)
+    cols = _read(log)
+    foreign = {("time" if k == "t" else k): (np.degrees(v) if k[:1] == "q" or k[:2] == "dq" else v)
+               for k, v in cols.items() if k == "t" or k[:1] in ("q", "u") or k[:2] == "dq"}
+    foreign["time"] = foreign["time"] * 1000.0
+    foreign.update({f"u{j}": -foreign[f"u{j}"] for j in (1, 2)})
+    write = tmp_path / "foreign.csv"
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+    pacsv.write_csv(pa.table(foreign), write)
+    common = ["-r", "planar2", "--drive", "dc-motor", "--known", "gain1=0.5"]
+    _run("identify", "--data", log, "--out", tmp_path / "a.json", *common)
+    _run("identify", "--data", write, "--out", tmp_path / "b.json", *common, "--rename", "time=t", "--time-unit", "ms",
+         "--degrees", "--negate", "u")
+    a, b = (json.loads((tmp_path / f"{x}.json").read_text()) for x in "ab")
+    beta_a, beta_b = (np.array([p["value"] for p in r["base_parameters"]]) for r in (a, b))
+    np.testing.assert_allclose(beta_b, beta_a, rtol=1e-6, atol=1e-9 * np.abs(beta_a).max())
+    for x, data in (("a", log), ("b", write)):  # predict reads the log as identify did
+        _run("predict", "-r", "planar2", "--params", tmp_path / f"{x}.json", "--data", data, "--out",
+             tmp_path / f"{x}.csv")
+    pa_, pb_ = _read(tmp_path / "a.csv"), _read(tmp_path / "b.csv")
+    for column in ("t", "u1", "u2_measured"):
+        np.testing.assert_allclose(pb_[column], pa_[column], rtol=1e-6, atol=1e-9 * np.abs(pa_[column]).max())
+    for option, value, said in (("--lowpass", "5", "--lowpass: not with --drive"),
+                                ("--estimator", "pc", "--estimator: not with --drive"),
+                                ("--rest", "off", "--rest: not with --drive"),
+                                ("--friction", "auto", "--friction auto: not with --drive"),
+                                ("--friction", "stribeck", "--friction stribeck: not with --drive"),
+                                ("--ignore", "dq", "--ignore dq: not with --drive")):
+        line = failing("identify", "--data", log, "--out", tmp_path / "c.json", *common, option, value)
+        assert said in line, line
+    assert not (tmp_path / "c.json").exists()

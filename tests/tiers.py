@@ -41,6 +41,7 @@ SLOW_FILES = {
 
 SLOW_TESTS = {
     "test_gain_std_file.py::test_the_payload_takes_the_gains_std_from_the_file_and_gain_std_overrides_it",
+    "test_drives_cli.py::test_drive_identification_reads_the_layout_options_and_refuses_the_options_it_does_not_use",
     "test_cycle_studies.py::test_groups_use_the_identification_preprocessing",
     "test_diagnose.py::test_diagnose_names_a_torque_offset_and_the_fix_of_what_it_finds",
     "test_stribeck.py::test_stribeck_friction_is_recovered_and_the_coulomb_viscous_model_is_worse_at_low_speed",

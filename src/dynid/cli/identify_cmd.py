@@ -74,21 +74,23 @@ def identify(robot: str = robot_option(),
              prefilter_hz: float = typer.Option(0.0, "--prefilter-hz", help="--drive: zero-phase low-pass of q, dq "
                                                 "before the regressor [Hz] (noisy speeds: e.g. 10; 0 = off)")) -> None:
     """Identify the base parameters of ROBOT from joint data logs (one fit); writes result.json."""
+    given = dict(locals())
     passive_openmp_workers()
     mapping = O.mapping_from(rename, columns, time_unit, degrees, motor_side, current_gain, negate, ignore, topic,
                              stamp, time_range, rows)
     if drive is not None:
+        from dynid.cli.drive_cmd import identify_drive, refuse_unused
         from dynid.data.sources import expand_sources
 
+        refuse_unused(identify, given)
         paths = expand_sources(data)
         if len(paths) > 1:
             raise DataError(f"--drive identifies from one log; {len(paths)} files given")
         if mapping.part():
             raise DataError(f"{mapping.part()}: not with --drive (cut the log instead)")
-        from dynid.cli.drive_cmd import identify_drive
         identify_drive(robot, dynid.load_robot(robot), paths[0], out, drive, drive_input, known, filter_hz,
                        skip_seconds, back_emf, O.model_from(friction, rotor_inertia, offset, smooth_sign),
-                       prefilter_hz)
+                       prefilter_hz, mapping)
         return
     cutoff = O.lowpass_from(lowpass)
     idn = dynid.Identification(robot, estimator=estimator, friction=friction, offset=offset,
@@ -293,7 +295,9 @@ def predict(robot: str = robot_option(),
         if time_range is not None or rows is not None:
             raise DataError("--time-range / --rows: not with a --drive model (cut the log instead)")
         from dynid.cli.drive_cmd import predict_drive
-        predict_drive(r, result, paths[0], out, write_columns)
+        predict_drive(r, result, paths[0], out, write_columns,
+                      _mapping_override(result, rename, columns, time_unit, degrees, motor_side, current_gain, negate,
+                                        ignore, topic, stamp))
         return
     mapping = _read_part(result, _mapping_override(result, rename, columns, time_unit, degrees, motor_side,
                                                    current_gain, negate, ignore, topic, stamp), time_range, rows)

@@ -224,8 +224,8 @@ class ColumnMapping:
         if self.time_unit not in TIME_UNITS:
             raise DataError(f"time unit '{self.time_unit}' unknown, expected one of {list(TIME_UNITS)}")
         for name in self.negate:
-            if re.fullmatch(r"(q|dq|ddq|tau|i)([1-9]\d*)?", name) is None:
-                raise DataError(f"--negate '{name}': expected a signal (q, dq, ddq, tau, i) or one of its "
+            if re.fullmatch(r"(q|dq|ddq|tau|i|u)([1-9]\d*)?", name) is None:
+                raise DataError(f"--negate '{name}': expected a signal (q, dq, ddq, tau, i, u) or one of its "
                                 "columns (tau3), comma-separated")
         # negated twice is not negated: 'tau,tau' and 'tau,tau2' are mistakes, never meant
         refuse_repeated(self.negate, "--negate", covers=lambda a, b: re.sub(r"\d+$", "", b) == a != b)

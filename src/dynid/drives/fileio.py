@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -11,15 +13,23 @@ from dynid.data.io import read_table, recorded_robot_check, table_to_columns
 from dynid.errors import DataError
 
 
-def read_drive_log(path: str | Path, robot) -> dict:
-    """{t (N,), q, dq, u, i (N, n) or None} from a joint data file (docs/formats.md section 3).
+def read_drive_log(path: str | Path, robot, mapping: ColumnMapping = ColumnMapping()) -> dict:
+    """{t (N,), q, dq, u, i (N, n) or None} from a joint data file (docs/formats.md section 3),
+    its layout mapped by ``mapping`` as ``identify`` maps it (``--rename``, ``--columns``,
+    ``--time-unit``, ``--degrees``, ``--motor-side``, ``--negate``; ``ColumnMapping.apply``): t,
+    q, dq in SI on the joint side, u and i as logged (signs negated when asked).
 
     dq is required (measured speed: the method does not differentiate); rows with NaN in the
     used columns are dropped."""
-    table, _ = read_table(path, ColumnMapping())
-    recorded_robot_check(path, robot)
-    cols = table_to_columns(table, ColumnMapping(), str(path))
+    if "dq" in mapping.ignore:
+        raise DataError("--ignore dq: not with --drive (the acceleration-free identification needs the measured "
+                        "speeds dq1..dqn; it does not differentiate q)")
+    table, _ = read_table(path, mapping)
+    recorded_robot_check(path, robot, mapping)
+    cols = table_to_columns(table, mapping, str(path))
     n = robot.n
+    if mapping.negate or mapping.ignore:
+        cols = mapping.conventions(cols, n, str(path))
 
     def block(prefix, required=False):
         names = [f"{prefix}{j + 1}" for j in range(n)]
@@ -31,8 +41,10 @@ def read_drive_log(path: str | Path, robot) -> dict:
 
     if "t" not in cols:
         raise DataError(f"{path}: no time column 't'")
-    out = {"t": np.asarray(cols["t"], dtype=float), "q": block("q", True), "dq": block("dq", True),
-           "u": block("u"), "i": block("i"), "tau": block("tau")}
+    block("dq", True)
+    motion = {k: v for k, v in cols.items() if not re.fullmatch(r"[iu]\d+", k)}  # currents read as logged
+    joint = replace(mapping, negate=(), ignore=()).apply(robot, motion, str(path))  # units, degrees, motor side
+    out = {"t": joint.t, "q": joint.q, "dq": joint.dq, "u": block("u"), "i": block("i"), "tau": joint.tau}
     arrays = [a for a in out.values() if a is not None]
     finite = np.all([np.all(np.isfinite(a.reshape(a.shape[0], -1)), axis=1) for a in arrays], axis=0)
     return {k: (None if v is None else v[finite]) for k, v in out.items()}

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from dynid.version import __version__
+from dynid.data.columns import ColumnMapping
 from dynid.drives.fileio import parse_known, read_drive_log
 from dynid.drives.regression import (
     check_options, filtered_system, identify_armature, identify_drive_model, predict_filtered, scale_groups,
@@ -41,15 +42,16 @@ def _system(robot, log: dict, signal: str, options: ModelOptions, base, filter_h
 
 def identify_drive_log(robot_spec: str, robot, path, kind: str, signal: str, known: str | None, filter_hz: float,
                        skip_s: float, back_emf, options: ModelOptions,
-                       prefilter_hz: float = 0.0) -> tuple[dict, object]:
+                       prefilter_hz: float = 0.0, mapping: ColumnMapping = ColumnMapping()) -> tuple[dict, object]:
     """(result.json document, the ``DriveFit``) of one log (module docstring). kind: dc-motor |
     servo-current | servo-velocity; signal: voltage | current; known: 'm5=1.0,gain1=0.52'
     (quantities resolving the scale); filter_hz: the pole of F(s) = l / (s + l) [Hz]; skip_s:
     leave out this much of the start [s]; back_emf: known K_b [V s/rad] (dc-motor), one per joint
     or one for all (None: unknown);
-    prefilter_hz: zero-phase low-pass of q, dq before the regressor [Hz] (0 = off)."""
+    prefilter_hz: zero-phase low-pass of q, dq before the regressor [Hz] (0 = off); mapping: the
+    log's layout (``fileio.read_drive_log``), stored so that ``predict`` reads its logs alike."""
     check_options(options, signal, kind)
-    log = read_drive_log(path, robot)
+    log = read_drive_log(path, robot, mapping)
     base = base_parameters(robot, options)
     system = _system(robot, log, signal, options, base, filter_hz, skip_s, prefilter_hz)
     fit = identify_drive_model(system, base, parse_known(known), scale_groups(robot, options, base), signal)
@@ -69,7 +71,8 @@ def identify_drive_log(robot_spec: str, robot, path, kind: str, signal: str, kno
                 "relative_rmsd": (fit.rmsd / np.where(fit.rms_input > 0, fit.rms_input, 1)).tolist(),
                 "units": "V" if signal == "voltage" else "A", "domain": "filtered", "samples": fit.samples,
                 "condition_number": _num(fit.condition_number)},
-        "base": base.to_dict(), "data": str(path), "warnings": fit.warnings, "data_notes": [],
+        "base": base.to_dict(), "data": str(path), "column_mapping": mapping.to_dict(),
+        "warnings": fit.warnings, "data_notes": [],
         "diagnostics": fit.diagnostics,
         "drive": {"kind": kind, "input": signal, "filter_hz": filter_hz, "skip_seconds": skip_s,
                   "prefilter_hz": prefilter_hz,
@@ -95,16 +98,17 @@ def electrical_damping(robot, kind: str, signal: str, gains: np.ndarray, back_em
     return gains * robot.gear_ratios * kb
 
 
-def predict_drive_log(robot, result: dict, path) -> tuple[dict, np.ndarray, bool]:
+def predict_drive_log(robot, result: dict, path, mapping: ColumnMapping | None = None) -> tuple[dict, np.ndarray, bool]:
     """Filtered-domain predictions of a ``--drive`` result on another log: (columns {"t",
     "tau1".. (when the damping is known), "u1".. or "i1.." predicted, "..._measured"}, the RMSD
-    of the filtered input per joint (n,), whether torques were predicted)."""
+    of the filtered input per joint (n,), whether torques were predicted); mapping: the log's
+    layout (None: the result's "column_mapping", as in training)."""
     d = result["drive"]
     options = ModelOptions.from_dict(result["model"])
     base = BaseParameters.from_dict(result["base"], options)
     beta = np.array([p["value"] for p in result["base_parameters"]])
     gains = np.array([p["value"] for p in d["gains"]])
-    log = read_drive_log(path, robot)
+    log = read_drive_log(path, robot, mapping or ColumnMapping.from_dict(result.get("column_mapping")))
     system = _system(robot, log, d["input"], options, base, d["filter_hz"], d["skip_seconds"],
                      d.get("prefilter_hz", 0.0))
     damping = None if d["electrical_damping"] is None else np.array(d["electrical_damping"])
