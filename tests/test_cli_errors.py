@@ -81,3 +81,31 @@ def test_user_error_is_one_line_and_non_zero(case, outcomes):
 def test_debug_shows_the_traceback(files):
     proc = run(["--debug", "identify", "-r", "planar2", "--data", f"{files}/badcol.csv", "--out", f"{files}/r.json"])
     assert proc.returncode != 0 and "Traceback" in proc.stderr and "q2" in proc.stderr
+
+
+def test_failed_command_exits_without_its_frames():
+    """A command's error exits with a SystemExit that carries no ``__context__``: raised inside the
+    except clause, it kept the error's traceback (and the failed command's frames, open pyarrow
+    readers among them) alive until interpreter finalization, where pyarrow's torn-down thread pools
+    aborted the process now and then ("terminate called without an active exception", exit -6)."""
+    import weakref
+
+    from dynid.cli.common import friendly_errors
+    from dynid.errors import DataError
+
+    class Resource:  # stands for a native reader held by a frame of the failed command
+        pass
+
+    held = []
+
+    @friendly_errors
+    def command():
+        resource = Resource()
+        held.append(weakref.ref(resource))
+        raise DataError("bad input")
+
+    with pytest.raises(SystemExit) as info:
+        command()
+    assert info.value.code == 2
+    assert info.value.__context__ is None
+    assert held[0]() is None  # the command's frame, and what it held, are already released

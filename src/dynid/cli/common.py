@@ -4,6 +4,7 @@ and the output safety of every command (``dynid.files.outputs``)."""
 from __future__ import annotations
 
 import functools
+import gc
 import inspect
 import math
 import os
@@ -110,6 +111,7 @@ def friendly_errors(fn=None, *, outputs: tuple[str, ...] = (), directories: tupl
                 others.append(f"{category.__name__}: {message}")
 
         _issued.append(issued)
+        failed = False
         unraisable = sys.unraisablehook  # e.g. pyarrow's CSV row handler failing to decode a binary line
         sys.unraisablehook = lambda u: show(str(u.exc_value), type(u.exc_value) if isinstance(
             u.exc_value, Warning) else RuntimeWarning, "", 0)
@@ -139,10 +141,18 @@ def friendly_errors(fn=None, *, outputs: tuple[str, ...] = (), directories: tupl
                 raise
             err_console.print(f"[bold red]error:[/] {escape(user_text(_error_text(exc)))}", highlight=False,
                               soft_wrap=True)
-            sys.exit(2)
+            failed = True
         finally:
             _issued.pop()
             sys.unraisablehook = unraisable
+        # Exit outside the except clause: a SystemExit raised inside it would carry the error as its
+        # __context__, whose traceback keeps the failed command's frames (open pyarrow CSV readers
+        # among them) alive until interpreter finalization, where pyarrow's thread pools may already
+        # be torn down ("terminate called without an active exception", exit -6, seen in CI).
+        # The frames are released and collected here, while every library is still whole.
+        if failed:
+            gc.collect()
+            sys.exit(2)
 
     return wrapper
 
