@@ -87,7 +87,7 @@ from dynid.identify.model import ModelOptions, motor_columns
 from dynid.identify.normal_equations import NormalEquations
 from dynid.identify.physical import pseudo_solve
 from dynid.identify.pipeline import BLOCK, add_samples, fitted_rest, stream_workers
-from dynid.identify.rest_levels import RestLevels
+from dynid.identify.rest_levels import RestLevels, RestRuns
 from dynid.identify.undetermined import STILL_RANGE, Undetermined, find_undetermined
 
 FOLDS = 5
@@ -188,7 +188,7 @@ def fold_equations(robot, blocks: list[JointData], labels: list[np.ndarray], opt
     grams = [RegressorGram(robot, options, base, table) for _ in range(folds)]
     buffer = grams[0].new_buffer(BLOCK)  # one layout for every fold's accumulator
     columns = lambda dq, ddq: motor_columns(robot, dq, ddq, options)  # noqa: E731
-    levels = [RestLevels(robot, options, base) for _ in range(folds)] if prep.rest_band else None
+    levels = [RestLevels(robot.n, base.rank) for _ in range(folds)] if prep.rest_band else None
     for raw, lab in zip(blocks, labels):
         ready = prepare(raw, prep, joint_columns=columns)
         keep = edge_mask(len(ready), edge_samples(trim_prep, sample_rate(ready.t)))
@@ -199,9 +199,15 @@ def fold_equations(robot, blocks: list[JointData], labels: list[np.ndarray], opt
             if rows.size:
                 part = slice(rows[0], rows[-1] + 1)
                 piece, used = ready.select(part), (fold[part] == k) & keep[part]
-                add_samples(robot, piece, options, prep, grams[k], buffer, used)
-                if levels is not None:  # each rest's held torque, as identify does (rest_levels, H1)
-                    levels[k].add(piece, fitted_rest(robot, piece.dq, used, prep), close=True)
+                rest = fitted_rest(robot, piece.dq, used, prep)
+                if rest is None:
+                    add_samples(robot, piece, options, prep, grams[k], buffer, used)
+                    continue
+                # each rest's held torque, as identify does (rest_levels, H1): its sums from the Gram's pass
+                rests = RestRuns.of(rest)
+                sums = grams[k].new_run_sums(rests.count)
+                add_samples(robot, piece, options, prep, grams[k], buffer, used, rests.label, sums)
+                levels[k].add(rests, *grams[k].run_totals(rests.joint, sums), len(piece), close=True)
     out = [g.to_normal_equations(base) for g in grams]
     return out if levels is None else [ne - lv.take() for ne, lv in zip(out, levels)]
 

@@ -21,6 +21,10 @@ mimic joints a row of R is not zero before column 10 j, so the span starts at co
 each joint's span columns as rows of a lane buffer X_j = [R_j O_j tau_j]^T (columns = samples,
 ``dynid.dynamics.regressor.regressor_rows_serial``) and ``gram_kernel.gram_block`` accumulates the
 lower triangle of X_j X_j^T from it, all compiled and without the GIL (no gather, no copy).
+
+Both paths also sum the rows of [R_j O_j tau_j] over each rest of joint j when given its rests
+(``rest_levels.RestRuns``): the S and s of the rest levels (``identify.rest_levels``, H1), from
+the regressor the Gram is made of (``run_totals`` puts them in base-parameter order).
 """
 
 from __future__ import annotations
@@ -61,6 +65,10 @@ class RegressorGram:
                 span.append(own[k][mine])
             self.own_parts.append(parts)
             self.span.append(np.concatenate(span))
+        position = np.full(table.shape[1], -1)
+        position[base.independent] = np.arange(base.rank)
+        self.position = [position[span] for span in self.span]  # where the span's columns sit in the base vector
+        self.tau_row = np.array([span.size for span in self.span], dtype=np.int64)  # tau_j follows its span
         self.transposed = not robot.has_mimic  # add_motion's lane buffer (module docstring)
         if self.transposed:
             self._lane_layout()
@@ -70,8 +78,11 @@ class RegressorGram:
         self.rows = np.zeros(n, dtype=np.int64)
         self.tau_sum = np.zeros(n)
 
-    def add(self, rigid: np.ndarray, own: np.ndarray, tau: np.ndarray, mask: np.ndarray | None = None) -> None:
-        """rigid (N, n, 10 n), own (N, n, e), tau (N, n); mask (N, n) rows to keep.
+    def add(self, rigid: np.ndarray, own: np.ndarray, tau: np.ndarray, mask: np.ndarray | None = None,
+            run: np.ndarray | None = None, run_sums: np.ndarray | None = None) -> None:
+        """rigid (N, n, 10 n), own (N, n, e), tau (N, n); mask (N, n) rows to keep; run (N, n) the
+        rest of each row (``RestRuns.label``, -1: none; rows at rest are kept rows) whose rows of M
+        are summed into run_sums (``new_run_sums``).
 
         Per joint, M = [R_j  O_j  tau_j] (its base columns only) and one symmetric product
         M^T M gives G_j, h_j and tau_j^T tau_j together."""
@@ -80,6 +91,12 @@ class RegressorGram:
                       for k, ratio, mine in self.own_parts[j]]
             m = np.concatenate([rigid[:, j, self.start[j]:][:, self.rigid_sel[j]], *motors,
                                 tau[:, j, None]], axis=1)
+            if run is not None:
+                at_rest = np.flatnonzero(run[:, j] >= 0)
+                if at_rest.size:  # a rest's rows are contiguous: one reduceat per joint
+                    label = run[at_rest, j]
+                    first = np.flatnonzero(np.diff(label, prepend=-1))
+                    run_sums[label[first], :m.shape[1]] += np.add.reduceat(m[at_rest], first, axis=0)
             if mask is not None and not mask[:, j].all():
                 m = m[mask[:, j]]
             product = m.T @ m
@@ -105,7 +122,6 @@ class RegressorGram:
                 for col in mine:
                     self.own_rows[j, e], self.own_ratio[j, e] = (row, k, col), ratio
                     row, e = row + 1, e + 1
-        self.tau_row = np.array(sizes, dtype=np.int64)
         self.lower = np.zeros((n, self.width, self.width))
 
     def new_buffer(self, block: int) -> np.ndarray:
@@ -114,19 +130,36 @@ class RegressorGram:
             return np.zeros((self.n, self.width + 1, block))
         return np.zeros((block, self.n, 10 * self.bodies))
 
+    def new_run_sums(self, count: int) -> np.ndarray:
+        """Zeroed sums of ``count`` rests for ``add``/``add_motion`` (row r: the span's columns of
+        its joint, then its torque at ``tau_row``)."""
+        return np.zeros((count, int(self.tau_row.max()) + 1))
+
+    def run_totals(self, joint: np.ndarray, run_sums: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(S (R, b) the summed base regressor rows, s (R,) the summed torque) of rests whose
+        joints are ``joint`` (R,), from their ``run_sums``."""
+        y_sum, tau_sum = np.zeros((joint.size, self.rank)), np.zeros(joint.size)
+        for j in range(self.n):  # loop over joints, their rests at once
+            mine = np.flatnonzero(joint == j)
+            y_sum[np.ix_(mine, self.position[j])] = run_sums[mine, :self.tau_row[j]]
+            tau_sum[mine] = run_sums[mine, self.tau_row[j]]
+        return y_sum, tau_sum
+
     def add_motion(self, robot, q, dq, ddq, own: np.ndarray, tau: np.ndarray, mask: np.ndarray | None,
-                   buffer: np.ndarray) -> None:
+                   buffer: np.ndarray, run: np.ndarray | None = None, run_sums: np.ndarray | None = None) -> None:
         """Like ``add`` from the motion (N, n) C-contiguous q, dq, ddq instead of the rigid
         regressor, into ``buffer`` (``new_buffer``); the heavy parts run without the GIL."""
         count = q.shape[0]
         if not self.transposed:
             rigid = buffer[:count]
-            self.add(rigid_regressor_block(robot, q, dq, ddq, rigid), own, tau, mask)
+            self.add(rigid_regressor_block(robot, q, dq, ddq, rigid), own, tau, mask, run, run_sums)
             return
         keep = np.ones((count, self.n), dtype=bool) if mask is None else np.ascontiguousarray(mask)
+        if run is None:
+            run, run_sums = np.empty((0, self.n), dtype=np.int64), np.empty((0, 1))
         regressor_rows_serial(q, dq, ddq, *kernel_arrays(robot), self.row_of, buffer)
         gram_block(np.ascontiguousarray(own), self.own_rows, self.own_ratio, self.tau_row, np.ascontiguousarray(tau),
-                   keep, buffer, self.lower, self.rows, self.tau_sum)
+                   keep, buffer, self.lower, self.rows, self.tau_sum, np.ascontiguousarray(run), run_sums)
 
     def fold(self) -> "RegressorGram":
         """Move the lower triangles ``add_motion`` accumulated into G, h, C (``merge`` and

@@ -9,6 +9,8 @@ rotor inertia, offset, motor) columns and torque as further rows, zeroes the sam
 and accumulates the lower triangle of X_j X_j^T = [R_j O_j tau_j]^T [R_j O_j tau_j] with a
 register-blocked product (4 x 4 sums held in registers while the samples stream by: about 2.5x
 the speed of a BLAS matrix product on these thin matrices, which computes both triangles).
+The same pass sums the rows of X_j over each rest of joint j (the terms S, s of the rest levels,
+``identify.rest_levels``, H1), so the rests need no regressor of their own.
 All of it runs without the GIL, one call per block of samples.
 """
 
@@ -66,15 +68,17 @@ def syrk_lower(x, rows, count, g):
 
 
 @nb.njit(cache=True, nogil=True)
-def gram_block(own, own_rows, own_ratio, tau_row, tau, keep, xt, acc, rows, tau_sum):
+def gram_block(own, own_rows, own_ratio, tau_row, tau, keep, xt, acc, rows, tau_sum, run, run_sums):
     """Add the block's X_j X_j^T (lower triangle) to acc (n, W, W) for every joint j, the count
-    of rows used to rows (n,) and their torque sum to tau_sum (n,).
+    of rows used to rows (n,) and their torque sum to tau_sum (n,); the columns of X_j over the
+    samples k of each rest r of joint j (run[k, j] == r >= 0) to run_sums[r, :tau_row[j] + 1].
 
     xt (n, W + 1, >= N): lane buffer holding the regressor rows of the block's N samples
     (``regressor_rows_serial``), its rows past tau_row zero; own (N, m, e) own columns;
     own_rows (n, E, 3): destination row, motor and column of each own row (destination -1:
     unused), own_ratio (n, E) its factor; tau_row (n,): the row of tau_j (the last of X_j);
-    tau (N, n); keep (N, n) rows to use."""
+    tau (N, n); keep (N, n) rows to use (a rest's rows are rows used); run (N, n) or (0, n):
+    no rests; run_sums (R, >= W)."""
     count, n = tau.shape
     for j in range(n):
         x = xt[j]
@@ -95,4 +99,9 @@ def gram_block(own, own_rows, own_ratio, tau_row, tau, keep, xt, acc, rows, tau_
             else:
                 for r in range(last + 1):
                     x[r, k] = 0.0
+        if run.shape[0]:
+            for r in range(last + 1):  # row by row: the lane buffer's rows are contiguous
+                for k in range(count):
+                    if run[k, j] >= 0:
+                        run_sums[run[k, j], r] += x[r, k]
         syrk_lower(x, 4 * ((last + 4) // 4), count, acc[j])

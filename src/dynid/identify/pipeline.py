@@ -36,7 +36,7 @@ from dynid.identify.estimators import ESTIMATORS, Estimator
 from dynid.identify.gram import RegressorGram
 from dynid.identify.model import ModelOptions, identification_regressor, motor_columns, place_motor_columns
 from dynid.identify.normal_equations import NormalEquations
-from dynid.identify.rest_levels import RestLevels, remove_levels
+from dynid.identify.rest_levels import RestLevels, RestRuns, remove_levels
 
 ESTIMATOR_NAMES = ("ols", "wls", "irls", "pc")
 BLOCK = 2048  # samples per regressor evaluation: its scratch stays in cache for the Gram
@@ -151,9 +151,12 @@ def rest_rows(robot, dq: np.ndarray) -> np.ndarray:
 
 
 def add_samples(robot, data: JointData, options: ModelOptions, prep: Preprocessing,
-                gram: RegressorGram, buffer: np.ndarray, keep: np.ndarray | None = None) -> int:
+                gram: RegressorGram, buffer: np.ndarray, keep: np.ndarray | None = None,
+                run: np.ndarray | None = None, run_sums: np.ndarray | None = None) -> int:
     """Add prepared samples (those with ``keep``, (N,), when given) to ``gram`` block by block;
-    returns the number of samples added. ``buffer``: ``gram.new_buffer(BLOCK)``, reused.
+    returns the number of samples added. ``buffer``: ``gram.new_buffer(BLOCK)``, reused. ``run``
+    (N, n): the rest of each row (``RestRuns.label``) whose regressor rows and torques are summed
+    into ``run_sums`` (``gram.new_run_sums``) on the way (identify/rest_levels.py, H1).
     Runs without the GIL in its heavy parts."""
     if data.tau is None:
         raise DataError(f"{data.source}: no torques (tau1..taun) or currents (i1..in) to identify from")
@@ -163,7 +166,8 @@ def add_samples(robot, data: JointData, options: ModelOptions, prep: Preprocessi
         own = data.own[sl] if data.own is not None else motor_columns(robot, data.dq[sl], data.ddq[sl], options)
         tau, dq, kb = data.tau[sl], data.dq[sl], None if keep is None else keep[sl]
         gram.add_motion(robot, np.ascontiguousarray(data.q[sl]), np.ascontiguousarray(dq),
-                        np.ascontiguousarray(data.ddq[sl]), own, tau, row_mask(dq, kb, prep), buffer)
+                        np.ascontiguousarray(data.ddq[sl]), own, tau, row_mask(dq, kb, prep), buffer,
+                        None if run is None else run[sl], run_sums)
         count += tau.shape[0] if kb is None else int(kb.sum())
     return count
 
@@ -171,7 +175,8 @@ def add_samples(robot, data: JointData, options: ModelOptions, prep: Preprocessi
 class _Workers:
     """Worker threads that each own a Gram accumulator and a regressor buffer; a chunk is cut
     into one contiguous share per worker. At most one chunk is in flight while the caller
-    reads and filters the next one, so memory stays bounded."""
+    reads and filters the next one, so memory stays bounded. With rest detection the workers
+    also sum each rest's rows, and ``levels`` takes them in time order (rest_levels.py, H1)."""
 
     def __init__(self, robot, options, base, prep, count: int):
         table = self.table = identifiability_table(robot, options)
@@ -181,31 +186,50 @@ class _Workers:
         self.pool = ThreadPoolExecutor(max_workers=count)
         self.running: list = []
         self.samples = 0
+        self.levels = RestLevels(robot.n, base.rank) if prep.rest_band else None  # each rest's held torque
+        self.resting: tuple | None = None  # the rests of the chunk in flight: (runs, per-worker sums, rows, close)
 
-    def submit(self, chunk: JointData, keep: np.ndarray) -> None:
+    def submit(self, chunk: JointData, keep: np.ndarray, close: bool = False) -> None:
+        """Add a prepared chunk (``keep`` (N,): rows away from the edges); ``close``: it ends a
+        segment, fold or block, and with it every rest still open."""
         self.wait()
         count = len(self.grams)
         share = -(-len(chunk) // (count * BLOCK)) * BLOCK  # whole blocks per worker
+        rest = fitted_rest(self.robot, chunk.dq, keep, self.prep)
+        rests = None if rest is None else RestRuns.of(rest)
+        sums = []
         for w in range(count):
             part = slice(w * share, (w + 1) * share)
             if part.start >= len(chunk):
                 break
+            sums.append(None if rests is None else self.grams[w].new_run_sums(rests.count))
             self.running.append(self.pool.submit(add_samples, self.robot, chunk.select(part), self.options,
-                                                 self.prep, self.grams[w], self.buffers[w], keep[part]))
+                                                 self.prep, self.grams[w], self.buffers[w], keep[part],
+                                                 None if rests is None else rests.label[part], sums[-1]))
+        if rests is not None:
+            self.resting = (rests, sums, len(chunk), close)
 
     def wait(self) -> None:
         for future in self.running:
             self.samples += future.result()
         self.running = []
+        if self.resting is not None:  # in time order: a rest goes on into the next chunk
+            rests, sums, rows, close = self.resting
+            self.levels.add(rests, *self.grams[0].run_totals(rests.joint, sum(sums)), rows, close)
+            self.resting = None
 
     def take(self, base) -> NormalEquations:
-        """The normal equations of everything submitted since the last ``take``; starts afresh."""
+        """The normal equations of everything submitted since the last ``take``, the levels of
+        the rests ended since eliminated (H1); starts afresh."""
         self.wait()
         total = self.grams[0]
         for other in self.grams[1:]:
             total.merge(other)
         self.grams = [RegressorGram(self.robot, self.options, base, self.table) for _ in self.grams]
-        return total.to_normal_equations(base)
+        ne = total.to_normal_equations(base)
+        if self.levels is not None:
+            ne -= self.levels.take()
+        return ne
 
 
 def stream_workers() -> int:
@@ -234,7 +258,6 @@ def accumulate_sources(robot, sources, options: ModelOptions, base: BaseParamete
         raise ValueError("cuts: one sequence of times per source, and not with per_segment")
     pool = _Workers(robot, options, base, prep, workers or stream_workers())
     total = NormalEquations(robot.n, base.rank)
-    levels = RestLevels(robot, options, base) if prep.rest_band else None  # each rest's held torque (H1)
     counts, notes, fs = [], [], float("nan")
     q_min, q_max = np.full(robot.n, np.inf), np.full(robot.n, -np.inf)
     columns = lambda dq, ddq: motor_columns(robot, dq, ddq, options)  # noqa: E731
@@ -244,7 +267,6 @@ def accumulate_sources(robot, sources, options: ModelOptions, base: BaseParamete
             for i, path in enumerate(sources):
                 count, segment = SourceCount(str(path)), None
                 times = None if cuts is None else np.asarray(cuts[i], dtype=float)
-                block_levels: dict[int, NormalEquations] = {}
                 if times is not None:
                     count.blocks = []
                 chunks = prepared_chunks(path, robot, mapping, prep, chunk_rows, nan=nan, joint_columns=columns)
@@ -264,31 +286,23 @@ def accumulate_sources(robot, sources, options: ModelOptions, base: BaseParamete
                     segment.t_end, segment.samples, count.samples = float(chunk.t[-1]), segment.samples + used, \
                         count.samples + used
                     if times is None:
-                        pool.submit(chunk, keep)
-                        if levels is not None:  # in time order, in this thread: rests go on across chunks
-                            levels.add(chunk, fitted_rest(robot, chunk.dq, keep, prep), close=last)
+                        pool.submit(chunk, keep, close=last)  # rests go on across chunks, end with a segment
                     else:
-                        _submit_blocks(pool, chunk, keep, times, count.blocks, base, levels, block_levels)
+                        _submit_blocks(pool, chunk, keep, times, count.blocks, base)
                     if last and per_segment:
                         segment.ne = pool.take(base)
-                        if levels is not None:
-                            segment.ne -= levels.take()
                         total.merge(segment.ne)
                 if count.samples == 0:
                     raise DataError(f"{path}: no samples left after preprocessing")
                 if times is not None:
                     while len(count.blocks) <= times.size:
                         count.blocks.append(pool.take(base))
-                    for b, ne in enumerate(count.blocks):
-                        if b in block_levels:
-                            ne -= block_levels[b]
+                    for ne in count.blocks:
                         total.merge(ne)
                 prefix = f"{path}: " if len(sources) > 1 else ""
                 notes.extend(prefix + note for note in dict.fromkeys(count.notes))
                 counts.append(count)
             total.merge(pool.take(base))
-            if levels is not None:
-                total -= levels.take()
         finally:
             pool.pool.shutdown(wait=True, cancel_futures=True)
     if not counts:
@@ -297,11 +311,10 @@ def accumulate_sources(robot, sources, options: ModelOptions, base: BaseParamete
 
 
 def _submit_blocks(pool: _Workers, chunk: JointData, keep: np.ndarray, times: np.ndarray,
-                   done: list[NormalEquations], base: BaseParameters, levels: RestLevels | None = None,
-                   block_levels: dict | None = None) -> None:
+                   done: list[NormalEquations], base: BaseParameters) -> None:
     """Submit a chunk's rows block by block (``accumulate_sources(cuts=)``); a block ends when
-    rows of a later one arrive: its equations are taken into ``done``. With ``levels`` the
-    rests of each piece (closed at its end) go to ``block_levels[b]``."""
+    rows of a later one arrive: its equations (the levels of its rests, each piece's closed at
+    its end, eliminated) are taken into ``done``."""
     block = np.searchsorted(times, chunk.t, side="right")  # non-decreasing: time increases in a source
     for b in range(int(block[0]), int(block[-1]) + 1):
         lo, hi = np.searchsorted(block, b, side="left"), np.searchsorted(block, b, side="right")
@@ -309,11 +322,7 @@ def _submit_blocks(pool: _Workers, chunk: JointData, keep: np.ndarray, times: np
             continue
         while len(done) < b:
             done.append(pool.take(base))
-        piece = chunk.select(slice(lo, hi))
-        pool.submit(piece, keep[lo:hi])
-        if levels is not None:
-            levels.add(piece, fitted_rest(pool.robot, piece.dq, keep[lo:hi], pool.prep), close=True)
-            block_levels[b] = block_levels[b].merge(levels.take()) if b in block_levels else levels.take()
+        pool.submit(chunk.select(slice(lo, hi)), keep[lo:hi], close=True)
 
 
 def accumulate_file(robot, path, options: ModelOptions, base: BaseParameters,

@@ -20,18 +20,20 @@ motor at rest that acts on it (``pipeline.rest_rows``); its rests are the runs o
 ``RestLevels`` accumulates (H1) over a stream of chunks in time order (a rest that goes on
 into the next chunk is continued, so the terms do not depend on how a log is cut into
 chunks); a rest ends with its run, at the end of a segment, or where the caller closes it
-(a fold's or a time block's end, ``close=True``). ``remove_levels`` applies (H1) to
-in-memory rows directly (the mean of each rest subtracted from its rows).
+(a fold's or a time block's end, ``close=True``). Its S and s come from the pass that builds
+the Gram matrices (``RestRuns`` labels each chunk's rests, ``gram.RegressorGram`` sums the
+regressor rows it makes over each of them), so the rests cost no regressor of their own.
+``remove_levels`` applies (H1) to in-memory rows directly (the mean of each rest subtracted
+from its rows).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from dynid.identify.model import identification_regressor, place_motor_columns
 from dynid.identify.normal_equations import NormalEquations
-
-BLOCK = 2048  # rows of the regressor evaluated at a time
 
 
 def runs(flags: np.ndarray) -> list[tuple[int, int]]:
@@ -41,50 +43,64 @@ def runs(flags: np.ndarray) -> list[tuple[int, int]]:
     return list(zip(edges[::2].tolist(), edges[1::2].tolist()))
 
 
-def base_rows(robot, data, rows: np.ndarray, options, base) -> np.ndarray:
-    """(m, n, b) base regressor at the samples ``rows`` of prepared ``data`` (its exactly
-    filtered own columns when decimation made them), BLOCK rows at a time."""
-    out = np.empty((rows.size, robot.n, base.rank))
-    for s in range(0, rows.size, BLOCK):
-        pick = rows[s:s + BLOCK]
-        y = identification_regressor(robot, data.q[pick], data.dq[pick], data.ddq[pick], options)
-        if data.own is not None:
-            place_motor_columns(robot, options, data.own[pick], y)
-        out[s:s + pick.size] = y[..., base.independent]
-    return out
+@dataclass
+class RestRuns:
+    """The rests of a chunk (N rows): the runs of its fitted rows at rest, joint by joint.
+
+    label: (N, n) the rest each row of joint j belongs to (-1: none), numbered joint by joint
+    in time order; joint, start, stop: (R,) each rest's joint and rows [start, stop)."""
+
+    label: np.ndarray
+    joint: np.ndarray
+    start: np.ndarray
+    stop: np.ndarray
+
+    @classmethod
+    def of(cls, rest: np.ndarray) -> "RestRuns":
+        """The runs of rest (N, n): the fitted rows of joints at rest (``pipeline.fitted_rest``)."""
+        count, n = rest.shape
+        padded = np.zeros((count + 2, n), dtype=np.int8)
+        padded[1:-1] = rest
+        step = np.diff(padded, axis=0)  # (N + 1, n): +1 where a rest starts, -1 after it stops
+        joint, start = np.nonzero(step.T == 1)  # joint by joint, in time order
+        stop = np.nonzero(step.T == -1)[1]
+        begun = np.cumsum(step[:-1] == 1, axis=0)  # rests begun up to each row, per joint
+        first = np.concatenate([[0], np.cumsum((step == 1).sum(axis=0))[:-1]])  # first label of each joint
+        label = np.where(rest, begun - 1 + first, -1).astype(np.int64)
+        return cls(label, joint.astype(np.int64), start, stop)
+
+    @property
+    def count(self) -> int:
+        return int(self.joint.size)
 
 
 class RestLevels:
     """(H1) accumulated over chunks in time order (module docstring); ``take`` returns the terms
-    to subtract (a ``NormalEquations``) and starts afresh."""
+    to subtract (a ``NormalEquations``) and starts afresh. n: joints; b: base parameters."""
 
-    def __init__(self, robot, options, base):
-        self.robot, self.options, self.base = robot, options, base
-        self.open: list[list | None] = [None] * robot.n  # per joint: [S, s, m] of a rest reaching the chunk's end
-        self.terms = NormalEquations(robot.n, base.rank)
+    def __init__(self, n: int, b: int):
+        self.n, self.b = n, b
+        self.open: list[list | None] = [None] * n  # per joint: [S, s, m] of a rest reaching the chunk's end
+        self.terms = NormalEquations(n, b)
 
-    def add(self, data, rest: np.ndarray, close: bool) -> None:
-        """Rows of a prepared chunk: rest (N, n) the fitted rows of joints at rest; ``close``: the
+    def add(self, rests: RestRuns, y_sum: np.ndarray, tau_sum: np.ndarray, rows: int, close: bool) -> None:
+        """The rests of a prepared chunk of ``rows`` rows: their summed base regressor rows
+        y_sum (R, b) and torques tau_sum (R,) (``RegressorGram.run_totals``); ``close``: the
         chunk ends a segment (or a fold, a block), so every rest still open ends with it."""
-        from_start = [(self.open[j] is not None) for j in range(self.robot.n)]
-        rows = np.flatnonzero(rest.any(axis=1))
-        y = base_rows(self.robot, data, rows, self.options, self.base) if rows.size else None
-        where = np.full(rest.shape[0], -1)
-        where[rows] = np.arange(rows.size)
-        for j in range(self.robot.n):  # loop over joints and their rests, not samples
-            pieces = runs(rest[:, j])
-            if from_start[j] and (not pieces or pieces[0][0] != 0):
+        for j in range(self.n):  # loop over joints and their rests, not samples
+            mine = np.flatnonzero(rests.joint == j)
+            if self.open[j] is not None and (not mine.size or rests.start[mine[0]] != 0):
                 self._end(j)  # the open rest ended before this chunk's first row
-            for start, stop in pieces:
-                k = where[start:stop]
-                total = [y[k, j].sum(axis=0), float(data.tau[start:stop, j].sum()), stop - start]
+            for r in mine:
+                start, stop = int(rests.start[r]), int(rests.stop[r])
+                total = [y_sum[r], float(tau_sum[r]), stop - start]
                 if start == 0 and self.open[j] is not None:
                     total = [a + b for a, b in zip(self.open[j], total)]
                 self.open[j] = total
-                if stop < rest.shape[0] or close:
+                if stop < rows or close:
                     self._end(j)
         if close:
-            for j in range(self.robot.n):
+            for j in range(self.n):
                 self._end(j)
 
     def _end(self, j: int) -> None:
@@ -100,7 +116,7 @@ class RestLevels:
 
     def take(self) -> NormalEquations:
         """The (H1) terms of the rests ended so far (open ones stay open); resets them."""
-        out, self.terms = self.terms, NormalEquations(self.robot.n, self.base.rank)
+        out, self.terms = self.terms, NormalEquations(self.n, self.b)
         return out
 
 
