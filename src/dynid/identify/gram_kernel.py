@@ -100,8 +100,24 @@ def gram_block(own, own_rows, own_ratio, tau_row, tau, keep, xt, acc, rows, tau_
                 for r in range(last + 1):
                     x[r, k] = 0.0
         if run.shape[0]:
-            for r in range(last + 1):  # row by row: the lane buffer's rows are contiguous
-                for k in range(count):
-                    if run[k, j] >= 0:
-                        run_sums[run[k, j], r] += x[r, k]
+            add_run_sums(x, last + 1, run[:, j], run_sums)
         syrk_lower(x, 4 * ((last + 4) // 4), count, acc[j])
+
+
+@nb.njit(cache=True, nogil=True)
+def add_run_sums(x, rows, run, run_sums):
+    """run_sums[r, :rows] += the sum of x[:rows, k] over the samples k of each rest r (run[k] == r;
+    -1: none; a rest's samples are contiguous), one stretch at a time along the contiguous rows."""
+    count, k = run.shape[0], 0
+    while k < count:
+        label = run[k]
+        end = k + 1
+        while end < count and run[end] == label:
+            end += 1
+        if label >= 0:
+            for r in range(rows):
+                total = 0.0
+                for i in range(k, end):
+                    total += x[r, i]
+                run_sums[label, r] += total
+        k = end
