@@ -50,6 +50,12 @@ def test_dynid_regressor_streams_a_y_larger_than_the_last_level_cache(monkeypatc
     assert np.array_equal(streamed, in_place)
     tau = dynid.inverse_dynamics(robot, q, dq, ddq)
     assert np.allclose(streamed @ robot.parameters(), tau, rtol=0, atol=1e-10 * np.abs(tau).max())
+    # an out whose numbers are not 8-byte aligned (a buffer at an odd offset) cannot take whole-line
+    # stores: stored in place, the same numbers
+    buffer = bytearray(in_place.nbytes + 1)
+    unaligned = np.frombuffer(buffer, dtype=np.float64, offset=1, count=in_place.size).reshape(in_place.shape)
+    assert unaligned.ctypes.data % 8 and unaligned.flags.c_contiguous
+    assert np.array_equal(dynid.regressor(robot, q, dq, ddq, out=unaligned), in_place)
 
 
 def test_streaming_is_kept_for_robots_whose_y_is_mostly_non_zero_lines():

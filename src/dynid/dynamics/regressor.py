@@ -392,7 +392,7 @@ def regressor(robot, q, dq, ddq, out: np.ndarray | None = None) -> np.ndarray:
     q, dq, ddq = np.ascontiguousarray(q), np.ascontiguousarray(dq), np.ascontiguousarray(ddq)
     arrays = kernel_arrays(robot)
 
-    stage = stream_stage_samples(robot, out.nbytes)
+    stage = stream_stage_samples(robot, out.nbytes) if out.ctypes.data % 8 == 0 else 0  # whole lines need aligned numbers
 
     def call(workers, start, stop):
         args = (q[start:stop], dq[start:stop], ddq[start:stop], *arrays, out[start:stop])
