@@ -12,6 +12,7 @@ prediction at rest is as good as the true model's without friction there; the to
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -207,3 +208,62 @@ def test_a_joint_whose_noise_cannot_be_measured_is_said():
     assert prep.rest_band[0] > 0 and prep.rest_band[1] == 0 and info["position_noise"][1] == 0
     said = [note for note in notes if "noise is not measured" in note]
     assert len(said) == 1 and "joint(s) 2 " in said[0], notes
+
+
+def _slow_log(tmp_path, name: str, jitter: float, mean_rest: float = 0.0, seed: int = 7):
+    """planar2 at 500 Hz for 40 s along a multi-sine of harmonics up to 0.2 Hz (an apex dwells
+    1-2 s within a count), read as real logs are: a 500-count encoder at the joint (a count of
+    0.0126 rad) with ``jitter`` counts of noise before rounding, torque noise, 1 % of rows lost
+    and time stamps jittered by 5 % of a period. mean_rest > 0: the motion stops (simulate/rest.py) for rests of
+    0.3-1.7 x mean_rest seconds. Returns (path, t, at_rest (N, n), moving (N, n): at full
+    speed, the stops' ramps aside)."""
+    from dynid.simulate import Measurement, simulate_joint_data
+    from dynid.simulate.defects import Defects, degrade
+    from dynid.simulate.rest import rest_schedule, resting_motion
+
+    robot = dynid.load_robot("planar2")
+    t = np.arange(0.0, 40.0, 1.0 / 500.0)
+    schedule = rest_schedule(robot.n, 40.0, 0.3 if mean_rest else 0.0, seed=seed, mean_rest=mean_rest or 1.5)
+    q, dq, ddq = resting_motion(random_multisine(robot, seed=seed, f0=0.04, harmonics=5), schedule, t)
+    rms = np.sqrt(np.mean(dynid.inverse_dynamics(robot, q, dq, ddq) ** 2, axis=0))
+    data, _, _ = simulate_joint_data(robot, t, q, dq, ddq, seed=seed,
+                                     measurement=Measurement(tuple(0.002 * rms), 500.0, encoder_jitter=jitter))
+    data = degrade(robot, data, q, Defects(drop=0.01), seed=seed + 1)
+    rng = np.random.default_rng(seed + 2)
+    data = replace(data, t=data.t + rng.uniform(-0.05, 0.05, len(data)) / 500.0)
+    path = tmp_path / f"{name}.parquet"
+    write_joint_data(path, data)
+    return path, t, schedule.at_rest(t), schedule.progress(t)[1] == 1.0
+
+
+def _flagged(robot, path, t):
+    """(prep with the rest bands measured, (N, n) True where ``prepare`` sets dq = 0), on the
+    grid t of the simulation (nearest prepared sample)."""
+    from dynid.data.io import load_joint_data
+    from dynid.data.preprocess import prepare
+    from dynid.data.rest import choose_rest
+
+    prep, _, _ = choose_rest(robot, [path], Preprocessing(lowpass_hz=1.0))
+    ready = prepare(load_joint_data(path, robot), prep)
+    index = np.clip(np.searchsorted(ready.t, t), 0, len(ready) - 1)
+    return prep, ready.dq[index] == 0.0
+
+
+@pytest.mark.parametrize("jitter", [0.0, 0.3])
+def test_a_slow_swing_on_a_coarse_encoder_is_not_a_rest_and_a_stop_of_the_same_length_is(tmp_path, jitter):
+    """(R1b, R3): where a slow swing turns, a coarse encoder reads one count for 1-2 s, as a
+    joint at rest does. The swing is not a rest: the same smooth curve runs through the run
+    (before, without jitter: a fifth of the samples taken for rests; on the iiwa bench log
+    'slow', 8.7 x the error). Rests of the same length in the same motion are: stopping, the
+    motion pauses (before, with 0.3 counts of jitter: none found, the flicker of a count at rest
+    was wider than the band). The position noise of a quantized joint is at least a count's,
+    Q / sqrt(12)."""
+    robot = dynid.load_robot("planar2")
+    count = 2.0 * np.pi / 500.0
+    path, t, _, _ = _slow_log(tmp_path, "swing", jitter)
+    prep, still = _flagged(robot, path, t)
+    assert np.all(np.asarray(prep.rest_band) >= 8.0 * count / np.sqrt(12.0) * 0.999), prep.rest_band
+    assert still.mean(axis=0).max() < 0.01, still.mean(axis=0)  # before: 0.2-0.35
+    path, t, at_rest, moving = _slow_log(tmp_path, "stops", jitter, mean_rest=1.5)
+    _, still = _flagged(robot, path, t)  # before, with jitter: 0 % of the rest samples
+    assert still[at_rest].mean() > 0.8 and still[moving].mean() < 0.1, (still[at_rest].mean(), still[moving].mean())

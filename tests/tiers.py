@@ -81,6 +81,7 @@ SLOW_TESTS = {
     "test_payload.py::test_one_log_with_a_robot_model_that_misses_the_log_warns_and_two_logs_stay_accurate",
     "test_excite_example_robots.py::test_optimize_every_kind_of_example_robot",
     "test_rest_friction.py::test_default_identify_finds_coulomb_friction_of_a_robot_that_rests_a_third_of_the_time",
+    "test_rest_friction.py::test_a_slow_swing_on_a_coarse_encoder_is_not_a_rest_and_a_stop_of_the_same_length_is",
     "test_plausibility_cli.py::test_time_in_ms_or_us_without_the_option_warns",
     "test_payload.py::test_with_white_noise_alone_the_mass_is_within_three_of_its_standard_deviations",
     "test_cycle_studies.py::test_cross_verification_pairs_cycles_of_two_tests",

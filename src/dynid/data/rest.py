@@ -25,7 +25,16 @@ normal equations (``identify.rest_levels``, H1).
    (h: LP's impulse response; g_r its white-noise gain), measured in windows of 0.5 s where
    the joint moves (a quantized joint at rest leaves r = 0, which would hide the noise), a
    low quantile of them (the noise is in every window; what the filter also removes of the
-   motion itself, fast swings logged at a low rate, only adds to some);
+   motion itself, fast swings logged at a low rate, only adds to some). An encoder's count
+   Q is a floor: a joint that moves slowly past a coarse count reads a staircase whose
+   residual r sits at the steps alone (a 500-count joint encoder at 500 Hz on a 0.2 Hz
+   swing: RMS(r) / g_r under 0.01 Q), while the position it reads is off by an error
+   uniform over one count:
+
+       s_q >= Q / sqrt(12),   Q = 1 % quantile of the raw log's nonzero |q[k+1] - q[k]|     (R1b)
+
+   (``position_resolution``; about 0, so no floor, for a position that is not quantized; a
+   joint whose noise (R1) cannot measure keeps 0, with a note);
 2. still (``still_mask``): a joint stands still at a sample when its raw position stays
    within a band of b = ``BAND_FACTOR`` x s_q over the ``REST_WINDOW`` seconds before *or*
    after it (either side: the first and last samples of a rest count too)
@@ -37,11 +46,38 @@ normal equations (``identify.rest_levels``, H1).
    friction acts as in motion): it is dropped (a binary opening).
 
    White noise of m samples spans about 2 sqrt(2 ln m) s_q (4.3 s_q for m = 10, 6.1 for
-   500); a count's flicker one count (~2.4 s_q for quantization alone); so b = 8 s_q keeps
-   a rest still, and a joint moving faster than b / W counts as moving. W is ``REST_WINDOW``,
-   longer (up to ``MAX_WINDOW``) when a joint's band is coarse for its motion, so that
-   b / W stays below ``SLOW_SHARE`` of the joint's RMS velocity: a coarse encoder (a count
-   of 0.01 rad) needs a longer look to tell a slow joint from a still one.
+   500); a count's flicker one count (b = 8 s_q >= 2.3 Q by R1b: two counts of flicker
+   stay still); so b = 8 s_q keeps a rest still, and a joint moving faster than b / W counts
+   as moving. W is ``REST_WINDOW``, longer (up to ``MAX_WINDOW``) when a joint's band is
+   coarse for its motion, so that b / W stays below ``SLOW_SHARE`` of the joint's RMS
+   velocity: a coarse encoder (a count of 0.01 rad) needs a longer look to tell a slow joint
+   from a still one;
+3. turns (``data.still``, ``_paused``): a still run of (R2) is also where a swing turns, or a
+   slow passage crawls, within b: a parabola q = q0 + a (t - t0)^2 / 2 stays within b for
+
+       T = 2 sqrt(2 b / |a|)                                                          (R3a)
+
+   (1-2 s at the apexes of a 0.2 Hz swing read by a 0.0126 rad count, b = 0.029 rad, a ~ 0.1
+   rad/s^2), as long as a rest. What tells them apart is the motion around the run: a turn is
+   part of it, one smooth curve through the run; a rest pauses it, the curve before the run
+   goes on after it as if the run's time D = t_e - t_s had not passed. Over the run and its
+   sides (each at most D long, and only up to where q leaves the run's level l by K b, K =
+   ``TURN_BAND``: the motion near the run), two cubics of the same four coefficients are
+   fitted to the raw q by least squares, one in real time, one in the time with the run
+   removed:
+
+       M_turn:  q(t) = p(t - t_m)                 t_m the run's middle
+       M_rest:  q(t) = p(c(t)),  c = t - t_s before the run, 0 in it, t - t_e after       (R3)
+
+   and the run is a rest when M_rest leaves the smaller sum of squares (a tie too: a run
+   with no motion around it, a piece that rests throughout, stays a rest). Both models have
+   as many parameters, so the sums compare directly (a likelihood ratio under the same
+   noise). A rest entered from a motion of speed v shifts the motion after it by v D
+   against a curve running through (many counts when v D is); a turn leaves M_rest a kink,
+   the two slopes meeting at c = 0, which a cubic in c cannot follow. What stays ambiguous is a stop where the joint was already
+   crawling, at a resolution coarser than what it moves during the stop. A run longer than
+   ``TURN_WINDOWS`` W is a rest without the test (its decision must stay within the context
+   a streamed window holds, ``data.still.context_samples``).
 
 The bands are stored in result.json (``preprocessing.rest_band``, with ``rest_detection``
 telling how they were measured), so ``predict`` and ``validate`` treat rest as ``identify``
@@ -70,6 +106,7 @@ MOVING_SHARE = 0.05  # a window where the joint's mean speed is this share of it
 NOISE_QUANTILE = 0.05  # the quantile of the windows' noise taken (a low one: 0.6-0.8 x white noise's RMS)
 BAND_FACTOR = 8.0  # b = this x the position noise (R2)
 REFERENCE_SHARE = 0.4  # f_ref of (R1), a share of the sample rate
+STEP_QUANTILE = 0.01  # Q of (R1b): this quantile of a raw log's nonzero position steps
 
 
 def residual_gain(fs: float, cutoff: float, order: int = 4) -> float:
@@ -94,10 +131,11 @@ def position_noise(blocks: list[JointData], prep) -> dict:
     a stop) is not, and only adds."""
     raw_prep = replace(prep, lowpass_hz=0.0, decimate=1, tau_delay=0.0, trim=None, filter_torque=False,
                        rest_band=(), rest_window=())
-    residuals, positions, trims, speeds, fs, samples = [], [], [], [], None, 0
+    residuals, positions, trims, speeds, steps, fs, samples = [], [], [], [], [], None, 0
     for piece in blocks:
         if len(piece) < 3:
             continue
+        steps.append(np.abs(np.diff(piece.q, axis=0)))  # the raw log's own steps, before resampling
         ready = prepare(replace(piece, dq=None, ddq=None, notes=[]), raw_prep)  # resampled, not filtered
         rate = float(ready.rate)
         trim = edge_samples(replace(raw_prep, lowpass_hz=REFERENCE_SHARE * rate), rate)
@@ -136,11 +174,23 @@ def position_noise(blocks: list[JointData], prep) -> dict:
             values = noise[np.isfinite(noise[:, j]), j]
             if values.size:
                 sigma[j] = np.quantile(values, NOISE_QUANTILE) / g_r  # (R1)
+    floor = position_resolution(np.concatenate(steps)) / math.sqrt(12.0)  # (R1b), where (R1) measured a noise
+    sigma = np.where(sigma > 0, np.maximum(sigma, floor), 0.0)
     window = rest_window(BAND_FACTOR * sigma, rms_velocity)
     mask = np.concatenate([still_mask(p, fs, BAND_FACTOR * sigma, window)[k:len(p) - k]
                            for p, k in zip(positions, trims)])
     return {"position_noise": sigma, "rate_hz": fs, "samples": samples, "still_share": mask.mean(axis=0),
             "window_s": window, "rms_velocity": rms_velocity}
+
+
+def position_resolution(steps: np.ndarray) -> np.ndarray:
+    """Q of (R1b) per joint: the ``STEP_QUANTILE`` quantile of the nonzero steps |q[k+1] - q[k]|
+    (N, n) of a raw log (an encoder's count; about 0 for a position that is not quantized)."""
+    out = np.zeros(steps.shape[1])
+    for j in range(steps.shape[1]):  # loop over joints
+        moved = steps[steps[:, j] > 0.0, j]
+        out[j] = np.quantile(moved, STEP_QUANTILE) if moved.size else 0.0
+    return out
 
 
 MEDIAN_CHI2 = 0.45493642311957  # the median of a chi-square variable of one degree of freedom
@@ -168,7 +218,7 @@ def choose_rest(robot, paths, prep, mapping: ColumnMapping = ColumnMapping(), na
         return replace(prep, rest_band=()), {"method": "off", "reason": note}, [note]
     band, window = BAND_FACTOR * noise["position_noise"], noise["window_s"]
     info = {"method": f"raw position within {BAND_FACTOR:g} x its noise over {REST_WINDOW:g}-{MAX_WINDOW:g} s "
-                      "before or after",
+                      "before or after, where the motion around pauses (not a turn passing through)",
             "rest_window": [_num(v) for v in window], "rest_band": [_num(v) for v in band],
             "position_noise": [_num(v) for v in noise["position_noise"]],
             "still_share": [_num(v) for v in noise["still_share"]], "samples": noise["samples"],

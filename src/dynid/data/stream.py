@@ -40,6 +40,7 @@ from dynid.data.io import (
 from dynid.data.plausibility import LogChecks
 from dynid.data.preprocess import Preprocessing, edge_samples, prepare_segment, prepared_rate, too_short
 from dynid.data.segments import Segmenter, concat, describe, segment_ranges
+from dynid.data.still import REST_WINDOW, context_samples
 from dynid.data.timing import STEP_SAMPLES, LogTiming, SegmentTiming, TimingPass, segment_timing
 from dynid.errors import DataError
 
@@ -249,11 +250,12 @@ def count_segments(path: str | Path, mapping: ColumnMapping = ColumnMapping(), p
 
 def default_margin(fs: float, prep: Preprocessing) -> int:
     """Context rows on each side of a window: 20 fs / (lowest cutoff in use), at least 200 (and
-    4 rest windows, ``data.rest``), rounded up to a multiple of the decimation factor."""
+    what a still flag depends on, ``data.still.context_samples``), rounded up to a multiple of
+    the decimation factor."""
     cutoffs = [c for c in (prep.cutoff(fs), 0.8 * fs / (2.0 * prep.decimate) if prep.decimate > 1 else 0.0) if c > 0]
     rows = int(max(200, 20 * fs / min(cutoffs))) if cutoffs else 200
-    if prep.rest_band and math.isfinite(fs):  # data.still's windows
-        rows = max(rows, 4 * int(max(prep.rest_window or (0.05,)) * fs) + 8)
+    if prep.rest_band and math.isfinite(fs):  # data.still's windows, runs and their sides
+        rows = max(rows, context_samples(fs, prep.rest_window or REST_WINDOW))
     return -(-rows // prep.decimate) * prep.decimate
 
 
