@@ -142,3 +142,25 @@ def test_rests_cut_into_chunks_give_the_terms_of_the_whole():
         np.testing.assert_array_equal(terms.rows, expected.rows)
         for got, want in [(terms.A, expected.A), (terms.B, expected.B), (terms.C, expected.C)]:
             np.testing.assert_allclose(got, want, rtol=0, atol=1e-12 * np.abs(want).max())
+
+
+def test_in_memory_fits_from_the_gram_pass_equal_the_fits_of_the_regressor_array(tmp_path):
+    """fit_data (per cycle, cycle validation) fits an estimator that works from normal equations
+    from ``sample_equations`` (the Gram pass, the rests' sums on the way) instead of the (N, n, b)
+    regressor with each rest's mean removed: the same parameters to 1e-12; each rest counts as
+    the unknown it is (one row less per rest, as in the streamed equations)."""
+    from dynid.identify.pipeline import fit_data, regressor_arrays, sample_equations
+
+    robot = dynid.load_robot("er3a")
+    options, base = ModelOptions(), base_parameters(robot, ModelOptions())
+    data, *_ = resting_log(robot, 250.0, 40.0, seed=4, together=False)
+    path = tmp_path / "log.csv"
+    write_joint_data(path, data)
+    prep, _, _ = choose_rest(robot, [path], Preprocessing(lowpass_hz=8.0))
+    ready, keep = _prepared(robot, path, options, prep)
+    y, tau, mask = regressor_arrays(robot, ready, options, base, prep)
+    from_array = make_estimator("ols", robot, options, base).fit(y, tau, mask)
+    from_gram = fit_data(robot, ready, options, base, make_estimator("ols", robot, options, base), prep, prepared=True)
+    np.testing.assert_allclose(from_gram.coef_, from_array.coef_, rtol=0, atol=1e-12 * np.abs(from_array.coef_).max())
+    _, rests = _level_terms(robot, ready, keep, options, base, prep)
+    np.testing.assert_array_equal(sample_equations(robot, ready, options, base, prep).rows, mask.sum(axis=0) - rests)

@@ -86,8 +86,8 @@ from dynid.identify.gram import RegressorGram
 from dynid.identify.model import ModelOptions, motor_columns
 from dynid.identify.normal_equations import NormalEquations
 from dynid.identify.physical import pseudo_solve
-from dynid.identify.pipeline import BLOCK, add_samples, fitted_rest, stream_workers
-from dynid.identify.rest_levels import RestLevels, RestRuns
+from dynid.identify.pipeline import BLOCK, add_with_rests, stream_workers
+from dynid.identify.rest_levels import RestLevels
 from dynid.identify.undetermined import STILL_RANGE, Undetermined, find_undetermined
 
 FOLDS = 5
@@ -199,15 +199,9 @@ def fold_equations(robot, blocks: list[JointData], labels: list[np.ndarray], opt
             if rows.size:
                 part = slice(rows[0], rows[-1] + 1)
                 piece, used = ready.select(part), (fold[part] == k) & keep[part]
-                rest = fitted_rest(robot, piece.dq, used, prep)
-                if rest is None:
-                    add_samples(robot, piece, options, prep, grams[k], buffer, used)
-                    continue
-                # each rest's held torque, as identify does (rest_levels, H1): its sums from the Gram's pass
-                rests = RestRuns.of(rest)
-                sums = grams[k].new_run_sums(rests.count)
-                add_samples(robot, piece, options, prep, grams[k], buffer, used, rests.label, sums)
-                levels[k].add(rests, *grams[k].run_totals(rests.joint, sums), len(piece), close=True)
+                # each rest's held torque, as identify does (rest_levels, H1)
+                add_with_rests(robot, piece, options, prep, grams[k], buffer, used,
+                               None if levels is None else levels[k], close=True)
     out = [g.to_normal_equations(base) for g in grams]
     return out if levels is None else [ne - lv.take() for ne, lv in zip(out, levels)]
 

@@ -172,6 +172,34 @@ def add_samples(robot, data: JointData, options: ModelOptions, prep: Preprocessi
     return count
 
 
+def add_with_rests(robot, data: JointData, options: ModelOptions, prep: Preprocessing, gram: RegressorGram,
+                   buffer: np.ndarray, keep: np.ndarray | None, levels: RestLevels | None, close: bool) -> int:
+    """``add_samples`` in this thread, each rest's sums taken on the way into ``levels`` (None:
+    no rest detection); ``close``: the data end a segment, fold or block (every rest ends)."""
+    rest = None if levels is None else fitted_rest(robot, data.dq, keep, prep)
+    if rest is None:
+        return add_samples(robot, data, options, prep, gram, buffer, keep)
+    rests = RestRuns.of(rest)
+    sums = gram.new_run_sums(rests.count)
+    count = add_samples(robot, data, options, prep, gram, buffer, keep, rests.label, sums)
+    levels.add(rests, *gram.run_totals(rests.joint, sums), len(data), close)
+    return count
+
+
+def sample_equations(robot, data: JointData, options: ModelOptions, base: BaseParameters,
+                     prep: Preprocessing) -> NormalEquations:
+    """The normal equations of prepared in-memory data, each rest's level eliminated (H1), made
+    as the streaming pass makes them (``RegressorGram``): what ``regressor_arrays`` and
+    ``NormalEquations.add`` give, without the (N, n, b) regressor."""
+    keep = segment_edge_mask(data, edge_samples(prep, prepared_rate(data)))
+    gram = RegressorGram(robot, options, base, identifiability_table(robot, options))
+    levels = RestLevels(robot.n, base.rank) if prep.rest_band else None
+    add_with_rests(robot, data, options, prep, gram, gram.new_buffer(min(BLOCK, max(len(data), 1))), keep, levels,
+                   close=True)
+    ne = gram.to_normal_equations(base)
+    return ne if levels is None else ne - levels.take()
+
+
 class _Workers:
     """Worker threads that each own a Gram accumulator and a regressor buffer; a chunk is cut
     into one contiguous share per worker. At most one chunk is in flight while the caller
@@ -364,8 +392,13 @@ def regressor_arrays(robot, data: JointData, options: ModelOptions, base: BasePa
 
 def fit_data(robot, data: JointData, options: ModelOptions, base: BaseParameters,
              estimator: Estimator, prep: Preprocessing = Preprocessing(), prepared: bool = False) -> Estimator:
-    """Prepare (unless ``prepared``) in-memory data and fit ``estimator`` to it."""
+    """Prepare (unless ``prepared``) in-memory data and fit ``estimator`` to it: from its normal
+    equations (``sample_equations``) when the estimator fits from them, else from the samples (IRLS)."""
     ready = data if prepared else prepare(data, prep, joint_columns=lambda dq, ddq: motor_columns(robot, dq, ddq, options))
+    if type(estimator)._fit_samples is Estimator._fit_samples:  # it would only sum the samples' normal equations
+        if ready.tau is None:
+            raise DataError(f"{ready.source}: no torques (tau1..taun) or currents (i1..in) to identify from")
+        return estimator.fit_normal_equations(sample_equations(robot, ready, options, base, prep))
     y, tau, mask = regressor_arrays(robot, ready, options, base, prep)
     return estimator.fit(y, tau, mask)
 
