@@ -10,7 +10,9 @@ Pinocchio C++ baseline is then built with ``-march=haswell`` too.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import multiprocessing
 import os
 import platform
 import sys
@@ -126,3 +128,26 @@ def _fill_kernel():
             a[k] = value
 
     return fill
+
+
+@contextlib.contextmanager
+def store_neighbour(enabled: bool = True):
+    """While the block runs, a second process streams ordinary stores into 512 MB (when
+    ``enabled``): a core whose memory is busy with a neighbour's writes, as on a smaller or busier
+    machine (the benches' ``--contend``)."""
+    stop = multiprocessing.Event()
+    neighbour = multiprocessing.Process(target=_stream_stores, args=(stop,), daemon=True) if enabled else None
+    if neighbour:
+        neighbour.start()
+    try:
+        yield
+    finally:
+        if neighbour:
+            stop.set()
+            neighbour.join()
+
+
+def _stream_stores(stop) -> None:
+    a = np.empty(64 * 2**20)  # 512 MB
+    while not stop.is_set():
+        a.fill(1.0)

@@ -17,7 +17,7 @@ streamed kernel over it. CPU time, so that a busy machine's preemptions do not c
 average is printed beside every figure.
 
 ``--contend`` emulates a slower memory system: a second process streams stores into 512 MB for
-the whole run (bench/regressor_scaling.py), so the store bandwidth and the in-memory figures are
+the whole run (``machine.store_neighbour``), so the store bandwidth and the in-memory figures are
 those of a core whose memory is busy with a neighbour's writes. ``--target avx2`` compiles for
 an AVX2 CPU without AVX-512 (the Intel proxy). Random states with seed 0.
 """
@@ -82,20 +82,8 @@ def main() -> None:
     ap.add_argument("--contend", action="store_true", help="a second process streams stores during the run")
     args = ap.parse_args()
     machine.select_target(args.target)  # before Numba is imported
-    import multiprocessing
-
-    from regressor_scaling import _stream_stores  # bench/regressor_scaling.py: the neighbour
-
-    stop = multiprocessing.Event()
-    neighbour = multiprocessing.Process(target=_stream_stores, args=(stop,), daemon=True) if args.contend else None
-    if neighbour:
-        neighbour.start()
-    try:
+    with machine.store_neighbour(args.contend):
         run(args)
-    finally:
-        if neighbour:
-            stop.set()
-            neighbour.join()
 
 
 def run(args) -> None:

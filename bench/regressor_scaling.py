@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import multiprocessing
 import sys
 from pathlib import Path
 
@@ -33,28 +32,14 @@ import machine  # noqa: E402  (bench/machine.py)
 SIZES = (256, 2048, 20_000, 200_000)  # samples: Y of er3a 0.7, 5.9, 58, 576 MB
 
 
-def _stream_stores(stop) -> None:
-    a = np.empty(64 * 2**20)  # 512 MB
-    while not stop.is_set():
-        a.fill(1.0)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--robot", default="er3a")
     parser.add_argument("--target", choices=sorted(machine.TARGETS), default="native")
     parser.add_argument("--contend", action="store_true", help="a second process streams stores during the run")
     args = parser.parse_args()
-    stop = multiprocessing.Event()
-    neighbour = multiprocessing.Process(target=_stream_stores, args=(stop,), daemon=True) if args.contend else None
-    if neighbour:
-        neighbour.start()
-    try:
+    with machine.store_neighbour(args.contend):
         run(args)
-    finally:
-        if neighbour:
-            stop.set()
-            neighbour.join()
 
 
 def run(args) -> None:
