@@ -267,3 +267,35 @@ def test_a_slow_swing_on_a_coarse_encoder_is_not_a_rest_and_a_stop_of_the_same_l
     path, t, at_rest, moving = _slow_log(tmp_path, "stops", jitter, mean_rest=1.5)
     _, still = _flagged(robot, path, t)  # before, with jitter: 0 % of the rest samples
     assert still[at_rest].mean() > 0.8 and still[moving].mean() < 0.1, (still[at_rest].mean(), still[moving].mean())
+
+
+def test_a_rest_does_not_go_on_across_rows_selected_apart_or_a_segment_boundary():
+    """(H1) in memory: each rest's held torque is a level of its own. Two pieces of a log put
+    side by side (cycles selected apart: ``JointData.select``), a joint resting at the end of the
+    first and at the start of the second, held at +1 and -1 N m: two rests, each with its own
+    mean taken off (the streamed ``RestLevels`` ends a rest at a segment's end too); they were
+    joined into one run, leaving +-1 N m on every row of both. Two segments side by side were
+    already apart (the edge rows of each segment are not fitted, even with --lowpass 0): kept so."""
+    from dynid.identify.pipeline import regressor_arrays
+
+    robot = dynid.load_robot("planar2")
+    rng, t = np.random.default_rng(2), np.arange(0.0, 10.0, 0.01)
+    q, dq, ddq = (rng.normal(size=(t.size, 2)) for _ in range(3))
+    tau = rng.normal(size=(t.size, 2))
+    first, second = np.arange(150, 200), np.arange(600, 650)
+    dq[first, 0] = dq[second, 0] = 0.0
+    tau[first, 0] += 1.0
+    tau[second, 0] -= 1.0
+    pick = np.r_[0:200, 600:800]
+    options = ModelOptions()
+    base = base_parameters(robot, options)
+    prep = Preprocessing(lowpass_hz=0.0, rest_band=(1e-3, 1e-3), rest_window=(0.05, 0.05))
+    for data in (JointData(t, q, dq, ddq, tau, rate=100.0).select(pick),  # cycles apart
+                 JointData(t[pick], q[pick], dq[pick], ddq[pick], tau[pick], rate=100.0,  # two segments
+                           segment=np.repeat([0, 1], 200))):
+        y, held, mask = regressor_arrays(robot, data, options, base, prep)
+        fitted = (mask[:, 0] if mask is not None else np.ones(len(data), dtype=bool)) & (data.dq[:, 0] == 0.0)
+        for piece in (np.arange(150, 200), np.arange(200, 250)):
+            rows = piece[fitted[piece]]  # a segment's edge rows are not fitted
+            assert rows.size >= 40 and abs(held[rows, 0].mean()) < 1e-12
+            assert np.abs(y[rows, 0].mean(axis=0)).max() < 1e-12

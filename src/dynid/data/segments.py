@@ -223,6 +223,20 @@ def segment_edge_mask(data: JointData, trim: int) -> np.ndarray:
     return keep
 
 
+def piece_starts(data: JointData) -> np.ndarray:
+    """(N,) True at a sample that does not follow the one before it: the first of a segment
+    (its label changes, or time steps back), or the first after samples left out (a selection
+    of cycles apart: a time step above 1.5 x the median step)."""
+    out = np.zeros(len(data), dtype=bool)
+    if len(data) < 2:
+        return out
+    dt = np.diff(data.t)
+    out[1:] = (dt <= 0) | (dt > 1.5 * np.median(dt))
+    if data.segment is not None:
+        out[1:] |= data.segment[1:] != data.segment[:-1]
+    return out
+
+
 def describe(data: JointData, segment: int) -> str:
     """'segment 3 (t 12.5 .. 12.7 s)' for notes."""
     if len(data) == 0:

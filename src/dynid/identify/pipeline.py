@@ -27,7 +27,7 @@ import numpy as np
 
 from dynid.data.columns import ColumnMapping, JointData
 from dynid.data.preprocess import Preprocessing, edge_samples, prepare, prepared_rate, segments, velocity_mask
-from dynid.data.segments import segment_edge_mask, segment_ranges
+from dynid.data.segments import piece_starts, segment_edge_mask, segment_ranges
 from dynid.data.stream import prepared_chunks, with_edges
 from dynid.errors import DataError, DynidError
 from dynid.identify.threads import single_blas_thread
@@ -386,7 +386,7 @@ def regressor_arrays(robot, data: JointData, options: ModelOptions, base: BasePa
     y = y[..., base.independent]
     rest = fitted_rest(robot, dq, keep, prep)
     if rest is not None:  # each rest's unknown held torque eliminated (identify/rest_levels.py, H1)
-        y, tau = remove_levels(y, tau, rest)
+        y, tau = remove_levels(y, tau, rest, piece_starts(data))
     return np.ascontiguousarray(y), tau, row_mask(dq, keep, prep)
 
 

@@ -26,6 +26,7 @@ import numpy as np
 from dynid.data.blocks import pieces
 from dynid.data.preprocess import prepare
 from dynid.data.rest import BAND_FACTOR, position_noise
+from dynid.data.segments import piece_starts
 from dynid.identify.base import base_regressor
 from dynid.identify.diagnose.context import LogFit, fit_ols
 from dynid.identify.diagnose.findings import Finding
@@ -56,7 +57,7 @@ def rest_friction(fit: LogFit) -> list[Finding]:
         y = base_regressor(fit.robot, ready.q[rows], ready.dq[rows], ready.ddq[rows], fit.options, fit.base)
         tau = ready.tau[rows]
         if kind == "auto":  # each rest's held torque eliminated, as identify does (identify/rest_levels.py)
-            y, tau = remove_levels(y, tau, rest_rows(fit.robot, ready.dq[rows]))
+            y, tau = remove_levels(y, tau, rest_rows(fit.robot, ready.dq[rows]), piece_starts(ready.select(rows)))
         fits[kind] = fit_ols(y, tau, names, fit.found)[0]
         if fits[kind] is None:  # not fittable one way: not this check's finding
             return []
