@@ -124,3 +124,33 @@ def test_stribeck_columns_span_the_static_and_sliding_levels():
     with pytest.raises(ModelError, match="only with friction 'stribeck'"):
         ModelOptions("coulomb-viscous", stribeck_velocity=(0.1, 0.1))
     assert ModelOptions.from_dict(options.to_dict()) == options
+
+
+def test_the_rows_left_out_as_rests_are_the_fits_rests():
+    """The model is chosen on the rows the fit uses, less the fit's own rests
+    (``pipeline.fitted_rest``): it left out every row whose velocity is 0. Without rest
+    detection the fit takes such rows (a logged dq of 0 at a stop; the friction sign is 0
+    there) and so does the choice; with it, the rests of the fit, joint by joint, are left out."""
+    from dynid.data.columns import JointData
+    from dynid.data.preprocess import Preprocessing
+    from dynid.identify.base import base_parameters
+    from dynid.identify.model import ModelOptions
+    from dynid.identify.pipeline import fitted_rest
+    from dynid.identify.stribeck import accumulate, velocity_grid
+
+    robot = dynid.load_robot("planar2")
+    rng, t = np.random.default_rng(3), np.arange(0.0, 6.0, 0.01)
+    q, dq, ddq, tau = (rng.normal(size=(t.size, 2)) for _ in range(4))
+    dq[100:180, 0] = dq[300:340, 1] = 0.0
+    data = JointData(t, q, dq, ddq, tau, rate=100.0)
+    options = ModelOptions()
+    base = base_parameters(robot, options)
+    counts = {}
+    for name, prep in (("off", Preprocessing(lowpass_hz=0.0)),
+                       ("auto", Preprocessing(lowpass_hz=0.0, rest_band=(1e-3, 1e-3)))):
+        counts[name] = accumulate(robot, [data], options, base, prep, 3, velocity_grid()).rows.sum(axis=0)
+        keep = np.r_[[False] * 3, [True] * (t.size - 6), [False] * 3]
+        rest = fitted_rest(robot, dq, keep, prep)
+        assert (rest is None) == (name == "off") and (rest is None or list(rest.sum(axis=0)) == [80, 40])
+    assert counts["off"][0] == counts["off"][1], counts  # every fitted row, dq of 0 or not
+    assert list(counts["off"] - counts["auto"]) == [80, 40], counts  # the fit's rests, joint by joint

@@ -22,9 +22,11 @@ the columns dq^2 sign(dq) and dq^3 to the same span. So one pass over the log gi
 2. per fold k and joint j the Gram S_kj of [Y_b,j | g_j(v_1) .. g_j(v_M) | dq^2 s, dq^3 | tau_j]
    (Y_b the base regressor of the Coulomb-viscous model, v_m a logarithmic grid of
    ``GRID_STEPS`` per octave from ``V_LOW`` to ``V_HIGH``): the normal equations of every
-   candidate model are sub-blocks of it. A joint's rows at rest (``data.rest`` sets dq = 0
-   there) are left out: standing still, a joint holds any torque up to Fs, which says nothing
-   about the curve;
+   candidate model are sub-blocks of it. A joint's rows at rest are left out: the rows the fit
+   itself treats as rests (``pipeline.fitted_rest``: with rest detection, where ``data.rest``
+   set dq = 0), not any row whose velocity happens to be 0. Standing still, a joint holds any
+   torque up to Fs, which says nothing about the curve (every model's friction columns are 0
+   there; the fit gives each rest a level of its own, ``identify.rest_levels``);
 3. a fit on a set of folds: weighted least squares (rows of joint j over sigma_j, the residual
    of the Coulomb-viscous fit on the whole log, reweighted three times as Gautier's two steps) of the base parameters and each joint's extra
    columns; for Stribeck, v_s,j is chosen by coordinate descent over the joints on the grid
@@ -66,7 +68,7 @@ from dynid.identify.base import base_parameters
 from dynid.identify.crossval import FOLDS, _tied, fold_labels
 from dynid.identify.model import ModelOptions, identification_regressor, place_motor_columns
 from dynid.identify.physical import pseudo_solve
-from dynid.identify.pipeline import prepared_sources, row_mask
+from dynid.identify.pipeline import fitted_rest, prepared_sources, row_mask
 from dynid.identify.threads import single_blas_thread
 
 V_LOW, V_HIGH, GRID_STEPS = 0.002, 1.0, 3  # Stribeck velocity grid [rad/s | m/s]: 3 points per octave
@@ -256,9 +258,12 @@ def accumulate(robot, readies, options: ModelOptions, base, prep: Preprocessing,
     for ready, fold in zip(readies, labels):
         if ready.tau is None:
             raise DataError(f"{ready.source}: no torques (tau1..taun) or currents (i1..in) to identify from")
-        mask = row_mask(ready.dq, segment_edge_mask(ready, edge_samples(prep, prepared_rate(ready))), prep)
+        keep = segment_edge_mask(ready, edge_samples(prep, prepared_rate(ready)))
+        mask = row_mask(ready.dq, keep, prep)
         mask = np.ones(ready.dq.shape, dtype=bool) if mask is None else mask
-        mask = mask & (ready.dq != 0.0)  # a joint at rest (``data.rest``: dq set to 0) holds any torque up to Fs
+        rest = fitted_rest(robot, ready.dq, keep, prep)  # the fit's rests (``data.rest``), and only them
+        if rest is not None:  # held torque up to Fs, friction columns 0 for every model: nothing to choose by
+            mask = mask & ~rest
         sign = np.tanh(ready.dq / options.smooth_sign) if options.smooth_sign > 0 else np.sign(ready.dq)
         for s in range(0, len(ready), BLOCK):
             sl = slice(s, s + BLOCK)
