@@ -66,7 +66,7 @@ def test_the_fleet_refuses_the_options_it_does_not_carry_rather_than_dropping_th
         Settings.of(Identification("planar2"))
     with pytest.raises(DataError, match="rest='off'"):
         Settings.of(Identification("planar2", lowpass=None))  # rest detection is identify's default
-    with pytest.raises(DataError, match="friction 'stribeck'"):
+    with pytest.raises(DataError, match="--friction stribeck: the fleet sums normal equations"):
         Settings.of(Identification("planar2", lowpass=None, rest="off", friction="stribeck"))
     with pytest.raises(DataError, match="essential=True"):
         Settings.of(Identification("planar2", lowpass=None, rest="off", essential=True))
@@ -77,3 +77,14 @@ def test_the_fleet_refuses_the_options_it_does_not_carry_rather_than_dropping_th
     kept = [f.name for f in dataclasses.fields(Identification)
             if f.init and f.name not in ("robot", "filter_torque", *NOT_CARRIED)]
     assert {k: getattr(again, k) for k in kept} == {k: getattr(idn, k) for k in kept}
+
+
+def test_fleet_identify_refuses_a_friction_model_chosen_on_the_samples_in_one_line(tmp_path):
+    """dynid fleet identify --friction auto said "friction model 'auto' unknown, expected one of
+    [..., 'stribeck']", and --friction stribeck "0 Stribeck velocities for 6 joints": the line
+    says what the fleet cannot do and what to give, before the data set is read."""
+    from cli_helpers import failing
+
+    for friction in ("auto", "stribeck"):
+        line = failing("fleet", "identify", tmp_path / "missing", "--friction", friction, "--lowpass", "10")
+        assert f"--friction {friction}: the fleet sums normal equations" in line and "coulomb-viscous" in line, line

@@ -88,6 +88,7 @@ def identify(root: str = typer.Argument(..., help="ROOT of the data set (folder 
     from dynid.fleet.mapreduce import identify_fleet
     from dynid.fleet.plan import Settings, make_plan
     from dynid.fleet.results import read_results
+    from dynid.fleet.tasks import refuse_chosen_friction
 
     if scheduler:
         from dynid.fleet.cluster import check_address
@@ -97,6 +98,7 @@ def identify(root: str = typer.Argument(..., help="ROOT of the data set (folder 
     if estimator not in ("ols", "wls", "pc"):
         raise DataError(f"--estimator {estimator}: the fleet path needs an estimator of the normal equations "
                         "(ols, wls or pc)")
+    refuse_chosen_friction(friction)
     keys = parse_by(by)
     config = load_config(fleet or f"{root.rstrip('/')}/fleet.yaml")
     settings = Settings(O.model_from(friction, rotor_inertia, offset, 0.0),

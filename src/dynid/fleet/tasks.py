@@ -41,6 +41,18 @@ TRANSIENT = (ConnectionError, TimeoutError)
 NOT_CARRIED = ("friction_drift", "per", "cycles", "essential", "regularize", "prior_bound", "irls_iterations", "seed")
 
 
+def refuse_chosen_friction(friction: str) -> None:
+    """A friction model chosen or fitted on a group's samples (``--friction auto|stribeck``,
+    ``identify.stribeck``) is one error: the fleet sums each file's normal equations, which hold
+    no Stribeck velocity to fit and no held-out folds to choose a model by."""
+    from dynid.identify.identification import CHOSEN_FRICTION
+
+    if friction in CHOSEN_FRICTION:
+        raise DataError(f"--friction {friction}: the fleet sums normal equations and cannot choose or fit a friction "
+                        "model per group: give none, coulomb-viscous, polynomial or asymmetric (dynid identify on a "
+                        "group's files does it)")
+
+
 @dataclass(frozen=True)
 class Settings:
     """The identification settings of a run (they enter every group's fingerprint)."""
@@ -68,9 +80,7 @@ class Settings:
         if idn.lowpass == "auto":
             raise DataError("the fleet identifies with a fixed low-pass cutoff: give lowpass=HZ, or None for "
                             "min(20 Hz, fs/10)")
-        if idn.friction != idn.options.friction:  # chosen or fitted on the samples (auto, stribeck)
-            raise DataError(f"the fleet sums normal equations and cannot fit friction '{idn.friction}' per group: "
-                            "give none, coulomb-viscous, polynomial or asymmetric")
+        refuse_chosen_friction(idn.friction)
         if idn.rest != "off":
             raise DataError("the fleet does not detect rests per group (its settings carry no rest bands): give "
                             "rest='off'")
