@@ -198,3 +198,81 @@ def test_an_undetermined_unknown_is_null_with_its_reason_in_strict_json(tmp_path
     assert all(isinstance(p["value"], float) for p in out["load_unknown"] if p not in free)
     np.testing.assert_allclose(out["gains"], true, rtol=1e-6)
     assert drive_gains_text(str(path))[0] == out["current_gain"]
+
+
+def _exact_current_logs(root, robot, true, seconds: float, rests: bool = False) -> None:
+    """u.csv and l.csv (unloaded, 0.8 kg loaded) of exact motion (q, dq, ddq logged) and
+    noise-free currents; with ``rests`` each joint stands still a third of the time, static
+    friction holding there a torque within +-1 N m of the model's, one level per rest."""
+    from dynid.identify.model import model_torques
+    from dynid.identify.rest_levels import runs
+    from dynid.simulate import random_multisine
+    from dynid.simulate.rest import rest_schedule, resting_motion
+
+    options = ModelOptions()
+    theta = full_parameters(robot, options, default_friction(robot, options))
+    loaded = theta.copy()
+    loaded[10:20] += from_mass_com_inertia(0.8, [0.05, 0.02, 0.0], np.diag([0.001, 0.002, 0.003]))
+    rng = np.random.default_rng(9)
+    for name, th, seed in (("u", theta, 1), ("l", loaded, 2)):
+        t = np.arange(0.0, seconds, 0.005)
+        motion = random_multisine(robot, seed=seed, f0=0.2, harmonics=5)
+        if rests:
+            schedule = rest_schedule(robot.n, seconds, 0.3, seed=seed, together=False)
+            q, dq, ddq = resting_motion(motion, schedule, t)
+        else:
+            q, dq, ddq = motion.sample(t)
+        tau = model_torques(robot, q, dq, ddq, th, options)
+        if rests:
+            for j in range(robot.n):
+                for a, b in runs(schedule.at_rest(t)[:, j]):
+                    tau[a:b, j] += rng.uniform(-1.0, 1.0)
+        write_columns(root / f"{name}.csv", {"t": t, **{f"q{j + 1}": q[:, j] for j in range(2)},
+                                             **{f"dq{j + 1}": dq[:, j] for j in range(2)},
+                                             **{f"ddq{j + 1}": ddq[:, j] for j in range(2)},
+                                             **{f"i{j + 1}": tau[:, j] / true[j] for j in range(2)}})
+
+
+def test_the_calibration_detects_rests_and_gives_each_its_level_as_identify_does(tmp_path):
+    """Rests held by static friction (a torque the model cannot know, one level per rest): the
+    calibration measures the rest bands as identify does (--rest auto, the default; stored in
+    "rest_detection") and eliminates each rest's level, so noise-free logs give the true gains
+    exactly; fitted as measured (--rest off), the held torques move them."""
+    robot = dynid.load_robot("planar2")
+    true = np.array([31.0, 17.5])
+    _exact_current_logs(tmp_path, robot, true, 20.0, rests=True)
+    common = ["drives", "gains", "-r", "planar2", "--unloaded", tmp_path / "u.csv", "--loaded", tmp_path / "l.csv",
+              "--mass", "0.8", "--lowpass", "0"]
+    run_ok(*common, "--out", tmp_path / "auto.json")
+    run_ok(*common, "--out", tmp_path / "off.json", "--rest", "off")
+    auto, off = (json.loads((tmp_path / f"{x}.json").read_text()) for x in ("auto", "off"))
+    assert "rest_detection" in auto and len(auto["preprocessing"]["rest_band"]) == 2
+    np.testing.assert_allclose(auto["gains"], true, rtol=1e-6)
+    assert np.max(np.abs(np.array(off["gains"]) / true - 1.0)) > 1e-3, off["gains"]
+
+
+def test_lowpass_auto_is_strict_and_the_default_falls_back_as_in_identify(tmp_path, monkeypatch):
+    """--lowpass auto and no --lowpass behaved the same (the cutoff's cross-validation was run with
+    identify's fallback in both, without --max-condition): when the cross-validation cannot be
+    made (a log too short for its folds), the default keeps min(20 Hz, fs/10) with a note and
+    --lowpass auto is one error, as in identify; the cross-validation gets --max-condition."""
+    import dynid.identify.crossval as crossval
+
+    robot = dynid.load_robot("planar2")
+    true = np.array([31.0, 17.5])
+    _exact_current_logs(tmp_path, robot, true, 3.0)
+    seen = []
+
+    def too_short(*args, **kwargs):
+        seen.append(args[9] if len(args) > 9 else kwargs.get("max_condition"))
+        raise crossval.CrossValidationError("u.csv: 3 s of data are too short for 5-fold cross-validation", rate=200.0)
+
+    monkeypatch.setattr(crossval, "choose_lowpass", too_short)
+    common = ["drives", "gains", "-r", "planar2", "--unloaded", tmp_path / "u.csv", "--loaded", tmp_path / "l.csv",
+              "--mass", "0.8", "--max-condition", "5e6"]
+    out = run_ok(*common, "--out", tmp_path / "g.json")
+    assert "not cross-validated" in out and "too short" in out, out
+    assert json.loads((tmp_path / "g.json").read_text())["lowpass_selection"]["method"].startswith("default")
+    line = failing(*common, "--out", tmp_path / "auto.json", "--lowpass", "auto")
+    assert "too short for 5-fold cross-validation" in line and not (tmp_path / "auto.json").exists()
+    assert seen == [5e6, 5e6]

@@ -33,13 +33,15 @@ def gains(robot: str = robot_option(),
           friction: str = O.FRICTION, offset: bool = O.OFFSET, rotor_inertia: bool = O.ROTOR,
           smooth_sign: float = O.SMOOTH_SIGN,
           lowpass: str = typer.Option(None, "--lowpass", help="zero-phase low-pass cutoff [Hz] before "
-                                      "differentiation, 0 = off (default: chosen by cross-validation of the logs "
-                                      "without the load, in torques from a first estimate of the gains)"),
+                                      "differentiation, 0 = off, 'auto' (default: chosen by cross-validation of "
+                                      "the logs without the load, in torques from a first estimate of the gains, "
+                                      "as identify chooses it; a log too short for the folds keeps min(20 Hz, "
+                                      "fs/10) with a note, where 'auto' is an error)"),
           derivative: str = O.DERIVATIVE, min_velocity: float = O.MIN_VELOCITY, segments: str = O.SEGMENTS,
           max_gap: float = O.MAX_GAP, tau_delay: float = O.TAU_DELAY,
           rename: str = O.RENAME, columns: str = O.COLUMNS, time_unit: str = O.TIME_UNIT, degrees: bool = O.DEGREES,
           negate: str = O.NEGATE, ignore: str = O.IGNORE, topic: str = O.TOPIC, stamp: str = O.STAMP,
-          nan: str = O.NAN,
+          nan: str = O.NAN, rest: str = O.REST,
           max_condition: float = typer.Option(1e7, "--max-condition", help="refuse fits above this condition "
                                               "number")) -> None:
     """Identify each joint's current-to-torque gain K (tau = K i) and the robot's parameters together
@@ -65,7 +67,8 @@ def gains(robot: str = robot_option(),
                                 segments, max_gap, tau_delay)
     mapping = O.mapping_from(rename, columns, time_unit, degrees, False, None, negate, ignore, topic, stamp)
     result = calibrate_with_cutoff(r, expand_sources(unloaded), expand_sources(loaded), load, options, prep, mapping,
-                                   method, nan, max_condition, choose_cutoff=not isinstance(cutoff, float))
+                                   method, nan, max_condition, lowpass="auto" if cutoff in (None, "auto") else cutoff,
+                                   lowpass_fallback=cutoff is None, rest="auto" if O.rest_from(rest) else "off")
     content = result.to_dict()
     content.update({"robot": robot, "robot_name": r.name})
     atomic_write_text(out, json.dumps(content, indent=2) + "\n")

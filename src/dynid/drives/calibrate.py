@@ -141,22 +141,32 @@ def calibrate_drives(robot, unloaded, loaded, load: KnownLoad, options: ModelOpt
 def calibrate_with_cutoff(robot, unloaded, loaded, load: KnownLoad, options: ModelOptions = ModelOptions(),
                           prep: Preprocessing = Preprocessing(), mapping: ColumnMapping = ColumnMapping(),
                           method: str = "tls", nan: str = "drop", max_condition: float = 1e7,
-                          choose_cutoff: bool = True) -> DriveGains:
-    """``calibrate_drives``; with ``choose_cutoff`` the low-pass cutoff is chosen as ``identify``
-    chooses it (``identify.crossval.auto_lowpass``), on the logs without the load read as torques
-    with the gains of a first calibration at the fixed default cutoff min(20 Hz, fs/10): a
-    model fitted to raw currents would be wrong by each joint's gain, and so would its
-    cross-validation. The result's "lowpass_selection" is that of the second pass."""
-    if not choose_cutoff:
-        return calibrate_drives(robot, unloaded, loaded, load, options, prep, mapping, method, nan, max_condition)
-    from dynid.identify.crossval import auto_lowpass
+                          lowpass: float | str | None = "auto", lowpass_fallback: bool = True,
+                          rest: str = "auto") -> DriveGains:
+    """``calibrate_drives`` with the preprocessing steps of ``identify`` (``dynid.Identification``,
+    same options and defaults): ``rest="auto"`` measures the rest bands on every log (each rest's
+    held current a level of its own, ``gains.GainEquations.add_log``); ``lowpass="auto"``
+    chooses the cutoff as ``identify`` does (its folds, condition limit and, with
+    ``lowpass_fallback``, the fixed default min(20 Hz, fs/10) with a note for a log too short
+    for the folds; without it, an error), on the logs without the load read as torques with
+    the gains of a first calibration at that default cutoff: a model fitted to raw currents
+    would be wrong by each joint's gain, and so would its cross-validation. A number: that
+    cutoff [Hz] (0 = off); None: the default. The result's "lowpass_selection" is that of the
+    second pass, "rest_detection" the bands'."""
+    from dynid.identify.identification import Identification
 
-    first = calibrate_drives(robot, unloaded, loaded, load, options, replace(prep, lowpass_hz=None), mapping, "tls",
-                             nan, max_condition)
-    torques = replace(mapping, current_gain=first.current_gain_text())
-    base = base_parameters(robot, options)
-    chosen, selection, notes = auto_lowpass(robot, list(unloaded), options, base, prep, torques, nan, False)
-    out = calibrate_drives(robot, unloaded, loaded, load, options, chosen, mapping, method, nan, max_condition,
-                           notes)
-    out.extra["lowpass_selection"] = selection
+    given = {**Identification.preprocessing_options(prep), "lowpass": lowpass, "rest": rest}
+    idn = Identification(robot, friction=options.friction, offset=options.offset, rotor_inertia=options.rotor_inertia,
+                         smooth_sign=options.smooth_sign, lowpass_fallback=lowpass_fallback, nan=nan,
+                         max_condition=max_condition, **given)
+    rested, extra, notes = idn.rest_detection(list(unloaded) + list(loaded), unit_gains(robot, mapping))
+    if lowpass == "auto":
+        first = calibrate_drives(robot, unloaded, loaded, load, options, replace(rested, lowpass_hz=None), mapping,
+                                 "tls", nan, max_condition)
+        torques = replace(mapping, current_gain=first.current_gain_text())
+        rested, extra["lowpass_selection"], more = idn.cutoff_selection(list(unloaded), torques,
+                                                                        base_parameters(robot, options), rested)
+        notes += more
+    out = calibrate_drives(robot, unloaded, loaded, load, options, rested, mapping, method, nan, max_condition, notes)
+    out.extra.update(extra)
     return out

@@ -57,14 +57,15 @@ import numpy as np
 import scipy.optimize
 
 from dynid.data.preprocess import edge_samples, prepared_rate
-from dynid.data.segments import segment_edge_mask
+from dynid.data.segments import piece_starts, segment_edge_mask
 from dynid.errors import DataError, IllConditionedError
 from dynid.identify.estimators import OrdinaryLeastSquares
 from dynid.identify.model import identification_regressor
 from dynid.identify.normal_equations import NormalEquations
 from dynid.identify.payload import determined_parameters, flange_body
 from dynid.identify.physical import pseudo_solve
-from dynid.identify.pipeline import row_mask
+from dynid.identify.pipeline import fitted_rest, row_mask
+from dynid.identify.rest_levels import rest_runs
 from dynid.identify.threads import single_blas_thread
 from dynid.robot.inertia import PARAMETER_NAMES, from_mass_com_inertia
 
@@ -126,30 +127,61 @@ class GainEquations:
 
     def add_log(self, robot, ready, options, base, prep, load: KnownLoad | None) -> int:
         """Add a prepared log (``JointData`` whose ``tau`` holds the currents, read with unit
-        gains) without (load None) or with the known load; returns its samples."""
+        gains) without (load None) or with the known load; returns its samples. With rest
+        detection (``prep.rest_band``) each rest's held current is a level of its own, eliminated
+        as ``identify`` eliminates it (``identify.rest_levels``, H1)."""
         if ready.tau is None:
             raise DataError(f"{ready.source}: no currents i1..in to calibrate the drives from")
-        body = flange_body(robot)
-        known, values, unknown = (None, None, None) if load is None else load.split()
-        mask = row_mask(ready.dq, segment_edge_mask(ready, edge_samples(prep, prepared_rate(ready))), prep)
+        keep = segment_edge_mask(ready, edge_samples(prep, prepared_rate(ready)))
+        mask = row_mask(ready.dq, keep, prep)
         count = 0
         for s in range(0, len(ready), BLOCK):
             sl = slice(s, s + BLOCK)
-            y = identification_regressor(robot, ready.q[sl], ready.dq[sl], ready.ddq[sl], options)
-            current = ready.tau[sl]
-            w = np.zeros(y.shape[:2] + (self.b + self.u + 1,))
-            w[..., :self.b] = y[..., base.independent]
-            rhs = np.zeros(current.shape)
-            if load is not None:
-                flange = y[..., 10 * body:10 * body + 10]
-                w[..., self.b:self.b + self.u] = flange[..., unknown]
-                rhs = -(flange[..., known] @ values)
-            w[..., -1] = -current
+            w, rhs = self.rows(robot, ready, sl, options, base, load)
             m = None if mask is None else mask[sl]
             self.ne.add(w, rhs, m)
-            count += int(len(current) if m is None else m.any(axis=1).sum())
+            count += int(w.shape[0] if m is None else m.any(axis=1).sum())
+        rest = fitted_rest(robot, ready.dq, keep, prep)
+        if rest is not None and rest.any():
+            self.ne -= self.rest_levels(robot, ready, rest, options, base, load)
         self.samples["loaded" if load is not None else "unloaded"] += count
         return count
+
+    def rows(self, robot, ready, pick, options, base, load: KnownLoad | None) -> tuple[np.ndarray, np.ndarray]:
+        """(W (N, n, b + u + 1), y (N, n)) of (G1-G2) at the samples ``pick`` of a prepared log."""
+        y = identification_regressor(robot, ready.q[pick], ready.dq[pick], ready.ddq[pick], options)
+        w = np.zeros(y.shape[:2] + (self.b + self.u + 1,))
+        w[..., :self.b] = y[..., base.independent]
+        rhs = np.zeros(w.shape[:2])
+        if load is not None:
+            known, values, unknown = load.split()
+            body = flange_body(robot)
+            flange = y[..., 10 * body:10 * body + 10]
+            w[..., self.b:self.b + self.u] = flange[..., unknown]
+            rhs = -(flange[..., known] @ values)
+        w[..., -1] = -ready.tau[pick]
+        return w, rhs
+
+    def rest_levels(self, robot, ready, rest: np.ndarray, options, base, load: KnownLoad | None) -> NormalEquations:
+        """The (H1) terms of the rests of a prepared log (rest (N, n): its fitted rows at rest):
+        per rest of joint j with sums S (of W's rows) and s (of y) over its m rows, one row
+        S / sqrt(m), s / sqrt(m), whose normal equations are the terms to subtract."""
+        rows = np.flatnonzero(rest.any(axis=1))
+        where = np.full(len(ready), -1)
+        where[rows] = np.arange(rows.size)
+        parts = [self.rows(robot, ready, rows[s:s + BLOCK], options, base, load) for s in range(0, rows.size, BLOCK)]
+        w, rhs = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+        found = [(j, a, b) for j in range(robot.n) for a, b in rest_runs(rest[:, j], piece_starts(ready))]
+        level_w, level_y = np.zeros((len(found),) + w.shape[1:]), np.zeros((len(found), robot.n))
+        own, held = np.zeros((len(found), robot.n), dtype=bool), np.zeros(robot.n)
+        for r, (j, a, b) in enumerate(found):  # loop over rests, not samples
+            k, root = where[a:b], np.sqrt(b - a)
+            level_w[r, j], level_y[r, j], own[r, j] = w[k, j].sum(axis=0) / root, rhs[k, j].sum() / root, True
+            held[j] += rhs[k, j].sum()
+        terms = NormalEquations(self.ne.n, self.ne.b, self.ne.columns, self.ne.positions)
+        terms.add(level_w, level_y, own)
+        terms.tau_sum = held  # (H1) takes s itself off the sum of y, not s / sqrt(m)
+        return terms
 
     @classmethod
     def empty(cls, n: int, b: int, u: int) -> "GainEquations":

@@ -282,21 +282,32 @@ class Identification:
         ("rest_detection"), before the cutoff, so that its cross-validation scores the fit that is
         made; ``lowpass="auto"`` chooses the cutoff by cross-validation of ``sources``
         ("lowpass_selection")."""
-        prep, extra, notes = self.prep, {}, []
-        if self.rest == "auto":
-            from dynid.data.rest import choose_rest
-
-            prep, extra["rest_detection"], notes = choose_rest(self.robot, sources, prep, mapping, self.nan,
-                                                               self.chunk_rows)
+        prep, extra, notes = self.rest_detection(sources, mapping)
         if self.lowpass != "auto":
             return prep, extra, notes
+        prep, extra["lowpass_selection"], more = self.cutoff_selection(sources, mapping, base, prep)
+        return prep, extra, notes + more
+
+    def rest_detection(self, sources: list, mapping: ColumnMapping) -> tuple[Preprocessing, dict, list[str]]:
+        """(``prep`` with the rest bands measured on ``sources`` when ``rest="auto"`` (``data.rest``),
+        result.json additions ("rest_detection"), notes)."""
+        if self.rest != "auto":
+            return self.prep, {}, []
+        from dynid.data.rest import choose_rest
+
+        prep, info, notes = choose_rest(self.robot, sources, self.prep, mapping, self.nan, self.chunk_rows)
+        return prep, {"rest_detection": info}, notes
+
+    def cutoff_selection(self, sources: list, mapping: ColumnMapping, base,
+                         prep: Preprocessing) -> tuple[Preprocessing, dict, list[str]]:
+        """``lowpass="auto"``: (``prep`` with the cutoff chosen by blocked cross-validation of
+        ``sources``, result.json "lowpass_selection", notes), with this configuration's folds,
+        excitation bandwidth, condition limit and fallback (``crossval.auto_lowpass``)."""
         from dynid.identify.crossval import auto_lowpass
 
-        prep, extra["lowpass_selection"], more = auto_lowpass(self.robot, sources, self.options, base, prep, mapping,
-                                                              self.nan, not self.lowpass_fallback, self.cv_folds,
-                                                              self.bandwidth(), self.max_condition, self.chunk_rows,
-                                                              self.still_range, self.filter_torque)
-        return prep, extra, notes + more
+        return auto_lowpass(self.robot, sources, self.options, base, prep, mapping, self.nan, not self.lowpass_fallback,
+                            self.cv_folds, self.bandwidth(), self.max_condition, self.chunk_rows, self.still_range,
+                            self.filter_torque)
 
     def choose_friction(self, sources: list, mapping: ColumnMapping, prep: Preprocessing, extra: dict,
                         notes: list[str]):

@@ -120,20 +120,27 @@ class RestLevels:
         return out
 
 
+def rest_runs(flags: np.ndarray, breaks: np.ndarray | None = None) -> list[tuple[int, int]]:
+    """[(start, stop), ...] of the rests in flags (N,) (a joint's fitted rows at rest, in time
+    order): its runs, each cut where ``breaks`` (N,) is True (a row that does not follow the one
+    before: ``data.segments.piece_starts``; a rest does not go on across it)."""
+    cuts = np.zeros(0, dtype=np.int64) if breaks is None else np.flatnonzero(breaks)
+    out = []
+    for start, stop in runs(flags):
+        inner = cuts[(cuts > start) & (cuts < stop)].tolist()
+        out += list(zip([start, *inner], [*inner, stop]))
+    return out
+
+
 def remove_levels(y: np.ndarray, tau: np.ndarray, rest: np.ndarray,
                   breaks: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(H1) on in-memory rows: y (N, n, b) and tau (N, n) with each rest's mean subtracted
-    from its rows, joint by joint (rest (N, n): fitted rows of joints at rest, in time order).
-    breaks (N,): True at a row that does not follow the one before (a segment's first, or
-    rows selected apart: ``data.segments.piece_starts``): a rest ends there, as ``RestLevels``
-    ends it at a segment's end (a run of rest rows across it is two rests, two levels).
-    Returns new arrays."""
+    from its rows, joint by joint (rest (N, n): fitted rows of joints at rest, in time order;
+    breaks: ``rest_runs``, so a run across a segment's first row is two rests, as ``RestLevels``
+    ends a rest at a segment's end). Returns new arrays."""
     y, tau = y.copy(), tau.copy()
-    cuts = np.zeros(0, dtype=np.int64) if breaks is None else np.flatnonzero(breaks)
     for j in range(tau.shape[1]):  # loop over joints and their rests
-        for start, stop in runs(rest[:, j]):
-            inner = cuts[(cuts > start) & (cuts < stop)].tolist()
-            for a, b in zip([start, *inner], [*inner, stop]):
-                y[a:b, j] -= y[a:b, j].mean(axis=0)
-                tau[a:b, j] -= tau[a:b, j].mean()
+        for start, stop in rest_runs(rest[:, j], breaks):
+            y[start:stop, j] -= y[start:stop, j].mean(axis=0)
+            tau[start:stop, j] -= tau[start:stop, j].mean()
     return y, tau
