@@ -155,7 +155,8 @@ def calibrate_with_cutoff(robot, unloaded, loaded, load: KnownLoad, options: Mod
     second pass, "rest_detection" the bands'."""
     from dynid.identify.identification import Identification
 
-    given = {**Identification.preprocessing_options(prep), "lowpass": lowpass, "rest": rest}
+    given = {**Identification.preprocessing_options(prep), "lowpass": lowpass, "rest": rest,
+             "filter_torque": None if lowpass == "auto" else prep.filter_torque}  # None: chosen, as identify
     idn = Identification(robot, friction=options.friction, offset=options.offset, rotor_inertia=options.rotor_inertia,
                          smooth_sign=options.smooth_sign, lowpass_fallback=lowpass_fallback, nan=nan,
                          max_condition=max_condition, **given)
