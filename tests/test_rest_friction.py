@@ -276,7 +276,8 @@ def test_a_rest_does_not_go_on_across_rows_selected_apart_or_a_segment_boundary(
     mean taken off (the streamed ``RestLevels`` ends a rest at a segment's end too); they were
     joined into one run, leaving +-1 N m on every row of both. Two segments side by side were
     already apart (the edge rows of each segment are not fitted, even with --lowpass 0): kept so."""
-    from dynid.identify.pipeline import regressor_arrays
+    from dynid.identify.normal_equations import NormalEquations
+    from dynid.identify.pipeline import regressor_arrays, sample_equations
 
     robot = dynid.load_robot("planar2")
     rng, t = np.random.default_rng(2), np.arange(0.0, 10.0, 0.01)
@@ -294,6 +295,10 @@ def test_a_rest_does_not_go_on_across_rows_selected_apart_or_a_segment_boundary(
                  JointData(t[pick], q[pick], dq[pick], ddq[pick], tau[pick], rate=100.0,  # two segments
                            segment=np.repeat([0, 1], 200))):
         y, held, mask = regressor_arrays(robot, data, options, base, prep)
+        made, expected = sample_equations(robot, data, options, base, prep), NormalEquations(robot.n, base.rank)
+        expected.add(y, held, mask)  # the Gram pass's rest sums end each rest with its piece too
+        np.testing.assert_allclose(made.B, expected.B, rtol=1e-10, atol=1e-10 * np.abs(expected.B).max())
+        assert list(expected.rows - made.rows) == [2, 0]  # (H1): one unknown level per rest, two rests of joint 1
         fitted = (mask[:, 0] if mask is not None else np.ones(len(data), dtype=bool)) & (data.dq[:, 0] == 0.0)
         for piece in (np.arange(150, 200), np.arange(200, 250)):
             rows = piece[fitted[piece]]  # a segment's edge rows are not fitted

@@ -194,8 +194,10 @@ def sample_equations(robot, data: JointData, options: ModelOptions, base: BasePa
     keep = segment_edge_mask(data, edge_samples(prep, prepared_rate(data)))
     gram = RegressorGram(robot, options, base, identifiability_table(robot, options))
     levels = RestLevels(robot.n, base.rank) if prep.rest_band else None
-    add_with_rests(robot, data, options, prep, gram, gram.new_buffer(min(BLOCK, max(len(data), 1))), keep, levels,
-                   close=True)
+    buffer = gram.new_buffer(min(BLOCK, max(len(data), 1)))
+    bounds = [0, *np.flatnonzero(piece_starts(data)).tolist(), len(data)]
+    for a, b in zip(bounds[:-1], bounds[1:]):  # rows that follow each other: a rest ends with its piece
+        add_with_rests(robot, data.select(slice(a, b)), options, prep, gram, buffer, keep[a:b], levels, close=True)
     ne = gram.to_normal_equations(base)
     return ne if levels is None else ne - levels.take()
 
