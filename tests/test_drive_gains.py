@@ -237,7 +237,8 @@ def test_the_calibration_detects_rests_and_gives_each_its_level_as_identify_does
     """Rests held by static friction (a torque the model cannot know, one level per rest): the
     calibration measures the rest bands as identify does (--rest auto, the default; stored in
     "rest_detection") and eliminates each rest's level, so noise-free logs give the true gains
-    exactly; fitted as measured (--rest off), the held torques move them."""
+    (to 0.012 %: the detected rests end a little inside the simulated ones, whose last samples are
+    fitted as measured); fitted as measured (--rest off), the held torques move them by 3 %."""
     robot = dynid.load_robot("planar2")
     true = np.array([31.0, 17.5])
     _exact_current_logs(tmp_path, robot, true, 20.0, rests=True)
@@ -247,8 +248,8 @@ def test_the_calibration_detects_rests_and_gives_each_its_level_as_identify_does
     run_ok(*common, "--out", tmp_path / "off.json", "--rest", "off")
     auto, off = (json.loads((tmp_path / f"{x}.json").read_text()) for x in ("auto", "off"))
     assert "rest_detection" in auto and len(auto["preprocessing"]["rest_band"]) == 2
-    np.testing.assert_allclose(auto["gains"], true, rtol=1e-6)
-    assert np.max(np.abs(np.array(off["gains"]) / true - 1.0)) > 1e-3, off["gains"]
+    errors = {k: np.max(np.abs(np.array(v["gains"]) / true - 1.0)) for k, v in (("auto", auto), ("off", off))}
+    assert errors["auto"] < 1e-3 and errors["off"] > 20.0 * errors["auto"], errors  # measured 1.2e-4, 3.0e-2
 
 
 def test_lowpass_auto_is_strict_and_the_default_falls_back_as_in_identify(tmp_path, monkeypatch):
