@@ -49,12 +49,30 @@ motion, so it is measured on the log rather than guessed:
    5 kHz: five folds of 1.8 s, f_lo = 1.1 Hz; before, a fixed second per fold and f_lo >= 30 /
    piece duration refused it, and a log cut into 5 s pieces by dropped cycles started the grid
    at 6 Hz). Pieces shorter than both edges of the lowest cutoff are left out;
-6. choice: the lowest score, then among the candidates tied with it the *highest* cutoff
-   (less distortion of the motion, shorter edges): tied means the excess of held-out RSS,
-   summed over the folds, is within one standard error of that sum, estimated from the
-   fold-by-fold differences (the one-standard-error rule, Hastie, Tibshirani & Friedman 2009,
-   The Elements of Statistical Learning, sec. 7.10, here toward the higher cutoff; paired
-   differences, so each fold's own difficulty cancels). The same search runs with the torque
+6. choice: the lowest score, then among the candidates tied with it (the excess of held-out
+   RSS, summed over the folds, within one standard error of that sum, estimated from the
+   fold-by-fold differences: the one-standard-error rule, Hastie, Tibshirani & Friedman 2009,
+   The Elements of Statistical Learning, sec. 7.10; paired differences, so each fold's own
+   difficulty cancels) the *lowest at or above k B*, k = ``MOTION_MARGIN`` = 5 times the
+   motion's bandwidth B, or the *highest* when the tie stays below k B. B is the excitation's
+   highest harmonic when it is known, else the occupied bandwidth of the moving joints' q
+   (``data.bandwidth``, B1-B2); k B itself is scored when the tie reaches above it. Why: a tie
+   means the torque's noise hides the model's error (a 6 s, 5 kHz motor-side log: scores flat
+   within 0.3 % from 3.3 to 25 Hz, model errors 10-20 x below the torque noise), so the folds
+   cannot say which of the tied cutoffs is right, and physics can: what q holds above the
+   motion's band is quantization, noise and the arm's vibration, none of it rigid-body motion,
+   and each hertz of passband above it lets more of it into ddq (in that log a 30-40 Hz mode:
+   25 Hz passes 20 % of it at 30 Hz). Below k B the filter distorts the motion: its gain
+   1 / (1 + (f / f_c)^8) (4th order, forward and backward) misses 0.4 % of the top harmonic at
+   f_c = 2 B, 2.6e-6 at 5 B; on that log (B = 1.375 Hz) the held-out error at 3 Hz = 2.2 B is
+   1.4 x that at 6 Hz on interior rows and 3 x on all rows of a 3 s file (its edges: the lower
+   the cutoff, the longer they are). k = 5 is the low end of the
+   common practice of a cutoff 5-10 x the motion's highest frequency (a rule of thumb; neither
+   the thesis nor the seed papers give one). A tie below k B keeps the old rule, the highest
+   tied cutoff (less distortion, shorter edges); a cutoff the folds clearly reject is never
+   taken for being above k B. result.json records B, its source and k B
+   (``lowpass_selection.grid``: motion_bandwidth_hz, motion_bandwidth_source, passband_hz).
+   The same search runs with the torque
    low-passed like the positions (Gautier's parallel filtering, ``Preprocessing.filter_torque``,
    ``prepare`` step 2b): the fit then uses the filtered torque, the score is still against the
    measured one (CV2 holds: the model's prediction is compared with the same data in both
@@ -76,6 +94,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dynid.data.bandwidth import motion_bandwidth
 from dynid.data.blocks import pieces, read_blocks
 from dynid.data.columns import ColumnMapping, JointData
 from dynid.data.preprocess import Preprocessing, edge_mask, edge_samples, prepare, sample_rate
@@ -93,6 +112,7 @@ from dynid.identify.undetermined import STILL_RANGE, Undetermined, find_undeterm
 FOLDS = 5
 BUDGET = 240_000  # rows of a long log the choice is made on
 FOLD_PERIODS = 2.0  # a fold spans at least this many periods of the lowest cutoff (step 5)
+MOTION_MARGIN = 5.0  # k of step 6: a tie goes down to k x the motion's bandwidth, not below
 TORQUE_FILTER_GAIN = 0.01  # parallel filtering must lower the held-out RSS by this share, and beyond a tie (step 6)
 
 
@@ -324,7 +344,16 @@ def select_lowpass(robot, blocks: list[JointData], options: ModelOptions, base: 
     modes = [False, True] if torque_filter is None else [bool(torque_filter)]
     for filtered in modes:
         _search(grid, filtered, scores, run, floor, ceiling)
-    best = _best(scores, rss, modes)
+    motion, motion_source = (bandwidth, "excitation") if bandwidth else \
+        (motion_bandwidth(blocks, [j for j in range(robot.n) if j not in found.still]), "spectrum of q (B1-B2)")
+    passband = MOTION_MARGIN * motion if motion else None  # step 6: the lowest cutoff a tie may go down to
+    info.update(motion_bandwidth_hz=motion, motion_bandwidth_source=motion_source if motion else None,
+                passband_hz=passband)
+    if passband is not None and floor <= passband <= ceiling:
+        for filtered in modes:  # the tie reaches above k B: score k B itself, the cutoff the rule wants
+            if any(c > passband for c in _tie(scores, rss, filtered)):
+                run([passband], filtered)
+    best = _best(scores, rss, modes, passband)
     if best is None:
         raise CrossValidationError(f"{source}: no candidate cutoff could be scored: the log without one of its "
                                    f"{folds} folds does not determine the base parameters "
@@ -361,21 +390,32 @@ def _lowest(scores: dict) -> float | None:
     return min(valid, key=valid.get) if valid else None
 
 
-def _best(scores: dict, rss: dict, modes: list[bool]) -> tuple[float, bool] | None:
+def _tie(scores: dict, rss: dict, mode: bool) -> list[float]:
+    """The cutoffs of ``mode`` (torque filtered or not) tied with its lowest score (the lowest
+    included), in increasing order; [] when none could be scored."""
+    best = _lowest({key: v for key, v in scores.items() if key[1] == mode})
+    if best is None:
+        return []
+    return sorted(key[0] for key, v in scores.items() if key[1] == mode and v is not None and np.isfinite(v)
+                  and (key == best or _tied(rss[key], rss[best])))
+
+
+def _best(scores: dict, rss: dict, modes: list[bool], passband: float | None = None) -> tuple[float, bool] | None:
     """The (cutoff, torque filtered) to use: in each mode the lowest score, then among the
-    candidates of that mode tied with it the highest cutoff (less distortion of the motion,
-    shorter edges; the one-standard-error rule, Hastie, Tibshirani & Friedman 2009, sec. 7.10);
-    the filtered torque only when it beats the measured one by more than a tie and by
-    ``TORQUE_FILTER_GAIN`` of its held-out RSS (step 6: a filtered torque's noise is no longer
-    white, which the parameters' standard deviations assume, so a consistent but negligible gain
-    does not pay)."""
+    candidates of that mode tied with it (the one-standard-error rule, Hastie, Tibshirani &
+    Friedman 2009, sec. 7.10) the lowest at or above ``passband`` (``MOTION_MARGIN`` times the
+    motion's bandwidth: the motion passes undistorted, and less of the noise and of the arm's
+    vibration above it enters the regressor), or the highest when the tie stays below it (less
+    distortion of the motion); the filtered torque only when it beats the measured one by more
+    than a tie and by ``TORQUE_FILTER_GAIN`` of its held-out RSS (step 6: a filtered torque's
+    noise is no longer white, which the parameters' standard deviations assume, so a consistent
+    but negligible gain does not pay)."""
     chosen = {}
     for mode in modes:
-        best = _lowest({key: v for key, v in scores.items() if key[1] == mode})
-        if best is not None:
-            tied = [key for key, v in scores.items() if key[1] == mode and key[0] > best[0] and v is not None
-                    and np.isfinite(v) and _tied(rss[key], rss[best])]
-            chosen[mode] = max([best] + tied)
+        tied = _tie(scores, rss, mode)
+        if tied:
+            above = [c for c in tied if passband is not None and c >= passband]
+            chosen[mode] = (min(above) if above else max(tied), mode)
     if not chosen:
         return None
     if len(chosen) == 2 and (rss[chosen[True]].sum() >= (1.0 - TORQUE_FILTER_GAIN) * rss[chosen[False]].sum()
