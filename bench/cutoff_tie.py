@@ -21,8 +21,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
@@ -34,16 +32,12 @@ FIXED = (3.0, 4.0, 5.0, 7.0, 10.0, 14.0, 20.0, 28.0)
 def motor_case(work: Path, seed: int):
     import dynid
     from dynid.data.io import joint_data_columns, write_columns
-    from dynid.simulate import random_multisine
     from dynid.simulate.motor_side import motor_side_columns
     from real_defaults import Case, _truth_at
-    from realistic_logs import current_ripple, realistic_log, split_log, structural_resonance
+    from realistic_logs import short_fast_log, split_log
 
     robot = dynid.load_robot("tx40")
-    data, t, tau = realistic_log(robot, 5000.0, 9.0, seed=seed, f0=0.3, harmonics=4, encoder_counts=4096)
-    _, _, ddq = random_multisine(robot, seed=seed, f0=0.3, harmonics=4).sample(t)
-    data = structural_resonance(robot, data, t, ddq, seed=seed + 1)
-    data = current_ripple(data, 0.01 * np.sqrt(np.mean(tau ** 2, axis=0)), 300.0, seed=seed + 2)
+    data, t, tau, _ = short_fast_log(robot, seed)
     for part, (a, b) in (("train", (0.0, 6.0)), ("test", (6.0, 9.1))):
         write_columns(work / f"m{seed}_{part}.csv",
                       motor_side_columns(robot, joint_data_columns(split_log(data, a, b)), True, False))

@@ -106,10 +106,9 @@ def _truth_at(t_all: np.ndarray, tau_all: np.ndarray):
 def build_cases(work: Path, names: list[str]) -> list[Case]:
     import dynid
     from dynid.data.io import joint_data_columns, write_columns, write_joint_data
-    from dynid.simulate import random_multisine
     from dynid.simulate.motor_side import motor_side_columns
     from realistic_logs import (
-        current_ripple, drop_cycles, realistic_log, resonance_torque, split_log, structural_resonance,
+        drop_cycles, realistic_log, resonance_torque, short_fast_log, split_log,
     )
     from shared_data import shared_path
 
@@ -139,10 +138,7 @@ def build_cases(work: Path, names: list[str]) -> list[Case]:
                           _truth_at(t, tau), what="iiwa URDF, 1 kHz, 0.5 % dropped cycles of 2-9 ms"))
     if "motor5k" in names:
         robot = dynid.load_robot("tx40")
-        data, t, tau = realistic_log(robot, 5000.0, 9.0, seed=47, f0=0.3, harmonics=4, encoder_counts=4096)
-        _, _, ddq = random_multisine(robot, seed=47, f0=0.3, harmonics=4).sample(t)
-        data = structural_resonance(robot, data, t, ddq, seed=48)
-        data = current_ripple(data, 0.01 * np.sqrt(np.mean(tau ** 2, axis=0)), 300.0, seed=49)
+        data, t, tau, ddq = short_fast_log(robot, seed=47)
         for part, (a, b) in (("train", (0.0, 6.0)), ("test", (6.0, 9.1))):
             cols = motor_side_columns(robot, joint_data_columns(split_log(data, a, b)), True, False)
             write_columns(work / f"motor5k_{part}.csv", cols)

@@ -103,6 +103,19 @@ def current_ripple(data, amplitude, frequency: float = 300.0, seed: int = 0):
     return replace(data, tau=data.tau + ripple)
 
 
+def short_fast_log(robot, seed: int, seconds: float = 9.0, rate: float = 5000.0, f0: float = 0.3,
+                   harmonics: int = 4):
+    """(measured JointData, t (N,), true torques (N, n), true ddq (N, n)) of issue 22's short fast
+    log: a multi-sine up to f0 * harmonics, 4096-count motor encoders, a 30-40 Hz structural mode
+    in q (``structural_resonance``, seed + 1), 1 % current ripple at 300 Hz (seed + 2), torque
+    noise and drive ripple, 1 % of the rows dropped (``realistic_log``)."""
+    data, t, tau = realistic_log(robot, rate, seconds, seed=seed, f0=f0, harmonics=harmonics, encoder_counts=4096)
+    _, _, ddq = random_multisine(robot, seed=seed, f0=f0, harmonics=harmonics).sample(t)
+    data = structural_resonance(robot, data, t, ddq, seed=seed + 1)
+    data = current_ripple(data, 0.01 * np.sqrt(np.mean(tau ** 2, axis=0)), 300.0, seed=seed + 2)
+    return data, t, tau, ddq
+
+
 def resting_log(robot, rate: float, seconds: float, seed: int, share: float = 0.3, held: str = "random",
                 static: float = 1.2, noise: float = 0.002, ripple: float = 0.005, encoder_counts: float = 500.0,
                 jitter: float = 0.3, drop: float = 0.01, f0: float = 0.2, harmonics: int = 5,

@@ -18,22 +18,17 @@ from dynid.identify.crossval import _best, select_lowpass
 from dynid.identify.estimators import OrdinaryLeastSquares
 from dynid.identify.model import ModelOptions, identification_regressor
 from dynid.identify.pipeline import fit_data
-from dynid.simulate import random_multisine
 
 from cli_helpers import runner
-from realistic_logs import current_ripple, realistic_log, split_log, structural_resonance
+from realistic_logs import realistic_log, short_fast_log, split_log
 from dynid.cli.main import app
 
 
 def _short_fast_log(robot, seed: int):
-    """9 s at 5 kHz: a 30-40 Hz structural mode in q (and the rotor's share of it in the torque),
-    1 % current ripple at 300 Hz, 4096-count motor encoders, torque noise, drive ripple, 1 % of
-    the samples dropped."""
-    data, t, tau = realistic_log(robot, 5000.0, 9.0, seed=seed, f0=0.2, encoder_counts=4096)
-    _, _, ddq = random_multisine(robot, seed=seed, f0=0.2, harmonics=5).sample(t)
-    data = structural_resonance(robot, data, t, ddq, seed=seed + 1)
-    data = current_ripple(data, 0.01 * np.sqrt(np.mean(tau ** 2, axis=0)), 300.0, seed=seed + 2)
-    return data, t, tau
+    """9 s at 5 kHz, harmonics up to 1 Hz (``realistic_logs.short_fast_log``): a 30-40 Hz
+    structural mode in q (and the rotor's share of it in the torque), 1 % current ripple at
+    300 Hz, 4096-count motor encoders, torque noise, drive ripple, 1 % of the samples dropped."""
+    return short_fast_log(robot, seed, f0=0.2, harmonics=5)[:3]
 
 
 def test_a_9s_5khz_log_with_a_structural_mode_gets_a_cross_validated_cutoff():
@@ -126,10 +121,7 @@ def test_a_short_fast_motor_side_log_whose_tie_reaches_the_mode_takes_five_times
     from dynid.simulate.motor_side import motor_side_columns
 
     robot = dynid.load_robot("tx40")
-    data, t, tau = realistic_log(robot, 5000.0, 9.0, seed=91, f0=0.3, harmonics=4, encoder_counts=4096)
-    _, _, ddq = random_multisine(robot, seed=91, f0=0.3, harmonics=4).sample(t)
-    data = structural_resonance(robot, data, t, ddq, seed=92)
-    data = current_ripple(data, 0.01 * np.sqrt(np.mean(tau ** 2, axis=0)), 300.0, seed=93)
+    data, t, tau, _ = short_fast_log(robot, seed=91)
     for part, (a, b) in (("train", (0.0, 6.0)), ("test", (6.0, 9.1))):
         write_columns(tmp_path / f"{part}.csv",
                       motor_side_columns(robot, joint_data_columns(split_log(data, a, b)), True, False))

@@ -66,13 +66,13 @@ motion, so it is measured on the log rather than guessed:
    1 / (1 + (f / f_c)^8) (4th order, forward and backward) misses 0.4 % of the top harmonic at
    f_c = 2 B, 2.6e-6 at 5 B; on that log (B = 1.375 Hz) the held-out error at 3 Hz = 2.2 B is
    1.4 x that at 6 Hz on interior rows and 3 x on all rows of a 3 s file (its edges: the lower
-   the cutoff, the longer they are). k = 5 is the low end of the
-   common practice of a cutoff 5-10 x the motion's highest frequency (a rule of thumb; neither
-   the thesis nor the seed papers give one). A tie below k B keeps the old rule, the highest
-   tied cutoff (less distortion, shorter edges); a cutoff the folds clearly reject is never
-   taken for being above k B. result.json records B, its source and k B
-   (``lowpass_selection.grid``: motion_bandwidth_hz, motion_bandwidth_source, passband_hz).
-   The same search runs with the torque
+   the cutoff, the longer they are). k = 5 is the low end of the common practice of a cutoff
+   5-10 x the motion's highest frequency (a rule of thumb; neither the thesis nor the seed
+   papers give one; ``bench/cutoff_tie.py`` compares k = 3, 5, 10 and the old rule). A tie
+   below k B keeps the old rule, the highest tied cutoff (less distortion, shorter edges); a
+   cutoff the folds clearly reject is never taken for being above k B. result.json records B,
+   its source and k B (``lowpass_selection.grid``: motion_bandwidth_hz,
+   motion_bandwidth_source, passband_hz). The same search runs with the torque
    low-passed like the positions (Gautier's parallel filtering, ``Preprocessing.filter_torque``,
    ``prepare`` step 2b): the fit then uses the filtered torque, the score is still against the
    measured one (CV2 holds: the model's prediction is compared with the same data in both
