@@ -127,10 +127,10 @@ def reader(path: str, chunk_rows: int) -> None:
     from dynid.data.preprocess import Preprocessing
     from dynid.data.timing import STEP_SAMPLES
     from dynid.identify import ModelOptions
-    from dynid.identify.model import motor_columns
+    from dynid.identify.model import own_columns
 
     robot, options, prep = dynid.load_robot("er3a"), ModelOptions(), Preprocessing()
-    columns = lambda dq, ddq: motor_columns(robot, dq, ddq, options)  # noqa: E731
+    columns = own_columns(robot, options)
     sums, lock = {}, threading.Lock()
     plausibility.LogChecks.update = timed(sums, "plausibility checks (LogChecks.update)", lock,
                                           plausibility.LogChecks.update)

@@ -88,7 +88,7 @@ def pc_result():
     data, _, _ = simulate_joint_data(robot, t, q, dq, ddq, options, measurement=Measurement(tau_noise=0.2), seed=4)
     prep = Preprocessing()
     base = base_parameters(robot, options)
-    ready = prepare(data, prep, joint_columns=lambda v, a: joint_columns(v, a, options))
+    ready = prepare(data, prep, joint_columns=lambda q, v, a: joint_columns(v, a, options))
     y, tau, mask = regressor_arrays(robot, ready, options, base, prep)
     results = {}
     for name in ("ols", "pc"):

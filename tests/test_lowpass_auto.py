@@ -16,7 +16,7 @@ from dynid.identify.crossval import (
     CrossValidationError, choose_lowpass, fold_equations, fold_labels, held_out_score, select_lowpass,
 )
 from dynid.identify.estimators import OrdinaryLeastSquares
-from dynid.identify.model import ModelOptions, motor_columns
+from dynid.identify.model import ModelOptions, own_columns
 from dynid.identify.pipeline import fit_data, regressor_arrays
 from dynid.identify.undetermined import find_undetermined
 
@@ -67,7 +67,7 @@ def test_leave_one_fold_out_by_subtraction_equals_refitting_on_the_other_folds()
     parts = fold_equations(robot, [data], labels, options, base, prep, prep, 4, table)
     score, rss = held_out_score(parts, base.names, 1e7)
     # the same from the samples: refit on the other folds' rows, residual on the fold's rows
-    ready = prepare(data, prep, joint_columns=lambda dq, ddq: motor_columns(robot, dq, ddq, options))
+    ready = prepare(data, prep, joint_columns=own_columns(robot, options))
     y, tau, _ = regressor_arrays(robot, ready, options, base, prep)
     keep = edge_mask(len(ready), edge_samples(prep, sample_rate(ready.t)))
     fold = labels[0][np.clip(np.searchsorted(data.t, ready.t), 0, len(data) - 1)]
@@ -93,7 +93,7 @@ def test_each_refit_holds_what_the_log_cannot_determine_as_identify_does():
     prep = Preprocessing(lowpass_hz=5.0)
     labels = fold_labels([len(data)], 4, gap=20)
     parts = fold_equations(robot, [data], labels, options, base, prep, prep, 4, identifiability_table(robot, options))
-    ready = prepare(data, prep, joint_columns=lambda dq, ddq: motor_columns(robot, dq, ddq, options))
+    ready = prepare(data, prep, joint_columns=own_columns(robot, options))
     keep = edge_mask(len(ready), edge_samples(prep, sample_rate(ready.t)))
     found = find_undetermined(robot, options, base, ready.q[keep].min(axis=0), ready.q[keep].max(axis=0))
     assert found.still == [0] and "Fv1" in [base.names[k] for k in found.index]

@@ -40,6 +40,9 @@ SLOW_FILES = {
 }
 
 SLOW_TESTS = {
+    "test_load_friction.py::test_friction_auto_takes_the_load_dependent_model_where_it_is_the_truth_and_recovers_fl",
+    "test_load_friction.py::test_friction_auto_keeps_coulomb_viscous_where_the_friction_does_not_grow_with_the_load",
+    "test_load_friction.py::test_identify_load_dependent_stores_a_model_predict_repeats",
     "test_gain_std_file.py::test_the_payload_takes_the_gains_std_from_the_file_and_gain_std_overrides_it",
     "test_drives_cli.py::test_drive_identification_reads_the_layout_options_and_refuses_the_options_it_does_not_use",
     "test_cycle_studies.py::test_groups_use_the_identification_preprocessing",

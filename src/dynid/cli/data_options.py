@@ -67,7 +67,8 @@ DATA = typer.Option(..., "--data", "-d", help="joint data file (CSV or Parquet) 
 
 FRICTION = typer.Option("coulomb-viscous", "--friction", help="none | coulomb-viscous | polynomial | asymmetric")
 IDENTIFY_FRICTION = typer.Option("coulomb-viscous", "--friction", help="none | coulomb-viscous | polynomial | asymmetric"
-                                 " | stribeck (its Stribeck velocity fitted per joint) | auto (coulomb-viscous, "
+                                 " | stribeck (its Stribeck velocity fitted per joint) | load-dependent (Coulomb "
+                                 "growing with the transmitted torque) | auto (coulomb-viscous, load-dependent, "
                                  "polynomial or stribeck, by held-out error)")
 FRICTION_DRIFT = typer.Option(None, "--friction-drift", help="time | temperature: friction coefficients that drift "
                               "from cold to warm with the time since the robot's cold start (thesis eq. 5.4: a slow "

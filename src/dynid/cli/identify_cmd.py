@@ -170,7 +170,13 @@ def _print_friction(selection: dict | None) -> None:
     line = (f"friction model {selection['chosen']} ({selection['folds']}-fold blocked cross-validation, held-out "
             f"error over each joint's noise: {scores})")
     if selection["chosen"] == "stribeck":
-        line += "; Stribeck velocity per joint " + ", ".join(f"{v:.3g}" for v in selection["stribeck_velocity"])
+        std = selection.get("stribeck_velocity_std") or [None] * len(selection["stribeck_velocity"])
+        line += "; Stribeck velocity per joint [rad/s] " + ", ".join(
+            f"{v:.3g}" + (f" ± {s:.2g}" if s is not None else " (not determined)")
+            for v, s in zip(selection["stribeck_velocity"], std))
+    if selection["chosen"] == "load-dependent" and "load_fit" in selection:
+        fit = selection["load_fit"]
+        line += f"; load torque fixed point in {fit['iterations']} iterations (Fl in the parameters below)"
     console.print(line)
 
 

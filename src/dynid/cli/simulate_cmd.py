@@ -138,6 +138,11 @@ def simulate(robot: str = robot_option(),
     if out is None:
         raise DataError("--out is required for a joint-space simulation")
     options = ModelOptions(friction=friction, rotor_inertia=rotor_inertia, offset=offsets is not None)
+    if friction == "load-dependent":  # the load torque of the description's own inertials (model.py L1)
+        from dynid.identify.model import full_parameters, load_parameters
+
+        options = ModelOptions(friction=friction, rotor_inertia=rotor_inertia, offset=offsets is not None,
+                               load_parameters=load_parameters(r, options, full_parameters(r, options)))
     timeline, sample = _trajectory(r, trajectory, duration, rate, seed)
     coefficients = None
     if thesis_friction is None:  # default: on for an er3a protocol log without friction options

@@ -262,7 +262,8 @@ def prepare(data: JointData, prep: Preprocessing = Preprocessing(), grid_t0: flo
     """Resample, filter and differentiate (module docstring); returns q, dq, ddq all filled.
 
     All samples are kept; ``edge_samples`` says how many at each end fits should skip.
-    joint_columns(dq, ddq) -> (N, n, e): with decimation, columns filtered exactly (``own``).
+    joint_columns(q, dq, ddq) -> (N, n, e): with decimation or a filtered torque, columns filtered
+    exactly (``own``; ``identify.model.own_columns``).
 
     A log of several segments (``data.segment``, ``data.segments``) is prepared segment by
     segment (each on its own grid; nothing crosses a boundary); a segment too short to keep a
@@ -345,7 +346,7 @@ def prepare_segment(data: JointData, prep: Preprocessing = Preprocessing(), grid
     # parallel filtering (step 2b): with the torque filtered, the columns that are not smooth in the
     # signals (the sign of Coulomb friction) are filtered alike, exactly
     own = None if joint_columns is None or not (prep.filter_torque and fc > 0 or prep.decimate > 1) \
-        else joint_columns(dq, ddq)
+        else joint_columns(q, dq, ddq)
     if own is not None and prep.filter_torque:
         own = filt(own)
     if prep.decimate <= 1:

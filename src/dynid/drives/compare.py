@@ -94,7 +94,7 @@ def compare_estimators(robot, seed: int = 0, rate: float = 500.0, duration: floa
     fit_i = identify_drive_model(sys_i, base, known_i, groups, "current")
     prep = Preprocessing(lowpass_hz=accel_lowpass_hz)
     data = JointData(train["t"], train["q"], train["dq"], None, train["tau_m"])
-    ready = prepare(data, prep, joint_columns=lambda dq, ddq: joint_columns(dq, ddq, options))
+    ready = prepare(data, prep, joint_columns=lambda q, dq, ddq: joint_columns(dq, ddq, options))
     y, tau, mask = regressor_arrays(robot, ready, options, base, prep)
     acc = OrdinaryLeastSquares(names).fit(y, tau, mask)
 

@@ -27,7 +27,9 @@ torque offsets (no constant joint force in a model: add them to the applied torq
 asymmetric friction (written as the mean of the two directions), the polynomial model's
 Fv2 dq^2 sign(dq) + Fv3 dq^3 (only Fc and Fv are written), the Stribeck model's static excess
 (Fs - Fc) exp(-(dq / vs)^2) (Fc and Fv written; MuJoCo's frictionloss holds at rest up to
-Fc, not Fs), the tanh of ``--smooth-sign``
+Fc, not Fs), the load-dependent model's Fl |tau_load| sign(dq) (Fc and Fv written; MuJoCo's
+frictionloss is a constant per joint, it cannot grow with the torque the joint transmits), the
+tanh of ``--smooth-sign``
 (frictionloss has its own regularization), and mimic joints (refused: not written). MuJoCo
 refuses point masses, rods and massless moving bodies: their principal moments and mass are
 raised to ``INERTIA_FLOOR`` and ``MASS_FLOOR``, with a note (``mujoco_inertial``).

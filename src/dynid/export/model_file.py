@@ -25,6 +25,8 @@ FRICTION_LAWS = {
     "polynomial": "Fc sign(dq) + Fv dq + Fv2 dq^2 sign(dq) + Fv3 dq^3",
     "asymmetric": "Fcp s+ - Fcn s- + (Fvp s+ + Fvn s-) dq, s+- = (1 +- sign(dq)) / 2",
     "stribeck": "(Fc + (Fs - Fc) exp(-(dq / vs)^2)) sign(dq) + Fv dq",
+    "load-dependent": "(Fc + Fl |tau_load|) sign(dq) + Fv dq, tau_load the links' and rotors' inertial, "
+                      "Coriolis and gravity torque (result.json model.load_parameters)",
 }
 
 

@@ -27,7 +27,7 @@ def motor_terms(model, target: str = "MuJoCo") -> tuple[np.ndarray, np.ndarray, 
     ``export.identified.IdentifiedModel``, and the notes on what it has that ``target`` (MuJoCo |
     URDF) cannot express: torque offsets, asymmetric friction (written as the mean of the two
     directions), polynomial friction's Fv2 dq^2 sign(dq) + Fv3 dq^3, Stribeck's static excess,
-    the tanh of ``--smooth-sign``."""
+    the load-dependent model's Fl |tau_load| sign(dq), the tanh of ``--smooth-sign``."""
     n, options = model.robot.n, model.options
     damping_word, friction_word = ATTRIBUTES[target]
     names = FRICTION_MODELS[options.friction]
@@ -47,6 +47,10 @@ def motor_terms(model, target: str = "MuJoCo") -> tuple[np.ndarray, np.ndarray, 
         notes.append(f"Stribeck friction: the static excess (Fs - Fc) exp(-(dq / vs)^2) left out ({target}'s "
                      f"{friction_word} is Coulomb's); Fs = {np.round(f['Fs'], 6).tolist()}, "
                      f"vs = {np.round(options.stribeck_velocity, 6).tolist()}")
+    if options.friction == "load-dependent":
+        notes.append(f"load-dependent friction: Fl |tau_load| sign(dq) left out ({target}'s {friction_word} is a "
+                     "constant per joint; it cannot grow with the transmitted torque): add it to the applied torques; "
+                     f"Fl = {np.round(f['Fl'], 6).tolist()}")
     if options.smooth_sign > 0:
         notes.append(f"the identified Coulomb term uses tanh(dq / {options.smooth_sign:g}); " + (
             "MuJoCo's frictionloss is a friction constraint (full Fc while moving, static friction at rest)"

@@ -102,7 +102,7 @@ from dynid.errors import DataError, IllConditionedError
 from dynid.identify.threads import single_blas_thread
 from dynid.identify.base import BaseParameters, identifiability_table
 from dynid.identify.gram import RegressorGram
-from dynid.identify.model import ModelOptions, motor_columns
+from dynid.identify.model import ModelOptions, own_columns
 from dynid.identify.normal_equations import NormalEquations
 from dynid.identify.physical import pseudo_solve
 from dynid.identify.pipeline import BLOCK, add_with_rests, stream_workers
@@ -207,7 +207,7 @@ def fold_equations(robot, blocks: list[JointData], labels: list[np.ndarray], opt
     samples near block ends that ``trim_prep`` (the lowest cutoff) trims are left out."""
     grams = [RegressorGram(robot, options, base, table) for _ in range(folds)]
     buffer = grams[0].new_buffer(BLOCK)  # one layout for every fold's accumulator
-    columns = lambda dq, ddq: motor_columns(robot, dq, ddq, options)  # noqa: E731
+    columns = own_columns(robot, options)
     levels = [RestLevels(robot.n, base.rank) for _ in range(folds)] if prep.rest_band else None
     for raw, lab in zip(blocks, labels):
         ready = prepare(raw, prep, joint_columns=columns)

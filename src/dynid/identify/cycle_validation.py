@@ -29,7 +29,7 @@ from dynid.data.preprocess import edge_mask, edge_samples, prepare, sample_rate,
 from dynid.errors import DataError
 from dynid.identify.cycle_stats import default_skip_first, statistics_to_json, thesis_statistics
 from dynid.identify.drift import log_covariate, stored_drift, trained_entry
-from dynid.identify.model import identification_regressor, motor_columns
+from dynid.identify.model import identification_regressor, own_columns
 
 BLOCK = 20_000  # samples per regressor evaluation
 
@@ -122,7 +122,7 @@ def validate_segments(robot, data: JointData, result: dict, by: str = "cycle", m
     if labels_column is None:
         raise DataError(f"{data.source}: no '{by}' column; --per {by} needs the {by} of every sample")
     fit_prep = replace(prep, decimate=1)
-    ready = prepare(data, fit_prep, joint_columns=lambda dq, ddq: motor_columns(robot, dq, ddq, options))
+    ready = prepare(data, fit_prep, joint_columns=own_columns(robot, options))
     interior = edge_mask(len(ready), edge_samples(fit_prep, sample_rate(ready.t)))
     stored = result.get(f"per_{by}")
     stored_betas = None
@@ -184,7 +184,7 @@ def stage_start_end(robot, data: JointData, result: dict, stage: str = "warming"
     if data.cycle is None or data.stage is None:
         raise DataError(f"{data.source}: Fig. 5.15 needs the 'cycle' and 'stage' columns")
     fit_prep = replace(prep, decimate=1)
-    ready = prepare(data, fit_prep, joint_columns=lambda dq, ddq: motor_columns(robot, dq, ddq, options))
+    ready = prepare(data, fit_prep, joint_columns=own_columns(robot, options))
     cycles = [label for label, _ in segments(ready, "cycle")]
     label = cycles[0] if cycle is None else str(cycle)
     if label not in cycles:

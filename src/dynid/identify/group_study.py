@@ -24,7 +24,7 @@ from dynid.errors import DataError
 from dynid.identify.base import base_parameters
 from dynid.identify.cycle_groups import parse_cycles
 from dynid.identify.cycle_stats import default_skip_first, statistics_to_json, thesis_statistics
-from dynid.identify.model import ModelOptions, motor_columns
+from dynid.identify.model import ModelOptions, own_columns
 from dynid.identify.normal_equations import NormalEquations
 from dynid.identify.pipeline import make_estimator, regressor_arrays
 
@@ -40,7 +40,7 @@ def group_study(robot, data: JointData, specs: list[tuple[str, str]], options: M
     if data.cycle is None:
         raise DataError(f"{data.source}: no 'cycle' column; groups of cycles need the cycle of every sample")
     base = base_parameters(robot, options)
-    ready = prepare(data, prep, joint_columns=lambda dq, ddq: motor_columns(robot, dq, ddq, options))
+    ready = prepare(data, prep, joint_columns=own_columns(robot, options))
 
     def make():
         return make_estimator("ols", robot, options, base)

@@ -21,6 +21,12 @@ with, in this order (``parameter_names`` gives the names):
                                                (``ModelOptions.stribeck_velocity``, chosen by
                                                ``identify.stribeck``); columns
                                                [(1 - e) sign, e sign, dq]
+    ``load-dependent``   [Fc, Fl, Fv]:         (Fc + Fl |tau_load|) sign(dq) + Fv dq        (L1)
+                                               the Coulomb level grows with the torque the
+                                               gear transmits (``load_torque``; Hamon, Gautier
+                                               & Garrec, IROS 2010; Bittencourt et al., IROS
+                                               2010, thesis ref. [5]); Fl is dimensionless;
+                                               columns [sign, |tau_load| sign, dq]
   ``sign`` is the hard sign, or ``tanh(dq / smooth_sign)`` when ``smooth_sign > 0``;
 - ``phi_m`` (n,): joint-side rotor inertias I_a = N^2 J_m, torque I_a ddq (thesis eq. 3.12);
 - ``phi_o`` (n,): per-joint torque offsets (optional).
@@ -55,6 +61,7 @@ FRICTION_MODELS = {
     "polynomial": ("Fc", "Fv", "Fv2", "Fv3"),
     "asymmetric": ("Fcp", "Fcn", "Fvp", "Fvn"),
     "stribeck": ("Fc", "Fs", "Fv"),
+    "load-dependent": ("Fc", "Fl", "Fv"),
 }
 
 
@@ -68,6 +75,9 @@ class ModelOptions:
     smooth_sign: velocity scale [rad/s | m/s] of the tanh sign; 0 uses the hard sign
     stribeck_velocity: ``stribeck`` only: v_s per joint (n,) [rad/s | m/s]; empty until chosen
         from a log (``identify.stribeck``), and the columns refuse to be formed without it
+    load_parameters: ``load-dependent`` only: the inertial parameters whose torque is the load
+        torque of (L1) (``load_torque``): 10 n_bodies standard ones, then the n rotor inertias
+        when ``rotor_inertia``; empty until fitted to a log (``identify.load_friction``)
     """
 
     friction: str = "coulomb-viscous"
@@ -75,6 +85,7 @@ class ModelOptions:
     offset: bool = False
     smooth_sign: float = 0.0
     stribeck_velocity: tuple = ()
+    load_parameters: tuple = ()
 
     def __post_init__(self):
         if self.friction not in FRICTION_MODELS:
@@ -88,12 +99,18 @@ class ModelOptions:
                                        or not all(np.isfinite(v) and v > 0 for v in self.stribeck_velocity)):
             raise ModelError(f"stribeck_velocity {list(self.stribeck_velocity)}: positive velocities [rad/s | m/s], "
                              "one per joint, and only with friction 'stribeck'")
+        object.__setattr__(self, "load_parameters", tuple(float(v) for v in self.load_parameters))
+        if self.load_parameters and (self.friction != "load-dependent"
+                                     or not all(np.isfinite(v) for v in self.load_parameters)):
+            raise ModelError("load_parameters: finite inertial parameters, and only with friction 'load-dependent'")
 
     def to_dict(self) -> dict:
         out = {"friction": self.friction, "rotor_inertia": self.rotor_inertia,
                "offset": self.offset, "smooth_sign": self.smooth_sign}
         if self.friction == "stribeck":
             out["stribeck_velocity"] = list(self.stribeck_velocity)
+        if self.friction == "load-dependent":
+            out["load_parameters"] = list(self.load_parameters)
         return out
 
     @classmethod
@@ -102,7 +119,8 @@ class ModelOptions:
                    rotor_inertia=bool(d.get("rotor_inertia", True)),
                    offset=bool(d.get("offset", False)),
                    smooth_sign=float(d.get("smooth_sign", 0.0)),
-                   stribeck_velocity=tuple(d.get("stribeck_velocity") or ()))
+                   stribeck_velocity=tuple(d.get("stribeck_velocity") or ()),
+                   load_parameters=tuple(d.get("load_parameters") or ()))
 
 
 def friction_size(options: ModelOptions) -> int:
@@ -152,9 +170,15 @@ def _sign(dq: np.ndarray, smooth_sign: float) -> np.ndarray:
     return np.sign(dq)
 
 
-def friction_columns(dq: np.ndarray, options: ModelOptions) -> np.ndarray:
-    """Per-joint friction regressor (N, n, k): the rows of K_f (thesis eq. 3.11)."""
+def friction_columns(dq: np.ndarray, options: ModelOptions, load: np.ndarray | None = None) -> np.ndarray:
+    """Per-joint friction regressor (N, n, k): the rows of K_f (thesis eq. 3.11); ``load`` (N, n):
+    the load torque of friction ``load-dependent`` (``load_torque``)."""
     s = _sign(dq, options.smooth_sign)
+    if options.friction == "load-dependent":
+        if load is None:
+            raise ModelError("load-dependent friction: its columns need the load torque (model.load_torque, from "
+                             "the joint positions and ModelOptions.load_parameters)")
+        return np.stack([s, np.abs(load) * s, dq], axis=-1)  # (L1)
     if options.friction == "none":
         return np.zeros(dq.shape + (0,))
     if options.friction == "coulomb-viscous":
@@ -180,11 +204,42 @@ def stribeck_shape(dq: np.ndarray, velocity) -> np.ndarray:
     return np.exp(-np.square(dq / v))
 
 
-def joint_columns(dq: np.ndarray, ddq: np.ndarray, options: ModelOptions) -> np.ndarray:
+def load_torque(robot, q: np.ndarray, dq: np.ndarray, ddq: np.ndarray, options: ModelOptions) -> np.ndarray:
+    """tau_load (N, n) of (L1): the torque of the links' and rotors' inertia, their Coriolis and
+    centrifugal forces and gravity (the model's torque without friction and offset) at
+    ``options.load_parameters``; RNEA of the links plus I_a ddq.
+
+    The rotors are counted in: the base parameters merge I_a of the first joint with the link
+    inertia about its axis (``Izz1R = Izz1 + Ia1``), so the data can only tell their sum."""
+    if robot.is_coupled:
+        raise ModelError(f"robot '{robot.name}' has a coupled transmission: load-dependent friction is not yet "
+                         "available per coupled motor")
+    from dynid.dynamics.rnea import inverse_dynamics
+
+    rigid = 10 * robot.n_bodies
+    theta = np.asarray(options.load_parameters, dtype=float)
+    if theta.size != rigid + (robot.n if options.rotor_inertia else 0):
+        raise ModelError(f"load-dependent friction: {theta.size} load parameters for robot '{robot.name}', expected "
+                         f"{rigid} inertial parameters{f' and {robot.n} rotor inertias' if options.rotor_inertia else ''}"
+                         " (fitted to a log by identify --friction load-dependent)")
+    out = inverse_dynamics(robot, q, dq, ddq, parameters=theta[:rigid])
+    return out + theta[rigid:] * ddq if options.rotor_inertia else out
+
+
+def load_parameters(robot, options: ModelOptions, theta: np.ndarray) -> tuple:
+    """The ``ModelOptions.load_parameters`` of a full parameter vector theta (p,) of ``options``:
+    its rigid-body part and its rotor inertias."""
+    sl = parameter_slices(robot, options)
+    theta = np.asarray(theta, dtype=float)
+    return tuple(np.concatenate([theta[sl["rigid"]], theta[sl["rotor_inertia"]]]).tolist())
+
+
+def joint_columns(dq: np.ndarray, ddq: np.ndarray, options: ModelOptions, load: np.ndarray | None = None) -> np.ndarray:
     """(N, n, e) the columns that act on one joint only: friction (k, thesis eq. 3.11), rotor
     inertia ddq (thesis eq. 3.12), offset 1. Joint i's row of the full regressor has them at
-    ``joint_column_indices(robot, options)[i]``."""
-    parts = [friction_columns(dq, options)]
+    ``joint_column_indices(robot, options)[i]``; ``load``: the load torque (``load_torque``) of
+    friction ``load-dependent``."""
+    parts = [friction_columns(dq, options, load)]
     if options.rotor_inertia:
         parts.append(ddq[..., None])
     if options.offset:
@@ -192,13 +247,26 @@ def joint_columns(dq: np.ndarray, ddq: np.ndarray, options: ModelOptions) -> np.
     return np.concatenate(parts, axis=-1)
 
 
-def motor_columns(robot, dq: np.ndarray, ddq: np.ndarray, options: ModelOptions) -> np.ndarray:
+def motor_columns(robot, dq: np.ndarray, ddq: np.ndarray, options: ModelOptions,
+                  q: np.ndarray | None = None) -> np.ndarray:
     """(N, n, e) each motor's own columns (``joint_columns`` of its velocity and acceleration in
-    units of its joint, R dq and R ddq, eq. C1); for an uncoupled robot exactly ``joint_columns``."""
+    units of its joint, R dq and R ddq, eq. C1); for an uncoupled robot exactly ``joint_columns``.
+    q (N, n): the joint positions, which friction ``load-dependent`` needs (``load_torque``)."""
+    load = None
+    if options.friction == "load-dependent":
+        if q is None:
+            raise ModelError("load-dependent friction: its columns need the joint positions (the load torque)")
+        load = load_torque(robot, q, dq, ddq, options)
     if robot.is_coupled:
         r = robot.motor_rows
         dq, ddq = dq @ r.T, ddq @ r.T
-    return joint_columns(dq, ddq, options)
+    return joint_columns(dq, ddq, options, load)
+
+
+def own_columns(robot, options: ModelOptions):
+    """The ``joint_columns`` callback of ``data.preprocess.prepare``: (q, dq, ddq) -> each motor's
+    own columns (N, n, e) (``motor_columns``), filtered there exactly like the torque."""
+    return lambda q, dq, ddq: motor_columns(robot, dq, ddq, options, q=q)
 
 
 def place_motor_columns(robot, options: ModelOptions, own: np.ndarray, out: np.ndarray) -> np.ndarray:
@@ -250,7 +318,7 @@ def identification_regressor(robot, q, dq, ddq, options: ModelOptions = ModelOpt
         rigid = np.zeros((count, n, rigid_size))
         rigid_body_regressor(robot, q, dq, ddq, out=rigid)
         out[:, :, :rigid_size] = rigid
-    extra = motor_columns(robot, dq, ddq, options)  # (N, n, e): each motor's own columns
+    extra = motor_columns(robot, dq, ddq, options, q=q)  # (N, n, e): each motor's own columns
     if extra.shape[2]:
         place_motor_columns(robot, options, extra, out)
     return out[0] if single else out
@@ -295,7 +363,7 @@ def model_torques(robot, q, dq, ddq, theta, options: ModelOptions = ModelOptions
     theta = np.asarray(theta, dtype=float)
     rigid = 10 * robot.n_bodies
     out = inverse_dynamics(robot, q, dq, ddq, parameters=theta[:rigid])
-    own = motor_columns(robot, dq, ddq, options)  # (N, n, e)
+    own = motor_columns(robot, dq, ddq, options, q=q)  # (N, n, e)
     if own.shape[2]:
         motor = np.einsum("tke,ke->tk", own, theta[joint_column_indices(robot, options)])  # (N, n) per motor
         out += motor @ robot.motor_rows if robot.is_coupled else motor

@@ -300,7 +300,7 @@ class PhysicallyConsistent(Estimator):
         k = len(FRICTION_MODELS[self.options.friction])
         if k:
             nonneg = {"coulomb-viscous": [0, 1], "polynomial": [0, 1], "asymmetric": [0, 1, 2, 3],
-                      "stribeck": [0, 1, 2]}
+                      "stribeck": [0, 1, 2], "load-dependent": [0, 1, 2]}
             idx += [sl["friction"].start + j * k + c for j in range(self.robot.n) for c in nonneg[self.options.friction]]
         if self.options.rotor_inertia:
             idx += list(range(sl["rotor_inertia"].start, sl["rotor_inertia"].stop))

@@ -34,7 +34,7 @@ from dynid.identify.threads import single_blas_thread
 from dynid.identify.base import BaseParameters, identifiability_table
 from dynid.identify.estimators import ESTIMATORS, Estimator
 from dynid.identify.gram import RegressorGram
-from dynid.identify.model import ModelOptions, identification_regressor, motor_columns, place_motor_columns
+from dynid.identify.model import ModelOptions, identification_regressor, motor_columns, own_columns, place_motor_columns
 from dynid.identify.normal_equations import NormalEquations
 from dynid.identify.rest_levels import RestLevels, RestRuns, remove_levels
 
@@ -163,7 +163,8 @@ def add_samples(robot, data: JointData, options: ModelOptions, prep: Preprocessi
     count = 0
     for s in range(0, len(data), BLOCK):
         sl = slice(s, s + BLOCK)
-        own = data.own[sl] if data.own is not None else motor_columns(robot, data.dq[sl], data.ddq[sl], options)
+        own = data.own[sl] if data.own is not None else motor_columns(robot, data.dq[sl], data.ddq[sl], options,
+                                                                      q=data.q[sl])
         tau, dq, kb = data.tau[sl], data.dq[sl], None if keep is None else keep[sl]
         gram.add_motion(robot, np.ascontiguousarray(data.q[sl]), np.ascontiguousarray(dq),
                         np.ascontiguousarray(data.ddq[sl]), own, tau, row_mask(dq, kb, prep), buffer,
@@ -290,7 +291,7 @@ def accumulate_sources(robot, sources, options: ModelOptions, base: BaseParamete
     total = NormalEquations(robot.n, base.rank)
     counts, notes, fs = [], [], float("nan")
     q_min, q_max = np.full(robot.n, np.inf), np.full(robot.n, -np.inf)
-    columns = lambda dq, ddq: motor_columns(robot, dq, ddq, options)  # noqa: E731
+    columns = own_columns(robot, options)
     # single BLAS thread: the workers are the parallelism (BLAS threads would contend)
     with single_blas_thread():
         try:
@@ -396,7 +397,7 @@ def fit_data(robot, data: JointData, options: ModelOptions, base: BaseParameters
              estimator: Estimator, prep: Preprocessing = Preprocessing(), prepared: bool = False) -> Estimator:
     """Prepare (unless ``prepared``) in-memory data and fit ``estimator`` to it: from its normal
     equations (``sample_equations``) when the estimator fits from them, else from the samples (IRLS)."""
-    ready = data if prepared else prepare(data, prep, joint_columns=lambda dq, ddq: motor_columns(robot, dq, ddq, options))
+    ready = data if prepared else prepare(data, prep, joint_columns=own_columns(robot, options))
     if type(estimator)._fit_samples is Estimator._fit_samples:  # it would only sum the samples' normal equations
         if ready.tau is None:
             raise DataError(f"{ready.source}: no torques (tau1..taun) or currents (i1..in) to identify from")
@@ -409,7 +410,7 @@ def prepared_sources(robot, paths, options: ModelOptions, mapping: ColumnMapping
                      prep: Preprocessing = Preprocessing(), nan: str = "drop") -> list[JointData]:
     """Each file read whole and prepared segment by segment (the in-memory paths: IRLS, per cycle)."""
     from dynid.data.io import load_joint_data
-    columns = lambda dq, ddq: motor_columns(robot, dq, ddq, options)  # noqa: E731
+    columns = own_columns(robot, options)
     return [prepare(load_joint_data(p, robot, mapping, nan, prep), prep, joint_columns=columns) for p in paths]
 
 
@@ -437,7 +438,7 @@ def per_cycle(robot, data: JointData | list[JointData], options: ModelOptions, b
     datas = data if isinstance(data, list) else [data]
     values, labels, failed = [], [], {}
     for one in datas:
-        ready = one if prepared else prepare(one, prep, joint_columns=lambda dq, ddq: motor_columns(robot, dq, ddq, options))
+        ready = one if prepared else prepare(one, prep, joint_columns=own_columns(robot, options))
         prefix = f"{one.source}:" if len(datas) > 1 else ""
         for label, idx in segments(ready, by):
             try:

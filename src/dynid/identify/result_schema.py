@@ -61,6 +61,12 @@ def check_result(result, source: str) -> dict:
     bodies = result.get("n_bodies", n)  # moving bodies: more than n with mimic joints (docs/formats.md)
     if not isinstance(bodies, int) or isinstance(bodies, bool) or bodies < n:
         _fail(source, f"field 'n_bodies' is {bodies!r}, expected a number of moving bodies >= n = {n}")
+    load = model.get("load_parameters")
+    size = 10 * bodies + (n if model.get("rotor_inertia", True) else 0)
+    if friction == "load-dependent" and not (isinstance(load, list) and len(load) == size
+                                             and all(_number(v) and math.isfinite(v) for v in load)):
+        _fail(source, f"model.load_parameters is {'a list of ' + str(len(load)) if isinstance(load, list) else repr(load)}"
+                      f", expected {size} finite inertial parameters (friction 'load-dependent')")
     p = 10 * bodies + n * (len(FRICTION_MODELS[friction]) + int(bool(model.get("rotor_inertia", True)))
                            + int(bool(model.get("offset", False))))
     b = len(params)

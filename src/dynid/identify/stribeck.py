@@ -39,7 +39,7 @@ the columns dq^2 sign(dq) and dq^3 to the same span. So one pass over the log gi
    joint by its noise lets the wrist joints, where low-speed friction is most of the torque,
    count as much as the gravity-loaded ones;
 5. choice (``auto``): the lowest score, then the simplest model (Coulomb-viscous, then
-   polynomial, then Stribeck) that the best does not beat by more than a tie (within one
+   load-dependent, then polynomial, then Stribeck) that the best does not beat by more than a tie (within one
    standard error of the fold-by-fold differences, ``crossval._tied``) or by less than
    ``MIN_GAIN`` = 1 % of its score. The second rule is about use, not chance: on logs of a
    Coulomb-viscous truth the polynomial model won by 0.1 % beyond a tie in two of three draws,
@@ -50,8 +50,18 @@ the columns dq^2 sign(dq) and dq^3 to the same span. So one pass over the log gi
    (MuJoCo's damping and frictionloss are exactly Coulomb-viscous). ``stribeck`` asked for is
    kept whatever the scores, which are reported beside it (result.json "friction_selection").
 
-The Stribeck velocities of the final model are chosen on the whole log (step 3). They carry no
-standard deviation: the reported std of Fc, Fs, Fv are those at the chosen v_s.
+The Stribeck velocities of the final model are chosen on the whole log (step 3); their standard
+deviations come from the Jacobian of the nonlinear fit (``identify.stribeck_uncertainty``, S4;
+result.json "friction_selection" "stribeck_velocity_std"), the reported std of Fc, Fs, Fv are
+those at the chosen v_s.
+
+The load-dependent model (``identify.load_friction``, model.py L1) adds one column per joint,
+|tau_load| sign(dq), to the same Grams: its load torque is the fixed point (L2) of the whole log,
+so the held-out fits score the column of the final model (its fold-by-fold refit would cost a
+fixed point per fold; the load torque is set by the ~50 inertial parameters of tens of
+thousands of rows, so the leak of a fold into its own column is negligible). With it, step 5's
+order of simplicity is Coulomb-viscous, load-dependent (one linear column per joint),
+polynomial (two), Stribeck (one and a searched velocity).
 """
 
 from __future__ import annotations
@@ -72,9 +82,10 @@ from dynid.identify.pipeline import fitted_rest, prepared_sources, row_mask
 from dynid.identify.threads import single_blas_thread
 
 V_LOW, V_HIGH, GRID_STEPS = 0.002, 1.0, 3  # Stribeck velocity grid [rad/s | m/s]: 3 points per octave
-MODELS = ("coulomb-viscous", "polynomial", "stribeck")  # simplest first (step 5)
+MODELS = ("coulomb-viscous", "load-dependent", "polynomial", "stribeck")  # simplest first (step 5)
 MIN_GAIN = 0.01  # a richer friction model must lower the held-out score by more than this share (step 5)
 BLOCK = 8192  # samples per regressor evaluation
+CACHE_BYTES = 256 * 2**20  # base regressor blocks kept in memory for the passes of the load fit, at most
 
 
 def velocity_grid() -> np.ndarray:
@@ -84,12 +95,13 @@ def velocity_grid() -> np.ndarray:
 
 
 class FrictionGrams:
-    """Per fold and joint the Gram (folds, n, Q, Q) of [Y_b | g(v_1..v_M) | poly | tau] (step 2)."""
+    """Per fold and joint the Gram (folds, n, Q, Q) of [Y_b | g(v_1..v_M) | poly | c | tau] (step 2;
+    c the load-dependent model's column |tau_load| sign(dq), ``identify.load_friction``)."""
 
     def __init__(self, n: int, b: int, grid: np.ndarray, folds: int):
         self.n, self.b, self.grid, self.folds = n, b, grid, folds
         self.m = grid.size
-        self.q = b + self.m + 3
+        self.q = b + self.m + 4
         self.S = np.zeros((folds, n, self.q, self.q))
         self.rows = np.zeros((folds, n), dtype=np.int64)
 
@@ -101,19 +113,42 @@ class FrictionGrams:
     def polynomial(self) -> np.ndarray:
         return self.b + self.m + np.arange(2)
 
+    @property
+    def load(self) -> int:
+        return self.b + self.m + 2
+
     def add(self, yb: np.ndarray, dq: np.ndarray, sign: np.ndarray, tau: np.ndarray, keep: np.ndarray,
             fold: np.ndarray) -> None:
-        """Rows of one block: yb (N, n, b) base regressor, dq, sign, tau (N, n), keep (N, n), fold (N,)."""
-        z = np.empty(yb.shape[:2] + (self.q,))
-        z[..., :self.b] = yb
-        z[..., self.stribeck] = np.exp(-np.square(dq[..., None] / self.grid)) * sign[..., None]  # (S2)
-        z[..., self.polynomial] = np.stack([dq * dq * sign, dq**3], axis=-1)  # thesis eq. 3.10
-        z[..., -1] = tau
+        """Rows of one block: yb (N, n, b) base regressor, dq, sign, tau (N, n), keep (N, n), fold (N,);
+        the load-dependent model's column stays 0 (``add_load``)."""
+        z = self._rows(yb, dq, sign, tau, None)
         for k in range(self.folds):  # loop over folds; each is one batched product over joints
             rows = keep & (fold == k)[:, None]
             zk = z * rows[..., None]
             self.S[k] += np.einsum("tja,tjb->jab", zk, zk, optimize=True)
             self.rows[k] += rows.sum(axis=0)
+
+    def add_load(self, yb: np.ndarray, dq: np.ndarray, sign: np.ndarray, tau: np.ndarray, keep: np.ndarray,
+                 fold: np.ndarray, load: np.ndarray) -> None:
+        """The load-dependent model's row and column of the Grams for the rows of a block given to
+        ``add`` before: load (N, n) the load torque, its column |load| sign(dq) (model.py L1)."""
+        z = self._rows(yb, dq, sign, tau, load)
+        c = self.load
+        for k in range(self.folds):  # loop over folds
+            zk = z * (keep & (fold == k)[:, None])[..., None]
+            cross = np.einsum("tj,tja->ja", zk[..., c], zk)  # (n, Q)
+            self.S[k][:, c, :] += cross
+            self.S[k][:, :, c] += cross
+            self.S[k][:, c, c] -= cross[:, c]  # counted twice above
+
+    def _rows(self, yb, dq, sign, tau, load) -> np.ndarray:
+        z = np.empty(yb.shape[:2] + (self.q,))
+        z[..., :self.b] = yb
+        z[..., self.stribeck] = np.exp(-np.square(dq[..., None] / self.grid)) * sign[..., None]  # (S2)
+        z[..., self.polynomial] = np.stack([dq * dq * sign, dq**3], axis=-1)  # thesis eq. 3.10
+        z[..., self.load] = 0.0 if load is None else np.abs(load) * sign  # model.py (L1)
+        z[..., -1] = tau
+        return z
 
 
 def _normal(S: np.ndarray, b: int, extra: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, float]:
@@ -216,15 +251,17 @@ def _extra(grams: FrictionGrams, model: str, choice: np.ndarray | None = None) -
         return [np.zeros(0, dtype=np.int64)] * grams.n
     if model == "polynomial":
         return [grams.polynomial] * grams.n
+    if model == "load-dependent":
+        return [np.array([grams.load])] * grams.n
     return [np.array([grams.stribeck[c]]) for c in choice]
 
 
-def held_out(grams: FrictionGrams, weights: np.ndarray) -> dict:
+def held_out(grams: FrictionGrams, weights: np.ndarray, models: tuple = MODELS) -> dict:
     """Per model the held-out weighted RSS (folds, n) (step 4), each fold by the fit on the others."""
     S = grams.S * weights[None, :, None, None]
     total = S.sum(axis=0)
     out = {}
-    for model in MODELS:
+    for model in models:
         rss = np.zeros((grams.folds, grams.n))
         for k in range(grams.folds):
             train = total - S[k]
@@ -247,75 +284,135 @@ def chosen_model(held: dict, allowed: tuple) -> str:
     return best
 
 
-def accumulate(robot, readies, options: ModelOptions, base, prep: Preprocessing, folds: int,
-               grid: np.ndarray) -> FrictionGrams:
-    """The Grams of step 2 over prepared logs ``readies`` (Coulomb-viscous ``options``)."""
-    grams = FrictionGrams(robot.n, base.rank, grid, folds)
-    fs = prepared_rate(readies[0])
-    cutoff = prep.lowpass_hz or fs / 10.0
-    gap = min(math.ceil(fs / cutoff), max(sum(len(r) for r in readies) // (20 * folds), 1))
-    labels = fold_labels([len(r) for r in readies], folds, gap)
-    for ready, fold in zip(readies, labels):
-        if ready.tau is None:
-            raise DataError(f"{ready.source}: no torques (tau1..taun) or currents (i1..in) to identify from")
-        keep = segment_edge_mask(ready, edge_samples(prep, prepared_rate(ready)))
-        mask = row_mask(ready.dq, keep, prep)
-        mask = np.ones(ready.dq.shape, dtype=bool) if mask is None else mask
-        rest = fitted_rest(robot, ready.dq, keep, prep)  # the fit's rests (``data.rest``), and only them
-        if rest is not None:  # held torque up to Fs, friction columns 0 for every model: nothing to choose by
-            mask = mask & ~rest
-        sign = np.tanh(ready.dq / options.smooth_sign) if options.smooth_sign > 0 else np.sign(ready.dq)
-        for s in range(0, len(ready), BLOCK):
-            sl = slice(s, s + BLOCK)
-            y = identification_regressor(robot, ready.q[sl], ready.dq[sl], ready.ddq[sl], options)
-            if ready.own is not None:  # exactly filtered before decimation
-                place_motor_columns(robot, options, ready.own[sl], y)
-            grams.add(y[..., base.independent], ready.dq[sl], sign[sl], ready.tau[sl], mask[sl], fold[sl])
+class RegressorBlocks:
+    """The rows of step 2 over prepared logs ``readies`` (Coulomb-viscous ``options``), block by
+    block: (yb (N, n, b) base regressor, dq, sign, tau, keep (N, n), fold (N,)); iterated once per
+    pass, the regressor kept in memory when it fits in ``CACHE_BYTES`` (the load fit's passes)."""
+
+    def __init__(self, robot, readies, options: ModelOptions, base, prep: Preprocessing, folds: int):
+        self.robot, self.readies, self.options, self.base, self.prep = robot, readies, options, base, prep
+        fs = prepared_rate(readies[0])
+        cutoff = prep.lowpass_hz or fs / 10.0
+        gap = min(math.ceil(fs / cutoff), max(sum(len(r) for r in readies) // (20 * folds), 1))
+        self.labels = fold_labels([len(r) for r in readies], folds, gap)
+        rows = sum(len(r) for r in readies)
+        self.cache = [] if rows * robot.n * base.rank * 8 <= CACHE_BYTES else None
+        self.complete = False
+
+    def __iter__(self):
+        if self.complete:
+            yield from self.cache
+            return
+        for block in self._blocks():
+            if self.cache is not None:
+                self.cache.append(block)
+            yield block
+        self.complete = self.cache is not None
+
+    def _blocks(self):
+        robot, options, prep = self.robot, self.options, self.prep
+        for ready, fold in zip(self.readies, self.labels):
+            if ready.tau is None:
+                raise DataError(f"{ready.source}: no torques (tau1..taun) or currents (i1..in) to identify from")
+            keep = segment_edge_mask(ready, edge_samples(prep, prepared_rate(ready)))
+            mask = row_mask(ready.dq, keep, prep)
+            mask = np.ones(ready.dq.shape, dtype=bool) if mask is None else mask
+            rest = fitted_rest(robot, ready.dq, keep, prep)  # the fit's rests (``data.rest``), and only them
+            if rest is not None:  # held torque up to Fs, friction columns 0 for every model: nothing to choose by
+                mask = mask & ~rest
+            sign = np.tanh(ready.dq / options.smooth_sign) if options.smooth_sign > 0 else np.sign(ready.dq)
+            for s in range(0, len(ready), BLOCK):
+                sl = slice(s, s + BLOCK)
+                y = identification_regressor(robot, ready.q[sl], ready.dq[sl], ready.ddq[sl], options)
+                if ready.own is not None:  # exactly filtered before decimation
+                    place_motor_columns(robot, options, ready.own[sl], y)
+                yield (np.ascontiguousarray(y[..., self.base.independent]), ready.dq[sl], sign[sl], ready.tau[sl],
+                       mask[sl], fold[sl])
+
+
+def accumulate(blocks: RegressorBlocks, grid: np.ndarray, folds: int) -> FrictionGrams:
+    """The Grams of step 2 over ``blocks`` (the load-dependent model's column 0: ``add_load_column``)."""
+    grams = FrictionGrams(blocks.robot.n, blocks.base.rank, grid, folds)
+    for yb, dq, sign, tau, keep, fold in blocks:
+        grams.add(yb, dq, sign, tau, keep, fold)
     return grams
 
 
+def add_load_column(grams: FrictionGrams, blocks: RegressorBlocks, beta: np.ndarray, inertial: np.ndarray) -> None:
+    """The load-dependent model's column in ``grams`` (made by ``accumulate`` over ``blocks``), its
+    load torque Y_I beta_I (``inertial`` (b,): the base columns of Y_I)."""
+    for yb, dq, sign, tau, keep, fold in blocks:
+        grams.add_load(yb, dq, sign, tau, keep, fold, yb[..., inertial] @ beta[inertial])
+
+
 def select_friction(robot, paths, options: ModelOptions, prep: Preprocessing, mapping=None, nan: str = "drop",
-                    folds: int = FOLDS, allowed: tuple = MODELS) -> tuple[ModelOptions, dict, list[str]]:
-    """(options with the chosen friction model (and its Stribeck velocities), result.json
-    "friction_selection", notes) for the log file(s) ``paths`` prepared with ``prep``; ``options``
-    give the other terms (rotor inertia, offset, sign). ``allowed``: ("stribeck",) to fit the
-    Stribeck model whatever the scores, ``MODELS`` for ``--friction auto`` (module docstring)."""
+                    folds: int = FOLDS, allowed: tuple = MODELS,
+                    models: tuple = MODELS) -> tuple[ModelOptions, dict, list[str]]:
+    """(options with the chosen friction model (and its Stribeck velocities or load parameters),
+    result.json "friction_selection", notes) for the log file(s) ``paths`` prepared with ``prep``;
+    ``options`` give the other terms (rotor inertia, offset, sign). ``allowed``: one model
+    (("stribeck",), ("load-dependent",)) to fit it whatever the scores, ``MODELS`` for
+    ``--friction auto`` (module docstring); ``models``: those scored (``MODELS`` without
+    load-dependent with a friction drift)."""
     from dynid.data.columns import ColumnMapping
+    from dynid.identify.load_friction import TOLERANCE as LOAD_TOLERANCE
+    from dynid.identify.load_friction import fit_load_torque, inertial_base_columns, load_options
+    from dynid.identify.stribeck_uncertainty import velocity_std as stribeck_velocity_std
 
     if robot.is_coupled:
-        raise DataError(f"robot '{robot.name}' has a coupled transmission: Stribeck friction and --friction auto are "
-                        "not yet available per coupled motor; give --friction coulomb-viscous or polynomial")
+        raise DataError(f"robot '{robot.name}' has a coupled transmission: Stribeck and load-dependent friction and "
+                        "--friction auto are not yet available per coupled motor; give --friction coulomb-viscous "
+                        "or polynomial")
     if folds < 2:
         raise DataError(f"--cv-folds {folds}: the friction model is chosen by cross-validation, at least 2 folds")
-    linear = replace(options, friction="coulomb-viscous", stribeck_velocity=())
+    linear = replace(options, friction="coulomb-viscous", stribeck_velocity=(), load_parameters=())
     base = base_parameters(robot, linear)
     readies = prepared_sources(robot, list(paths), linear, mapping or ColumnMapping(), prep, nan)
     grid = velocity_grid()
+    blocks = RegressorBlocks(robot, readies, linear, base, prep, folds)
     with single_blas_thread():
-        grams = accumulate(robot, readies, linear, base, prep, folds, grid)
+        grams = accumulate(blocks, grid, folds)
         total = grams.S.sum(axis=0)
         plain = _extra(grams, "coulomb-viscous")
         rows = np.maximum(grams.rows.sum(axis=0), 1)
         weights = np.ones(grams.n)
         for _ in range(3):  # Gautier's weights, iterated: a joint with small torques is fitted badly unweighted
             weighted = total * weights[:, None, None]
-            sigma2 = np.maximum(_rss(total, grams.b, plain, _fit(weighted, grams.b, plain)) / rows, 1e-300)
+            beta = _fit(weighted, grams.b, plain)
+            sigma2 = np.maximum(_rss(total, grams.b, plain, beta) / rows, 1e-300)
             weights = 1.0 / sigma2
-        held = held_out(grams, weights)
+        load = None
+        if "load-dependent" in models:  # identify.load_friction (L2), then its column in the Grams
+            inertial = inertial_base_columns(robot, linear, base)
+            passes = lambda: ((yb, sign, tau, keep) for yb, _, sign, tau, keep, _ in blocks)  # noqa: E731
+            load_beta, fl, load = fit_load_torque(passes, robot.n, inertial, _fit(total * weights[:, None, None],
+                                                                                 grams.b, plain), weights)
+            add_load_column(grams, blocks, load_beta, inertial)
+            total = grams.S.sum(axis=0)
+            load["Fl"] = fl.tolist()
+        held = held_out(grams, weights, models)
         model = chosen_model(held, tuple(allowed))
         choice, profile = choose_velocities(total * weights[:, None, None], grams)
-    velocity = refined_velocity(grid, choice, profile)
+        velocity = refined_velocity(grid, choice, profile)
+        inside = (choice > 0) & (choice < grid.size - 1)
+        velocity_std = stribeck_velocity_std(blocks, grams.b, velocity, weights, inside) if model == "stribeck" \
+            else None
     notes = []
     edge = [str(j + 1) for j, c in enumerate(choice) if c in (0, grid.size - 1)]
     if model == "stribeck" and edge:
         notes.append(f"Stribeck velocity of joint(s) {', '.join(edge)} on the edge of the searched range "
                      f"[{V_LOW:g}, {V_HIGH:g}] rad/s: the log does not show a Stribeck curve there")
-    if "stribeck" not in allowed or model != "stribeck":
-        out = replace(options, friction=model, stribeck_velocity=())
+    if model == "stribeck":
+        out = replace(linear, friction="stribeck", stribeck_velocity=tuple(float(v) for v in velocity))
+    elif model == "load-dependent":
+        out = load_options(robot, linear, base, load_beta)
+        if load["change"] >= LOAD_TOLERANCE:
+            notes.append(f"load-dependent friction: the load torque still moved by {load['change']:.2g} of the RMS "
+                         f"torque after {load['iterations']} fixed-point iterations (not converged)")
     else:
-        out = replace(options, friction="stribeck", stribeck_velocity=tuple(float(v) for v in velocity))
-    scores = {m: float(held[m].sum() / rows.sum()) for m in MODELS}
-    other = chosen_model(held, MODELS)
+        out = replace(linear, friction=model)
+    scores = {m: float(held[m].sum() / rows.sum()) for m in models}
+    other = chosen_model(held, models)
     if len(allowed) == 1 and other != model:
         notes.append(f"--friction {model}: --friction auto would take the {other} model (held-out scores "
                      + ", ".join(f"{m} {v:.4g}" for m, v in scores.items()) + ", lower is better; a richer model "
@@ -326,8 +423,11 @@ def select_friction(robot, paths, options: ModelOptions, prep: Preprocessing, ma
         "criterion": "held-out residual sum of squares over each joint's residual variance in the Coulomb-viscous "
                      "fit of the whole log, per row",
         "allowed": list(allowed), "scores": scores,
-        "relative_error": {m: np.sqrt(held[m].sum(axis=0) / weights / measured).tolist() for m in MODELS},
+        "relative_error": {m: np.sqrt(held[m].sum(axis=0) / weights / measured).tolist() for m in models},
         "stribeck_velocity": velocity.tolist(), "velocity_grid": [float(grid[0]), float(grid[-1]), grid.size],
         "noise_std": np.sqrt(sigma2).tolist(), "samples": int(rows.max())}
+    if velocity_std is not None:
+        selection["stribeck_velocity_std"] = velocity_std
+    if load is not None:
+        selection["load_fit"] = load
     return out, selection, notes
-

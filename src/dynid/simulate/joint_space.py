@@ -51,7 +51,9 @@ def default_friction(robot, options: ModelOptions) -> np.ndarray:
     """Plausible friction (n, k) that depends on the robot only (so that two simulated logs of
     one robot share it): Coulomb 5 % of each joint's RMS rigid-body torque over 200 random
     states (seed 0, dq and ddq ~ N(0, 1)) and viscous 5 % of it per rad/s; polynomial and
-    asymmetric terms likewise; Stribeck: static friction 1.5 times the Coulomb level."""
+    asymmetric terms likewise; Stribeck: static friction 1.5 times the Coulomb level;
+    load-dependent: Fl = 0.1 (a tenth of the transmitted torque; its ``load_parameters`` are the
+    caller's, e.g. ``model.load_parameters`` of the description's)."""
     from dynid.identify.base import random_states
 
     q, dq, ddq = random_states(robot, 200, seed=0)
@@ -66,6 +68,8 @@ def default_friction(robot, options: ModelOptions) -> np.ndarray:
         return np.column_stack([fc, 0.8 * fc, fv, 1.2 * fv])
     if options.friction == "stribeck":
         return np.column_stack([fc, 1.5 * fc, fv])
+    if options.friction == "load-dependent":
+        return np.column_stack([fc, np.full(robot.n, 0.1), fv])
     return np.zeros((robot.n, 0))
 
 

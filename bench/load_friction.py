@@ -1,0 +1,93 @@
+"""Figures of docs/friction.md "Load-dependent friction".
+
+Simulated er3a (tests/test_load_friction.py's logs: 90 s at 100 Hz, 1 % torque noise and 0.5 %
+ripple of the RMS torque, 2^16-count encoders, 1 % dropped rows), per draw: the friction model
+``--friction auto`` chooses on a log whose Coulomb level grows with the load (Fl = 0.1) and on
+one without (plain Coulomb-viscous truth), the held-out scores, Fl per joint with its standard
+deviation and (Fl - 0.1) / std, and on a held-out log the RMS error against the true torque of
+the load-dependent and the Coulomb-viscous fits. The truth is dynid's own simulator: MuJoCo has
+no friction that grows with the transmitted torque. The real KUKA iiwa 14's scores of every
+model (load-dependent included) are printed by bench/stribeck.py.
+
+Usage: .venv/bin/python bench/load_friction.py [--draws 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from stribeck import dynid  # noqa: E402  (the CLI as a subprocess, as bench/stribeck.py runs it)
+
+
+def simulated(draws: int) -> None:
+    import dynid as lib
+    from dynid.data.io import read_table, write_joint_data
+    from dynid.identify.model import ModelOptions, model_torques
+    from dynid.simulate import random_multisine
+    from realistic_logs import realistic_log
+    from test_load_friction import F0, FL, HARMONICS, RATE, SECONDS, _load_model
+
+    robot = lib.load_robot("er3a")
+    load, theta = _load_model(robot)
+    print(f"er3a, {SECONDS:g} s at {RATE:g} Hz, 1 % noise, Fl = {FL} on every joint; --friction auto, default cutoff")
+    for draw in range(draws):
+        with tempfile.TemporaryDirectory() as tmp:
+            root, fits = Path(tmp), {}
+            for name, options, th in (("load", load, theta), ("plain", ModelOptions(), None)):
+                for part, seed in (("train", 30 + 2 * draw), ("test", 31 + 2 * draw)):
+                    data, _, _ = realistic_log(robot, RATE, SECONDS, seed=seed, noise=0.01, encoder_counts=2**16,
+                                               options=options, theta=th, f0=F0, harmonics=HARMONICS)
+                    write_joint_data(root / f"{name}_{part}.csv", data)
+                dynid("identify", "-r", "er3a", "--data", root / f"{name}_train.csv", "--friction", "auto", "--out",
+                      root / f"{name}_auto.json")
+                fits[name] = json.loads((root / f"{name}_auto.json").read_text())
+            dynid("identify", "-r", "er3a", "--data", root / "load_train.csv", "--out", root / "cv.json")
+            errors = {}
+            for name in ("load_auto", "cv"):
+                dynid("predict", "-r", "er3a", "--params", root / f"{name}.json", "--data", root / "load_test.csv",
+                      "--out", root / f"{name}.csv")
+                table, _ = read_table(root / f"{name}.csv")
+                t = table["t"].to_numpy()
+                q, dq, ddq = random_multisine(robot, seed=31 + 2 * draw, f0=F0, harmonics=HARMONICS).sample(t)
+                tau = model_torques(robot, q, dq, ddq, theta, load)
+                pred = np.column_stack([table[f"tau{j + 1}"].to_numpy() for j in range(6)])
+                errors[name] = np.sqrt(np.nanmean((pred - tau) ** 2, axis=0))
+            for name, fit in fits.items():
+                s = fit["friction_selection"]["scores"]
+                print(f"draw {draw}: {name} log -> {fit['friction']} (scores "
+                      + ", ".join(f"{m} {v:.4f}" for m, v in s.items()) + ")")
+            entries = {p["name"]: p for p in fits["load"]["base_parameters"]}
+            fl = np.array([entries[f"Fl{j + 1}"]["value"] for j in range(6)])
+            std = np.array([entries[f"Fl{j + 1}"]["std"] for j in range(6)])
+            print("  Fl (std) per joint " + ", ".join(f"{v:.4f} ({s:.4f})" for v, s in zip(fl, std))
+                  + "; (Fl - 0.1) / std " + ", ".join(f"{z:+.2f}" for z in (fl - FL) / std)
+                  + f"; fixed point {fits['load']['friction_selection']['load_fit']['iterations']} iterations")
+            print("  plain log's fixed point Fl " + ", ".join(f"{v:+.4f}" for v in
+                                                             fits["plain"]["friction_selection"]["load_fit"]["Fl"]))
+            print("  held-out RMS error against the true torque per joint: load-dependent "
+                  + ", ".join(f"{e:.4f}" for e in errors["load_auto"]) + "; coulomb-viscous "
+                  + ", ".join(f"{e:.4f}" for e in errors["cv"]) + " N m")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--draws", type=int, default=3)
+    args = parser.parse_args()
+    start, cpu = time.time(), time.process_time()
+    simulated(args.draws)
+    print(f"{time.time() - start:.1f} s wall, {time.process_time() - cpu:.1f} s CPU (this process; the identify runs "
+          f"are subprocesses); load {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()

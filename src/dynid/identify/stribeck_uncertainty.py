@@ -1,0 +1,85 @@
+"""Standard deviation of the Stribeck velocities v_s (``identify.stribeck``, (S1)).
+
+The friction model (S1) is nonlinear in v_s only. Linearized at the fit (Gauss-Newton: the
+covariance of a nonlinear least-squares estimate is that of the linear problem in its
+Jacobian, Seber & Wild, "Nonlinear Regression", 1989, ch. 2), the Jacobian of joint j's torque
+with respect to the parameters x = [beta (b); a (n); v_s (n)] (a_j = Fs_j - Fc_j) is
+
+    J_j = [Y_b,j  |  g_j  |  a_j dg_j/dv_j],   g_j = exp(-(dq_j / v_j)^2) sign(dq_j),
+    dg_j/dv_j = g_j 2 dq_j^2 / v_j^3                                                      (S4)
+
+and cov(x) = s^2 (sum_j w_j J_j^T J_j)^-1, with w_j = 1 / sigma_j^2 (the selection's weights)
+and s^2 = sum_j w_j RSS_j / (rows - parameters). So v_s carries the correlation with its own
+static excess a_j and with the rigid-body parameters, which a profile of v_s alone would not.
+It is Khalil-Gautier's white-noise figure, like every std of result.json.
+
+A joint whose v_s lies on the searched grid's edge, or whose Stribeck column the log does not
+determine (a_j d g_j / dv_j in the span of the other columns), gets no standard deviation
+(None): there the data say nothing of v_s.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dynid.identify.physical import pseudo_solve
+
+
+def stribeck_columns(dq: np.ndarray, sign: np.ndarray, velocity: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(g, dg/dv) (N, n) of (S4) at velocities v (n,)."""
+    g = np.exp(-np.square(dq / velocity)) * sign
+    return g, g * 2.0 * np.square(dq) / velocity**3
+
+
+def velocity_std(blocks, b: int, velocity: np.ndarray, weights: np.ndarray, determined: np.ndarray) -> list:
+    """(n,) standard deviation of each v_s (None where not determined) by (S4), from one pass over
+    ``blocks`` (``stribeck.RegressorBlocks``: yb (N, n, b), dq, sign, tau, keep, fold);
+    ``determined`` (n,): False for the joints whose v_s is on the grid's edge."""
+    n = velocity.size
+    gram = np.zeros((n, b + 3, b + 3))  # per joint [Y_b | g | dg/dv | tau]
+    rows = 0
+    for yb, dq, sign, tau, keep, _ in blocks:
+        g, dg = stribeck_columns(dq, sign, velocity)
+        z = np.concatenate([yb, g[..., None], dg[..., None], tau[..., None]], axis=2) * keep[..., None]
+        gram += np.einsum("tja,tjb->jab", z, z, optimize=True)
+        rows += int(keep.sum())
+    S = gram * weights[:, None, None]
+    # the linear fit at v: x = [beta; a]
+    p = b + n
+    a, rhs = np.zeros((p, p)), np.zeros(p)
+    a[:b, :b], rhs[:b] = S[:, :b, :b].sum(axis=0), S[:, :b, -1].sum(axis=0)
+    for j in range(n):  # loop over joints: its g column acts on its rows alone
+        a[:b, b + j] = a[b + j, :b] = S[j, :b, b]
+        a[b + j, b + j], rhs[b + j] = S[j, b, b], S[j, b, -1]
+    x = pseudo_solve(a, rhs)
+    beta, excess = x[:b], x[b:]
+    rss = 0.0
+    for j in range(n):
+        v = np.concatenate([beta, [excess[j]]])
+        idx = np.r_[np.arange(b), b]
+        rss += S[j, -1, -1] - 2.0 * v @ S[j, idx, -1] + v @ S[j][np.ix_(idx, idx)] @ v
+    s2 = max(rss, 0.0) / max(rows - (b + 2 * n), 1)
+    # J^T W J of (S4) over x = [beta; a; v]
+    q = b + 2 * n
+    m = np.zeros((q, q))
+    m[:b, :b] = S[:, :b, :b].sum(axis=0)
+    for j in range(n):
+        cols = np.array([b + j, b + n + j])
+        scale = np.array([1.0, excess[j]])
+        cross = S[j, :b, b:b + 2] * scale  # (b, 2)
+        m[:b, cols], m[cols, :b] = cross, cross.T
+        m[np.ix_(cols, cols)] = S[j, b:b + 2, b:b + 2] * np.outer(scale, scale)
+    diag = np.diag(m)
+    d = np.where(diag > 0, 1.0 / np.sqrt(np.where(diag > 0, diag, 1.0)), 0.0)
+    lam, vec = np.linalg.eigh(m * d[:, None] * d[None, :])
+    keep = lam > 1e-12 * lam[-1]
+    out = []
+    for j in range(n):
+        k = b + n + j
+        hidden = np.sum(vec[k, ~keep] ** 2)  # share of v_j in directions the data leave free
+        if not determined[j] or diag[k] <= 0 or hidden > 1e-6:
+            out.append(None)
+            continue
+        var = s2 * d[k] ** 2 * np.sum(vec[k, keep] ** 2 / lam[keep])
+        out.append(float(np.sqrt(var)))
+    return out
