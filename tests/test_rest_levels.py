@@ -18,7 +18,7 @@ from dynid.data.preprocess import Preprocessing, edge_samples, prepare, prepared
 from dynid.data.rest import choose_rest
 from dynid.data.segments import segment_edge_mask
 from dynid.identify import ModelOptions, base_parameters
-from dynid.identify.model import identification_regressor, motor_columns, place_motor_columns
+from dynid.identify.model import identification_regressor, own_columns, place_motor_columns
 from dynid.identify.normal_equations import NormalEquations
 from dynid.identify.pipeline import accumulate_sources, fitted_rest, make_estimator, row_mask
 from dynid.identify.rest_levels import RestLevels, RestRuns, runs
@@ -27,7 +27,7 @@ from dynid.identify.rest_levels import RestLevels, RestRuns, runs
 def _prepared(robot, path, options, prep):
     """The whole log prepared in memory, and its fitted rows away from the segment edges (N,)."""
     ready = prepare(load_joint_data(path, robot, ColumnMapping(), "drop", prep), prep,
-                    joint_columns=lambda dq, ddq: motor_columns(robot, dq, ddq, options))
+                    joint_columns=own_columns(robot, options))
     return ready, segment_edge_mask(ready, edge_samples(prep, prepared_rate(ready)))
 
 
