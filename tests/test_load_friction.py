@@ -210,3 +210,14 @@ def test_friction_auto_keeps_coulomb_viscous_where_the_friction_does_not_grow_wi
     assert "load_parameters" not in chosen["model"]
     fit = chosen["friction_selection"]["load_fit"]
     assert np.all(np.abs(fit["Fl"]) < 0.02), fit  # the fixed point finds no load friction where there is none
+
+
+def test_simulate_writes_a_load_dependent_log_that_identify_reads_back(tmp_path):
+    """dynid simulate --friction load-dependent: the load torque of the description's own inertials,
+    Fl = 0.1 (default_friction); identify --friction load-dependent on it finds Fl = 0.1."""
+    run_ok("simulate", "-r", "planar2", "--friction", "load-dependent", "--duration", "20", "--out", tmp_path / "s.csv")
+    run_ok("identify", "-r", "planar2", "--data", tmp_path / "s.csv", "--friction", "load-dependent", "--lowpass", "0",
+           "--rest", "off", "--out", tmp_path / "r.json")
+    result = json.loads((tmp_path / "r.json").read_text())
+    values = {p["name"]: p["value"] for p in result["base_parameters"]}
+    np.testing.assert_allclose([values["Fl1"], values["Fl2"]], FL, rtol=1e-3)
