@@ -27,7 +27,11 @@ def d(tmp_path_factory):
     for name, seconds in (("short.csv", "10"), ("long.csv", "40")):
         run_ok("simulate", "-r", "planar2", "--out", d / name, "--duration", seconds, "--rate", "500",
                "--tau-noise", "0.05")
-    run_ok("identify", "-r", "planar2", "--data", d / "short.csv", "--out", d / "r.json")
+    # a fixed cutoff: a pass holds chunk_rows + 3 margins (20 fs / cutoff, data/stream.py), so both
+    # logs must be several margins long for "4x the rows, the same memory" to be the fact tested;
+    # --lowpass auto's choice (2.5 Hz since the tie rule, margin 4000 rows) would make the 10 s log
+    # shorter than one window and the comparison one of a whole log against windows
+    run_ok("identify", "-r", "planar2", "--data", d / "short.csv", "--out", d / "r.json", "--lowpass", "20")
     return d
 
 
