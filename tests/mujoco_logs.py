@@ -42,11 +42,14 @@ def truth_model(robot, armature, viscous, coulomb):
 
 
 def mujoco_log(model, robot, reference, duration: float, rate: float = 200.0, counts: int = 2**14,
-               noise: float = 0.01, seed: int = 0, step: float = 1e-3) -> dict[str, np.ndarray]:
+               noise: float = 0.01, seed: int = 0, step: float = 1e-3, friction=None,
+               bandwidth: float = 10.0) -> dict[str, np.ndarray]:
     """Columns {t, q1.., tau1..} of a log of ``model`` tracking ``reference`` (a MultiSine) for
-    ``duration`` s: tau = bias(q, dq) + M(q) ddq_ref + Kp e + Kd de (10 Hz bandwidth), MuJoCo's
+    ``duration`` s: tau = bias(q, dq) + M(q) ddq_ref + Kp e + Kd de (``bandwidth`` Hz), MuJoCo's
     Euler step ``step``; logged every 1 / rate s with q rounded to a motor encoder of ``counts``
-    per turn (through the gear ratio) and tau plus Gaussian noise of ``noise`` x its RMS."""
+    per turn (through the gear ratio) and tau plus Gaussian noise of ``noise`` x its RMS.
+    ``friction(tau, dq)`` (n,), if given, is a friction torque MuJoCo has no term for, from the
+    actuator torque and MuJoCo's own velocity at each step: the joints get tau minus it."""
     rng = np.random.default_rng(seed)
     model.opt.timestep = step
     data = mujoco.MjData(model)
@@ -60,7 +63,7 @@ def mujoco_log(model, robot, reference, duration: float, rate: float = 200.0, co
         column, unit = np.zeros(model.nv), np.eye(model.nv)[j]
         mujoco.mj_mulM(model, data, column, unit)
         diagonal[j] = column[j]
-    w = 2 * np.pi * 10.0
+    w = 2 * np.pi * bandwidth
     kp, kd = diagonal[dof] * w**2, diagonal[dof] * 2 * w
     every = int(round(1.0 / (rate * step)))
     t_log, q_log, tau_log = [], [], []
@@ -75,7 +78,7 @@ def mujoco_log(model, robot, reference, duration: float, rate: float = 200.0, co
             t_log.append(data.time)
             q_log.append(data.qpos[adr].copy())
             tau_log.append(tau)
-        data.qfrc_applied[dof] = tau
+        data.qfrc_applied[dof] = tau if friction is None else tau - friction(tau, data.qvel[dof])
         mujoco.mj_step(model, data)
     q, tau = np.array(q_log), np.array(tau_log)
     resolution = 2 * np.pi / (counts * robot.gear_ratios)

@@ -27,6 +27,7 @@ SLOW_FILES = {
     "test_fleet_drift.py",           # a simulated fleet, identified and analysed
     "test_fleet_identify.py",        # identification on a Dask LocalCluster
     "test_friction_cli.py",          # friction analysis of protocol logs through the CLI
+    "test_friction_mujoco.py",       # Stribeck and load-dependent friction simulated in MuJoCo, identified
     "test_identification_api.py",    # realistic logs identified by the API and by the CLI, compared
     "test_iiwa_real.py",             # the real KUKA iiwa 14 logs, end to end
     "test_interrupted_runs.py",      # commands killed mid-run
