@@ -329,6 +329,27 @@ def test_a_lowpass_above_nyquist_warns_that_nothing_is_filtered(work, tmp_path):
     assert "at or above the Nyquist frequency 50 Hz" in result.output
 
 
+def test_a_lowpass_just_under_nyquist_warns_and_filters_nothing(work, tmp_path):
+    """A 100 Hz log whose time stamps give fs a hair above 100 Hz and --lowpass 50 (a grid setting of
+    bench/real_defaults.py): the Butterworth filter just under Nyquist asked for ~2e10 settling
+    samples, a ValueError traceback. Within 2 % of Nyquist nothing is filtered, with a warning."""
+    import warnings
+
+    from dynid.data.preprocess import Preprocessing
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert Preprocessing(lowpass_hz=50.0).cutoff(100.0000001) == 0.0
+        assert Preprocessing(lowpass_hz=49.5).cutoff(100.0) == 0.0
+        assert Preprocessing(lowpass_hz=48.0).cutoff(100.0) == 48.0
+    assert [str(w.message).split(" Hz is ")[1].split(" 50 Hz")[0] for w in caught] == [
+        "within 2 % of the Nyquist frequency", "within 2 % of the Nyquist frequency"]
+    result = runner.invoke(app, ["identify", "-r", "planar2", "--data", str(work / "log.csv"), "--out",
+                                 str(tmp_path / "r.json"), "--lowpass", "49.999999"])
+    assert result.exit_code == 0, result.output
+    assert "within 2 % of the Nyquist frequency 50 Hz" in result.output
+
+
 def test_a_fleet_model_file_is_written_relative_to_fleet_yaml(tmp_path, monkeypatch):
     from dynid.fleet.config import load_config
 

@@ -52,6 +52,9 @@ from dynid.data.still import REST_WINDOW, still_mask
 from dynid.data.timing import IRREGULAR_TOLERANCE, SegmentTiming, segment_timing
 from dynid.errors import DataError
 
+# a cutoff above this fraction of the Nyquist frequency filters (almost) nothing: none is applied
+NYQUIST_MARGIN = 0.98
+
 
 @dataclass(frozen=True)
 class Preprocessing:
@@ -132,17 +135,23 @@ class Preprocessing:
 
     def cutoff(self, fs: float) -> float:
         """The low-pass cutoff used at sample rate fs [Hz] (0 = none). A cutoff given at or above the
-        Nyquist frequency fs / 2 filters nothing: it warns (a log slower than the user thought)."""
+        Nyquist frequency fs / 2 filters nothing: it warns (a log slower than the user thought). So does
+        one within ``NYQUIST_MARGIN`` of it: there a Butterworth filter's poles approach z = -1, it
+        filters almost nothing and takes ~1900 / (1 - 2 fc / fs) samples to settle (a 100 Hz log
+        whose time stamps give fs = 100.0000001 Hz and --lowpass 50 asked for 2e10 samples)."""
         fc = min(20.0, fs / 10.0) if self.lowpass_hz is None else float(self.lowpass_hz)
-        if self.lowpass_hz is not None and fc >= 0.5 * fs > 0.0:
+        nyquist = 0.5 * fs
+        if self.lowpass_hz is not None and fc >= NYQUIST_MARGIN * nyquist > 0.0:
             import warnings
 
             from dynid.errors import DynidWarning
 
-            warnings.warn(DynidWarning(f"--lowpass {fc:g} Hz is at or above the Nyquist frequency {0.5 * fs:g} Hz of a "
-                                       f"log sampled at {fs:.4g} Hz: no low-pass filter applied (give a cutoff below "
-                                       f"{0.5 * fs:g} Hz, or --lowpass 0 for none)"), stacklevel=2)
-        return fc if 0.0 < fc < 0.5 * fs else 0.0
+            where = ("at or above the Nyquist frequency" if fc >= nyquist else
+                     f"within {100 * (1 - NYQUIST_MARGIN):g} % of the Nyquist frequency")
+            warnings.warn(DynidWarning(f"--lowpass {fc:g} Hz is {where} {nyquist:g} Hz of a log sampled at {fs:.4g} "
+                                       f"Hz: no low-pass filter applied (give a cutoff below "
+                                       f"{NYQUIST_MARGIN * nyquist:.4g} Hz, or --lowpass 0 for none)"), stacklevel=2)
+        return fc if 0.0 < fc < NYQUIST_MARGIN * nyquist else 0.0
 
 
 def sample_rate(t: np.ndarray) -> float:
