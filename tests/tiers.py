@@ -17,6 +17,8 @@ busy: check with ``--durations``).
 from __future__ import annotations
 
 SLOW_FILES = {
+    "test_bad_input_kinds.py",       # each kind of bad input through the CLI (16 s of one worker, idle)
+    "test_plausibility_cli.py",      # implausible logs identified through the CLI (14 s of one worker, idle)
     "test_cli_errors.py",            # every command's user errors, as subprocesses
     "test_drift_identification.py",  # a simulated thesis test identified with drifting friction
     "test_drive_gains.py",           # simulated current logs calibrated through the CLI
@@ -41,6 +43,9 @@ SLOW_FILES = {
 }
 
 SLOW_TESTS = {
+    # every fuzz kind of issue 26 through the CLI: ~35 kinds x 1.1-1.7 s on one worker (2026-11-26, idle);
+    # the fast tier keeps the reader fuzzing of the same file
+    "test_fuzz_readers.py::test_issue26_kinds_are_refused_or_warned",
     "test_load_friction.py::test_friction_auto_takes_the_load_dependent_model_where_it_is_the_truth_and_recovers_fl",
     "test_load_friction.py::test_friction_auto_keeps_coulomb_viscous_where_the_friction_does_not_grow_with_the_load",
     "test_load_friction.py::test_identify_load_dependent_stores_a_model_predict_repeats",
