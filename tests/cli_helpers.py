@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import warnings
 from unittest import mock
 
@@ -19,6 +20,14 @@ def run_ok(*args) -> str:
     result = runner.invoke(app, [str(a) for a in args])
     assert result.exit_code == 0, result.output
     return result.output
+
+
+def identify_er3a_friction(root, log, friction, *extra) -> dict:
+    """result.json of ``dynid identify -r er3a`` on ``root/<log>_train.csv`` with ``--friction
+    friction`` (and ``extra`` options), written as ``root/<log>_<friction>.json``."""
+    out = root / f"{log}_{friction}.json"
+    run_ok("identify", "-r", "er3a", "--data", root / f"{log}_train.csv", "--friction", friction, "--out", out, *extra)
+    return json.loads(out.read_text())
 
 
 def _strict(action, *args, **kwargs):

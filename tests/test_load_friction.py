@@ -26,7 +26,7 @@ from dynid.identify.stribeck import FrictionGrams, velocity_grid
 from dynid.identify.threads import single_blas_thread
 from dynid.simulate import default_friction, random_multisine
 
-from cli_helpers import run_ok
+from cli_helpers import identify_er3a_friction, run_ok
 from realistic_logs import realistic_log
 
 FL = 0.1  # default_friction's load coefficient: a tenth of the transmitted torque
@@ -165,12 +165,6 @@ def logs(tmp_path_factory):
     return root
 
 
-def _identify(root, log, friction, *extra) -> dict:
-    out = root / f"{log}_{friction}.json"
-    run_ok("identify", "-r", "er3a", "--data", root / f"{log}_train.csv", "--friction", friction, "--out", out, *extra)
-    return json.loads(out.read_text())
-
-
 def test_friction_auto_takes_the_load_dependent_model_where_it_is_the_truth_and_recovers_fl(logs):
     """--friction auto (default cutoff) on a log whose Coulomb friction grows with the load: the
     load-dependent model, Fl of every joint within 3 of its standard deviations of the truth (and
@@ -178,7 +172,7 @@ def test_friction_auto_takes_the_load_dependent_model_where_it_is_the_truth_and_
     to the true torque than the Coulomb-viscous model's on every joint where the load friction
     stands above the noise."""
     robot = dynid.load_robot("er3a")
-    chosen = _identify(logs, "load", "auto")
+    chosen = identify_er3a_friction(logs, "load", "auto")
     assert chosen["friction"] == "load-dependent", chosen["friction_selection"]["scores"]
     scores = chosen["friction_selection"]["scores"]
     assert scores["load-dependent"] < 0.95 * scores["coulomb-viscous"], scores
@@ -187,7 +181,7 @@ def test_friction_auto_takes_the_load_dependent_model_where_it_is_the_truth_and_
     std = np.array([entries[f"Fl{j + 1}"]["std"] for j in range(6)])
     assert np.all(np.abs(fl - FL) <= 3.0 * std), ((fl - FL) / std, fl, std)
     assert np.all(np.abs(fl[1:3] / FL - 1.0) < 0.10), fl
-    plain = _identify(logs, "load", "coulomb-viscous")
+    plain = identify_er3a_friction(logs, "load", "coulomb-viscous")
     truth_options, theta = _load_model(robot)
     errors = {}
     for name, fit in (("load", chosen), ("plain", plain)):
@@ -205,7 +199,7 @@ def test_friction_auto_takes_the_load_dependent_model_where_it_is_the_truth_and_
 
 
 def test_friction_auto_keeps_coulomb_viscous_where_the_friction_does_not_grow_with_the_load(logs):
-    chosen = _identify(logs, "plain", "auto")
+    chosen = identify_er3a_friction(logs, "plain", "auto")
     assert chosen["friction"] == "coulomb-viscous", chosen["friction_selection"]["scores"]
     assert "load_parameters" not in chosen["model"]
     fit = chosen["friction_selection"]["load_fit"]

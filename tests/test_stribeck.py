@@ -15,7 +15,7 @@ from dynid.identify.model import ModelOptions, friction_columns, full_parameters
 from dynid.identify.stribeck import FrictionGrams, _fit, _rss, joint_profile, velocity_grid
 from dynid.simulate import default_friction, random_multisine
 
-from cli_helpers import run_ok
+from cli_helpers import identify_er3a_friction, run_ok
 from realistic_logs import realistic_log
 
 VS = 0.08  # rad/s, the true Stribeck velocity of every joint
@@ -42,19 +42,13 @@ def logs(tmp_path_factory):
     return root
 
 
-def _identify(root, log, friction, *extra) -> dict:
-    out = root / f"{log}_{friction}.json"
-    run_ok("identify", "-r", "er3a", "--data", root / f"{log}_train.csv", "--friction", friction, "--out", out, *extra)
-    return json.loads(out.read_text())
-
-
 def test_stribeck_friction_is_recovered_and_the_coulomb_viscous_model_is_worse_at_low_speed(logs):
     """On a log whose friction has a Stribeck curve, --friction stribeck finds v_s within 10 % and
     Fc, Fs, Fv within 5 % on the joints whose friction stands above the noise (1-3); predicting
     a held-out log, its error against the true torque at low speed (|dq| < 2 v_s) is at most half
     that of the Coulomb-viscous model, which averages the static and sliding levels."""
     robot = dynid.load_robot("er3a")
-    result = _identify(logs, "stribeck", "stribeck", "--lowpass", "2")
+    result = identify_er3a_friction(logs, "stribeck", "stribeck", "--lowpass", "2")
     velocity = np.array(result["model"]["stribeck_velocity"])
     assert np.all(np.abs(velocity[:3] / VS - 1.0) < 0.10), velocity
     std = np.array(result["friction_selection"]["stribeck_velocity_std"][:3], dtype=float)  # (S4)
@@ -64,7 +58,7 @@ def test_stribeck_friction_is_recovered_and_the_coulomb_viscous_model_is_worse_a
     for j in range(3):
         fitted = np.array([values[f"{f}{j + 1}"] for f in ("Fc", "Fs", "Fv")])
         assert np.all(np.abs(fitted / truth[j] - 1.0) < 0.05), (j + 1, fitted, truth[j])
-    plain = _identify(logs, "stribeck", "coulomb-viscous", "--lowpass", "2")
+    plain = identify_er3a_friction(logs, "stribeck", "coulomb-viscous", "--lowpass", "2")
 
     errors = {}
     for name, fit in (("stribeck", result), ("coulomb-viscous", plain)):
@@ -87,12 +81,12 @@ def test_friction_auto_takes_the_stribeck_model_only_where_it_is_the_truth(logs)
     """--friction auto (default cutoff): the Stribeck model on the log with a Stribeck curve, with a
     held-out score 5 % below the Coulomb-viscous one; the Coulomb-viscous model on the log without
     it, where the extra terms only fit noise."""
-    chosen = _identify(logs, "stribeck", "auto")
+    chosen = identify_er3a_friction(logs, "stribeck", "auto")
     assert chosen["friction"] == "stribeck" and chosen["model"]["friction"] == "stribeck", \
         chosen["friction_selection"]["scores"]
     scores = chosen["friction_selection"]["scores"]
     assert scores["stribeck"] < 0.95 * scores["coulomb-viscous"], scores
-    plain = _identify(logs, "plain", "auto")
+    plain = identify_er3a_friction(logs, "plain", "auto")
     assert plain["friction"] == "coulomb-viscous", plain["friction_selection"]
     assert "stribeck_velocity" not in plain["model"]
 
