@@ -9,7 +9,14 @@ the load-dependent and the Coulomb-viscous fits. The truth is dynid's own simula
 no friction that grows with the transmitted torque. The real KUKA iiwa 14's scores of every
 model (load-dependent included) are printed by bench/stribeck.py.
 
-Usage: .venv/bin/python bench/load_friction.py [--draws 3]
+``--drift``: load-dependent friction that drifts from cold to warm (tests/test_load_drift.py's
+logs: er3a, Fl = 0.1, Fc and Fv 1.8 times warm at the cold start, time constants 100 s and 10 s,
+200 s at 25 Hz, 1 % noise), per draw the held-out relative error (another trajectory from a cold
+start) of the combined model, the static load-dependent one and the drifting Coulomb-viscous one
+(all ``wls``), the noise's share of the same torque, and the largest |value - truth| / std of
+the combined model's Fc, Fl, Fv and their slow cold excess (the four largest).
+
+Usage: .venv/bin/python bench/load_friction.py [--draws 3] [--drift]
 """
 
 from __future__ import annotations
@@ -79,12 +86,48 @@ def simulated(draws: int) -> None:
                   + ", ".join(f"{e:.4f}" for e in errors["cv"]) + " N m")
 
 
+def drifting(draws: int) -> None:
+    import dynid as lib
+    from dynid.identify.model import parameter_slices
+    from test_load_drift import R1, SECONDS, _log, _truth
+
+    robot = lib.load_robot("er3a")
+    options, theta, _ = _truth(robot)
+    warm = theta[parameter_slices(robot, options)["friction"]].reshape(robot.n, 3)
+    print("er3a, load-dependent friction drifting from cold (tests/test_load_drift.py), wls, --lowpass 0 --rest off")
+    for draw in range(draws):
+        t, q, dq, ddq, tau, _ = _log(robot, 10 + 2 * draw, SECONDS)
+        held = _log(robot, 11 + 2 * draw, SECONDS / 2)
+        errors, z = {}, {}
+        for name, friction, mode in (("combined", "load-dependent", "time"), ("static load-dependent",
+                                     "load-dependent", None), ("drifting coulomb-viscous", "coulomb-viscous", "time")):
+            result = lib.Identification(robot, estimator="wls", friction=friction, friction_drift=mode, lowpass=0.0,
+                                        rest="off").fit(t, q, tau, dq, ddq)
+            errors[name] = result.validate(held[0], held[1], held[4], held[2], held[3],
+                                           since_cold=0.0)["relative_error"]
+            if name == "combined":
+                values, std = dict(zip(result.names, result.values)), dict(zip(result.names, result.std))
+                drift = {p["name"]: (p["value"], p["std"]) for p in result.document["friction_drift"]["parameters"]}
+                for j in range(robot.n):
+                    for k, f in enumerate(("Fc", "Fl", "Fv")):
+                        z[f"{f}{j + 1}"] = (values[f"{f}{j + 1}"] - warm[j, k]) / std[f"{f}{j + 1}"]
+                        value, s = drift[f"{f}{j + 1}_e1"]
+                        z[f"{f}{j + 1}_e1"] = (value - R1[k] * warm[j, k]) / s
+        noise = np.linalg.norm(held[4] - held[5]) / np.linalg.norm(held[4])
+        print(f"draw {draw}: held-out relative error " + ", ".join(f"{m} {100 * e:.2f} %" for m, e in errors.items())
+              + f"; noise {100 * noise:.2f} %")
+        worst = sorted(z, key=lambda name: -abs(z[name]))[:4]
+        print(f"  (value - truth) / std of {len(z)} coefficients: " + ", ".join(f"{m} {z[m]:+.2f}" for m in worst)
+              + f"; beyond 3: {sum(abs(v) > 3 for v in z.values())}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--draws", type=int, default=3)
+    parser.add_argument("--drift", action="store_true", help="load-dependent friction drifting from cold to warm")
     args = parser.parse_args()
     start, cpu = time.time(), time.process_time()
-    simulated(args.draws)
+    drifting(args.draws) if args.drift else simulated(args.draws)
     print(f"{time.time() - start:.1f} s wall, {time.process_time() - cpu:.1f} s CPU (this process; the identify runs "
           f"are subprocesses); load {os.getloadavg()[0]:.1f}")
 

@@ -33,6 +33,7 @@ SLOW_FILES = {
     "test_identification_api.py",    # realistic logs identified by the API and by the CLI, compared
     "test_iiwa_real.py",             # the real KUKA iiwa 14 logs, end to end
     "test_interrupted_runs.py",      # commands killed mid-run
+    "test_load_drift.py",            # load-dependent and Stribeck friction drifting from cold, identified (~10 s)
     "test_lowpass_auto.py",          # cross-validated cutoffs on logs up to 5 kHz
     "test_payload_honest.py",        # simulated payload logs and the real KUKA iiwa 14 logs
     "test_regularized_pc.py",        # MuJoCo logs fitted with the regularized pc, its weight by CV

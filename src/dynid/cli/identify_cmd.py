@@ -217,8 +217,10 @@ def _print_drift(robot, result: dict) -> None:
     speed = 0.6 * np.where(np.isfinite(robot.limit_array("dq_max")), robot.limit_array("dq_max"), 1.0)
     entry = result["friction_drift"]
     head = ["joint", "t1 (min)", "t2 (min)"] if drift.mode == "time" else ["joint", "T_ref (deg C)"]
-    table = Table(*head, "cold / warm friction at 60 % dq_max" if drift.mode == "time" else "d(friction)/dT at 60 % "
-                  "dq_max (N m/K)", title=f"friction drift ({drift.mode}), fitted with the model")
+    load = " at zero load" if drift.options.friction == "load-dependent" else ""  # Fc's level (drift.cold_to_warm)
+    table = Table(*head, f"cold / warm friction at 60 % dq_max{load}" if drift.mode == "time" else
+                  f"d(friction)/dT at 60 % dq_max{load} (N m/K)",
+                  title=f"friction drift ({drift.mode}), fitted with the model")
     ratio = drift.cold_to_warm(warm, speed, np.zeros(1)) if drift.mode == "time" else None
     for j in range(robot.n):
         if not drift.active[j]:
@@ -227,7 +229,8 @@ def _print_drift(robot, result: dict) -> None:
             t1, t2 = drift.time_constants[j] / 60.0
             table.add_row(str(j + 1), f"{t1:.4g}", f"{t2:.4g}", f"{ratio[j]:.3g}")
         else:
-            slope = drift.torque(speed[None, :], (drift.temperature_reference + 1.0)[None, :])[0, j]
+            zero = np.zeros((1, robot.n)) if load else None
+            slope = drift.torque(speed[None, :], (drift.temperature_reference + 1.0)[None, :], zero)[0, j]
             table.add_row(str(j + 1), f"{drift.temperature_reference[j]:.4g}", f"{slope:.4g}")
     console.print(table)
     for source in entry.get("sources", []):

@@ -32,7 +32,7 @@ import numpy as np
 
 from dynid.data.covariates import SINCE_COLD, WARM, has_columns, interpolate, read_slow_columns
 from dynid.errors import DataError
-from dynid.identify.model import FRICTION_MODELS, ModelOptions, friction_columns
+from dynid.identify.model import FRICTION_MODELS, ModelOptions, friction_columns, load_torque
 
 MODES = ("time", "temperature")
 LABELS = {"time": ("e1", "e2"), "temperature": ("dT",)}
@@ -44,7 +44,7 @@ def check_mode(mode: str, options: ModelOptions, robot=None) -> None:
         raise DataError(f"--friction-drift {mode}: expected one of {list(MODES)}")
     if not FRICTION_MODELS[options.friction]:
         raise DataError("--friction-drift needs a friction model that drifts (--friction coulomb-viscous, "
-                        "polynomial or asymmetric), not 'none'")
+                        "polynomial, asymmetric, stribeck or load-dependent), not 'none'")
     if robot is not None and robot.is_coupled:
         raise DataError(f"--friction-drift: robot '{robot.name}' has a coupled transmission; a drifting friction "
                         "is modelled per joint and not yet per coupled motor")
@@ -104,9 +104,15 @@ class FrictionDrift:
         """(n,) joints with drift coefficients (NaN coefficients: a joint without drift)."""
         return np.any(np.isfinite(self.coefficients.reshape(self.coefficients.shape[0], -1)), axis=1)
 
-    def columns(self, dq: np.ndarray, covariate: np.ndarray) -> np.ndarray:
-        """(N, n, k m) each joint's own drift columns F_jk(dq_j) phi_jm (D1), in ``names`` order."""
-        friction = friction_columns(np.asarray(dq, dtype=float), self.options)  # (N, n, k)
+    def load(self, robot, q: np.ndarray, dq: np.ndarray, ddq: np.ndarray) -> np.ndarray | None:
+        """(N, n) the load torque the friction columns of a ``load-dependent`` model need
+        (``model.load_torque`` at the options' load parameters), else None."""
+        return load_torque(robot, q, dq, ddq, self.options) if self.options.friction == "load-dependent" else None
+
+    def columns(self, dq: np.ndarray, covariate: np.ndarray, load: np.ndarray | None = None) -> np.ndarray:
+        """(N, n, k m) each joint's own drift columns F_jk(dq_j) phi_jm (D1), in ``names`` order;
+        load (N, n): ``load`` of the same samples (friction ``load-dependent``)."""
+        friction = friction_columns(np.asarray(dq, dtype=float), self.options, load)  # (N, n, k)
         phi = self.basis(covariate)  # (N, n, m)
         count, n, k = friction.shape
         return (friction[:, :, :, None] * phi[:, :, None, :]).reshape(count, n, k * phi.shape[2])
@@ -120,10 +126,10 @@ class FrictionDrift:
             out[:, j, j * c:(j + 1) * c] = own[:, j, :]
         return out
 
-    def torque(self, dq: np.ndarray, covariate: np.ndarray) -> np.ndarray:
-        """(N, n) the drift's friction torque, added to the warm model's."""
+    def torque(self, dq: np.ndarray, covariate: np.ndarray, load: np.ndarray | None = None) -> np.ndarray:
+        """(N, n) the drift's friction torque, added to the warm model's (load: as ``columns``)."""
         d = np.where(np.isfinite(self.coefficients), self.coefficients, 0.0).reshape(self.coefficients.shape[0], -1)
-        return np.einsum("tjc,jc->tj", self.columns(dq, covariate), d)
+        return np.einsum("tjc,jc->tj", self.columns(dq, covariate, load), d)
 
     def warm_friction(self, base_names: list[str], beta: np.ndarray) -> np.ndarray:
         """(n, k) the warm friction f of (D1): the friction base parameters by name (Fc1, Fv1, ...)."""
@@ -137,10 +143,13 @@ class FrictionDrift:
 
     def cold_to_warm(self, warm: np.ndarray, speed: np.ndarray, covariate_cold: np.ndarray) -> np.ndarray:
         """(n,) friction torque at ``speed`` (n,) [rad/s | m/s], cold over warm: F(v) (f + d phi_cold) / F(v) f;
-        covariate_cold: (1,) operating time 0 or (1, n) the cold temperatures."""
+        covariate_cold: (1,) operating time 0 or (1, n) the cold temperatures. A ``load-dependent``
+        model's friction is taken at zero load (its Coulomb level Fc)."""
         v = np.asarray(speed, dtype=float)[None, :]
-        cold = np.einsum("tjk,jk->tj", friction_columns(v, self.options), warm) + self.torque(v, covariate_cold)
-        hot = np.einsum("tjk,jk->tj", friction_columns(v, self.options), warm)
+        load = np.zeros_like(v) if self.options.friction == "load-dependent" else None
+        columns = friction_columns(v, self.options, load)
+        cold = np.einsum("tjk,jk->tj", columns, warm) + self.torque(v, covariate_cold, load)
+        hot = np.einsum("tjk,jk->tj", columns, warm)
         with np.errstate(divide="ignore", invalid="ignore"):
             return (cold / hot)[0]
 

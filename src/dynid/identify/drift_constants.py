@@ -37,7 +37,7 @@ import numpy as np
 from dynid.data.columns import JointData
 from dynid.errors import DataError
 from dynid.identify.threads import single_blas_thread
-from dynid.identify.model import FRICTION_MODELS, ModelOptions, friction_columns
+from dynid.identify.model import FRICTION_MODELS, ModelOptions, friction_columns, load_torque
 
 MIN_TIME_CONSTANT = 1.0  # s: faster drifts are not friction warming up
 
@@ -61,7 +61,9 @@ class JointDrift:
 
     def level(self, dq: float, options: ModelOptions) -> dict:
         """Eq. 5.4 at constant speed dq: {a, b, t1, c, t2} [N m, s] and their std."""
-        F = friction_columns(np.array([[abs(dq)]]), options)[0, 0]  # (k,)
+        speed = np.array([[abs(dq)]])
+        load = np.zeros_like(speed) if options.friction == "load-dependent" else None  # at zero load: Fc
+        F = friction_columns(speed, options, load)[0, 0]  # (k,)
         k = F.size
         g = np.zeros((3, 3 * k + 2))
         for m in range(3):
@@ -186,7 +188,8 @@ def fit_joints(robot, elapsed: np.ndarray, q: np.ndarray, dq: np.ndarray, ddq: n
         raise DataError("a friction drift fit needs a friction model (polynomial, coulomb-viscous or asymmetric)")
     lo, hi = bounds or search_bounds(elapsed)
     rigid = rigid_regressor(robot, q, dq, ddq)  # (N, n, 10 n)
-    F_all = friction_columns(dq, options)  # (N, n, k)
+    load = load_torque(robot, q, dq, ddq, options) if options.friction == "load-dependent" else None
+    F_all = friction_columns(dq, options, load)  # (N, n, k)
     fits = []
     with single_blas_thread():  # small products: BLAS threads cost ten times the work here
         for j in range(robot.n):  # loop over joints: each is its own least-squares problem

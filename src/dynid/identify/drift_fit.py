@@ -42,17 +42,22 @@ TEMPERATURE_REFERENCE = 95.0  # percentile of the training temperatures: the war
 @dataclass
 class DriftFit:
     """estimator: fitted on the b base parameters then the n k m drift coefficients (coef_,
-    std_, cov_ over all); ne: the normal equations of that whole model; drift: the drift part."""
+    std_, cov_ over all); ne: the normal equations of that whole model; drift: the drift part
+    (its ``options``: the model fitted); load_fit: friction ``load-dependent``, the fixed point
+    of its load torque with the drift ({"iterations", "change"}, ``load_friction``)."""
 
     estimator: object
     ne: NormalEquations
     drift: FrictionDrift
+    load_fit: dict | None = None
 
     def result_entry(self, timing: list[LogCovariate]) -> dict:
         """result.json's "friction_drift" (docs/formats.md): the drift, how each training log was
         timed ("sources") and the covariance of all b + n k m parameters (prediction bands)."""
         out = self.drift.to_dict()
         out["sources"] = [t.to_dict() for t in timing]
+        if self.load_fit is not None:
+            out["load_fit"] = dict(self.load_fit)
         cov = np.asarray(self.estimator.cov_, dtype=float)
         if np.all(np.isfinite(cov)):
             out["covariance"] = [[float(x) for x in row] for row in cov]
@@ -103,7 +108,8 @@ def search_time_constants(robot, readies: list[JointData], times: list[np.ndarra
 
 def fit_drifting(robot, readies: list[JointData], covariates: list[np.ndarray], options: ModelOptions,
                  base: BaseParameters, prep: Preprocessing, make, mode: str, found: Undetermined | None = None,
-                 max_rows: int = 8_000, pc: bool = False, masks: list[np.ndarray] | None = None) -> DriftFit:
+                 max_rows: int = 8_000, pc: bool = False, masks: list[np.ndarray] | None = None,
+                 searched: tuple | None = None) -> DriftFit:
     """Identify the static model and the drift (D1) of ``mode`` together (module docstring).
 
     readies: prepared logs; covariates: per log its operating times (N,) [s] (time) or
@@ -111,7 +117,8 @@ def fit_drifting(robot, readies: list[JointData], covariates: list[np.ndarray], 
     the b + n k m parameters (``fit_normal_equations``); found: base parameters the logs leave
     undetermined (held at the description's values); ``make(names, fixed=, prior=)``: a fresh
     estimator of the b + n k m parameters with those options; pc: ``make`` is physically consistent;
-    masks: per log the (N, n) rows to fit (default ``fit_rows``)."""
+    masks: per log the (N, n) rows to fit (default ``fit_rows``); searched: time mode, the (time
+    constants (n, 2), notes) of an earlier search (step 1) to keep."""
     check_mode(mode, options, robot)
     n, k, m = robot.n, len(FRICTION_MODELS[options.friction]), len(LABELS[mode])
     if any(ready.tau is None for ready in readies):
@@ -119,7 +126,8 @@ def fit_drifting(robot, readies: list[JointData], covariates: list[np.ndarray], 
     masks = fit_rows(readies, prep) if masks is None else masks
     tc, tref, notes = None, None, []
     if mode == "time":
-        tc, notes = search_time_constants(robot, readies, covariates, masks, options, max_rows)
+        tc, notes = (searched[0].copy(), list(searched[1])) if searched is not None else \
+            search_time_constants(robot, readies, covariates, masks, options, max_rows)
     else:
         used = np.concatenate([c[mask.any(axis=1)] for c, mask in zip(covariates, masks)])
         tref = np.percentile(used, TEMPERATURE_REFERENCE, axis=0)
@@ -135,7 +143,8 @@ def fit_drifting(robot, readies: list[JointData], covariates: list[np.ndarray], 
                 y = identification_regressor(robot, ready.q[sl], ready.dq[sl], ready.ddq[sl], options)
                 if ready.own is not None:  # exactly filtered before decimation
                     place_motor_columns(robot, options, ready.own[sl], y)
-                w = np.concatenate([y[..., base.independent], shape.columns(ready.dq[sl], covariate[sl])], axis=2)
+                load = shape.load(robot, ready.q[sl], ready.dq[sl], ready.ddq[sl])
+                w = np.concatenate([y[..., base.independent], shape.columns(ready.dq[sl], covariate[sl], load)], axis=2)
                 ne.add(w, ready.tau[sl], mask[sl])
     still = ~np.isfinite(tc[:, 0]) if tc is not None else np.zeros(n, dtype=bool)
     column_norm = np.array([np.diag(ne.A[j])[b + j * k * m:b + (j + 1) * k * m].max() for j in range(n)])
@@ -181,16 +190,34 @@ def identify_drifting(robot, readies: list[JointData], covariates: list[np.ndarr
         raise DataError("no samples left after preprocessing")
     found = find_undetermined(robot, options, base, used.min(axis=0), used.max(axis=0), still_range)
     fit = fit_drifting(robot, readies, covariates, options, base, prep, make, mode, found, max_rows, masks=masks)
+    if options.friction != "load-dependent":
+        return fit, counts, found
+    # the load torque's fixed point (identify.load_friction, L2) with the drift, from the static one; the time
+    # constants stay those searched at the static fixed point's load torque (a change of the load torque by d of
+    # the RMS torque moves the friction columns by Fl d: far below what the time constants resolve)
+    from dynid.identify.load_friction import TOLERANCE, refit_to_fixed_point
+
+    first = (fit.drift.time_constants, fit.drift.notes) if mode == "time" else None
+    refit = lambda opts: fit if opts is options else fit_drifting(  # noqa: E731
+        robot, readies, covariates, opts, base, prep, make, mode, found, max_rows, masks=masks, searched=first)
+    fit, options, info = refit_to_fixed_point(robot, options, base, refit)
+    fit.load_fit = info
+    if info["change"] >= TOLERANCE:
+        fit.drift.notes.append(f"load-dependent friction: the load torque still moved by {info['change']:.2g} of "
+                               f"the RMS torque after {info['iterations']} fixed-point iterations with the drift "
+                               "(not converged)")
     return fit, counts, found
 
 
-def without_drift(readies: list[JointData], covariates: list[np.ndarray], drift: FrictionDrift) -> list[JointData]:
+def without_drift(robot, readies: list[JointData], covariates: list[np.ndarray],
+                  drift: FrictionDrift) -> list[JointData]:
     """The logs with the fitted drift's friction torque taken off their torques: what a static
     model of the warm robot sees. ``identify --per cycle`` with a drift fits each cycle to these,
     so a cycle's parameters no longer carry the friction it had then (thesis Table 5.4)."""
     out = []
     for ready, covariate in zip(readies, covariates):
         warm = ready.select(slice(None))
-        warm.tau = ready.tau - drift.torque(ready.dq, covariate)
+        load = drift.load(robot, ready.q, ready.dq, ready.ddq)
+        warm.tau = ready.tau - drift.torque(ready.dq, covariate, load)
         out.append(warm)
     return out

@@ -175,10 +175,6 @@ class Identification:
             from dynid.identify.drift import check_mode
 
             check_mode(self.friction_drift, self.options, self.robot)
-            if self.friction == "load-dependent":
-                raise DataError("--friction-drift: not available with --friction load-dependent (its Coulomb level "
-                                "moves with the load torque, not yet with time or temperature); use coulomb-viscous, "
-                                "polynomial, asymmetric or stribeck")
             if self.estimator not in ("ols", "wls"):
                 raise DataError(f"--friction-drift: --estimator {self.estimator} is not available with a drifting "
                                 "friction; use ols or wls")
@@ -341,14 +337,13 @@ class Identification:
         """``friction`` stribeck, load-dependent or auto: the model (and its Stribeck velocities or
         load parameters) fitted or chosen on ``sources`` prepared with ``prep``
         (``identify.stribeck``; result "friction_selection"); sets ``options`` and returns its
-        base parameters. With a friction drift, auto leaves the load-dependent model out."""
+        base parameters. With a friction drift the models are chosen and fitted static here, the
+        drift is fitted with the chosen one (``identify.drift_fit``)."""
         from dynid.identify.stribeck import MODELS, select_friction
 
-        models = tuple(m for m in MODELS if m != "load-dependent") if self.friction_drift else MODELS
-        allowed = models if self.friction == "auto" else (self.friction,)
+        allowed = MODELS if self.friction == "auto" else (self.friction,)
         self.options, extra["friction_selection"], more = select_friction(self.robot, sources, self.options, prep,
-                                                                          mapping, self.nan, self.cv_folds, allowed,
-                                                                          models)
+                                                                          mapping, self.nan, self.cv_folds, allowed)
         notes += more
         return self.base_parameters()
 
@@ -447,6 +442,7 @@ class Identification:
                 lambda names, **kw: self.make_estimator(base, names=names, weight=weight, **kw), self.friction_drift,
                 self.still_range, self.drift_rows)
             est, ne = drifting.estimator, drifting.ne
+            self.options = drifting.drift.options  # load-dependent: the load torque of the fixed point with the drift
             more["friction_drift"] = drifting.result_entry(timings)
         else:
             y, tau, mask, counts, span = stacked_regressor(r, readies, options, base, prep)
@@ -459,7 +455,7 @@ class Identification:
             if self.friction_drift:  # each cycle of the warm robot: the fitted drift taken off
                 from dynid.identify.drift_fit import without_drift
 
-                readies = without_drift(readies, covariates, drifting.drift)
+                readies = without_drift(r, readies, covariates, drifting.drift)
             more["per_" + self.per] = self._per(readies, base, prep, weight)
         more["sources"] = [c.to_dict() for c in counts]
         return Fitted(est, ne, sum(c.samples for c in counts), notes, found, more)

@@ -53,8 +53,9 @@ def inertial_base_columns(robot, options: ModelOptions, base) -> np.ndarray:
 
 
 def load_options(robot, options: ModelOptions, base, beta: np.ndarray) -> ModelOptions:
-    """``options`` (Coulomb-viscous, the model of ``base``) turned load-dependent with the load
-    torque of the base parameters beta (b,): their inertial part as standard parameters."""
+    """``options`` (the model of ``base``: Coulomb-viscous, or load-dependent) turned
+    load-dependent with the load torque of the base parameters beta (b,): their inertial part as
+    standard parameters."""
     theta = np.zeros(base.K.shape[1])
     theta[base.independent] = np.where(inertial_base_columns(robot, options, base), beta, 0.0)
     return ModelOptions(friction="load-dependent", rotor_inertia=options.rotor_inertia, offset=options.offset,
@@ -107,3 +108,27 @@ def fit_load_torque(blocks, n: int, inertial: np.ndarray, beta0: np.ndarray,
         if change < TOLERANCE:
             break
     return beta, fl, {"iterations": iteration, "change": change}
+
+
+def refit_to_fixed_point(robot, options: ModelOptions, base, fit) -> tuple[object, ModelOptions, dict]:
+    """(L2) around any fit that is linear at a given load torque (the drifting friction of
+    ``identify.drift_fit``): ``fit(options)`` -> an object with ``estimator.coef_`` (the b base
+    parameters of ``base`` first) and ``ne`` (its ``NormalEquations``, the base parameters
+    first), for the load-dependent ``options`` given. From ``options``' load torque (the static
+    fixed point), refit at the load torque of the last fit's inertial base parameters until it
+    moves by less than ``TOLERANCE`` of each joint's RMS torque (step 3). Returns (the last fit,
+    the options it was fitted with: their load parameters are the model's, {"iterations",
+    "change"})."""
+    inertial, b = inertial_base_columns(robot, options, base), base.rank
+    previous, change = None, np.inf
+    for iteration in range(1, ITERATIONS + 1):
+        fitted, used = fit(options), options
+        beta = np.asarray(fitted.estimator.coef_[:b], dtype=float)
+        if previous is not None:
+            step = np.where(inertial, beta - previous, 0.0)
+            moved = np.einsum("a,jab,b->j", step, fitted.ne.A[:, :b, :b], step)
+            change = float(np.max(np.sqrt(moved / np.maximum(fitted.ne.C, 1e-300))))
+            if change < TOLERANCE:
+                break
+        previous, options = beta, load_options(robot, options, base, beta)
+    return fitted, used, {"iterations": iteration, "change": change}

@@ -87,7 +87,9 @@ def predict_chunks(robot, result: dict, path, mapping: ColumnMapping | None = No
                 y = identification_regressor(robot, chunk.q[sl], chunk.dq[sl], chunk.ddq[sl], options)
                 y = y[..., base.independent]
                 if drift is not None:  # the drift's own columns, placed after the base parameters
-                    y = np.concatenate([y, drift.place(drift.columns(chunk.dq[sl], covariate.at(chunk.t[sl])))], axis=2)
+                    load = drift.load(robot, chunk.q[sl], chunk.dq[sl], chunk.ddq[sl])
+                    own = drift.columns(chunk.dq[sl], covariate.at(chunk.t[sl]), load)
+                    y = np.concatenate([y, drift.place(own)], axis=2)
                 tau_hat[sl] = y @ (beta if drift is None else np.concatenate([beta, coefficients]))
                 if cov is not None:
                     tau_std[sl] = torque_std(y, cov)

@@ -93,12 +93,13 @@ class Warmup:
 
 
 def friction_torque(t: np.ndarray, dq: np.ndarray, warm: np.ndarray, options: ModelOptions,
-                    drift: FrictionDrift | None = None) -> np.ndarray:
+                    drift: FrictionDrift | None = None, load: np.ndarray | None = None) -> np.ndarray:
     """(N, n) friction torque of coefficients ``warm`` (n, k) that drift with operating time t (N,) [s].
 
-    dq: (N, n) joint velocities. Without ``drift`` the coefficients are constant (warm).
+    dq: (N, n) joint velocities; load (N, n): the load torque of friction ``load-dependent``
+    (``identify.model.load_torque``). Without ``drift`` the coefficients are constant (warm).
     """
-    columns = friction_columns(np.asarray(dq, dtype=float), options)  # (N, n, k)
+    columns = friction_columns(np.asarray(dq, dtype=float), options, load)  # (N, n, k)
     n, k = columns.shape[1], columns.shape[2]
     coefficients = np.asarray(warm, dtype=float).reshape(n, k)[None]
     if drift is not None:
@@ -107,10 +108,11 @@ def friction_torque(t: np.ndarray, dq: np.ndarray, warm: np.ndarray, options: Mo
 
 
 def friction_excess(t: np.ndarray, dq: np.ndarray, warm: np.ndarray, options: ModelOptions,
-                    drift: FrictionDrift) -> np.ndarray:
+                    drift: FrictionDrift, load: np.ndarray | None = None) -> np.ndarray:
     """(N, n) cold excess of the friction torque: ``friction_torque`` with ``drift`` minus the
-    warm one, sum_k F_k(dq) f_jk^warm (f_jk(t) / f_jk^warm - 1), in one pass over the columns."""
-    columns = friction_columns(np.asarray(dq, dtype=float), options)  # (N, n, k)
+    warm one, sum_k F_k(dq) f_jk^warm (f_jk(t) / f_jk^warm - 1), in one pass over the columns;
+    load (N, n): as ``friction_torque``."""
+    columns = friction_columns(np.asarray(dq, dtype=float), options, load)  # (N, n, k)
     n, k = columns.shape[1], columns.shape[2]
     excess = np.asarray(warm, dtype=float).reshape(n, k)[None] * (drift.factor(t, n, k) - 1.0)
     return np.einsum("tjk,tjk->tj", columns, excess)

@@ -97,12 +97,13 @@ def simulate_joint_data(robot, t: np.ndarray, q: np.ndarray, dq: np.ndarray, ddq
         theta = full_parameters(robot, options, friction, offsets)
     tau_true = model_torques(robot, q, dq, ddq, theta, options)
     if drift is not None and FRICTION_MODELS[options.friction]:
-        from dynid.identify.model import parameter_slices
+        from dynid.identify.model import load_torque, parameter_slices
         from dynid.simulate.drift import friction_excess
 
         warm = theta[parameter_slices(robot, options)["friction"]]
         elapsed = np.asarray(t, dtype=float) - float(t[0] if cold_start is None else cold_start)
-        tau_true = tau_true + friction_excess(elapsed, dq, warm, options, drift)
+        load = load_torque(robot, q, dq, ddq, options) if options.friction == "load-dependent" else None
+        tau_true = tau_true + friction_excess(elapsed, dq, warm, options, drift, load)
     sigma = np.broadcast_to(np.asarray(measurement.tau_noise, dtype=float), (robot.n,))
     tau = tau_true + rng.normal(size=tau_true.shape) * sigma
     q_meas = q
