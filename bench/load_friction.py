@@ -16,7 +16,12 @@ start) of the combined model, the static load-dependent one and the drifting Cou
 (all ``wls``), the noise's share of the same torque, and the largest |value - truth| / std of
 the combined model's Fc, Fl, Fv and their slow cold excess (the four largest).
 
-Usage: .venv/bin/python bench/load_friction.py [--draws 3] [--drift]
+``--std``: the standard deviations of the fixed point (identify/load_friction.py L3) against the
+spread of the fixed point over ``--draws`` noise draws of one motion (20 s at 50 Hz, 1 % noise, OLS
+with the true weights), for the er3a and the planar2 at Fl = 0.1 and 0.3: per case the spread over
+the last linear fit's std and over the fixed point's std (median, range, the worst parameters).
+
+Usage: .venv/bin/python bench/load_friction.py [--draws 3] [--drift | --std]
 """
 
 from __future__ import annotations
@@ -121,13 +126,77 @@ def drifting(draws: int) -> None:
               + f"; beyond 3: {sum(abs(v) > 3 for v in z.values())}")
 
 
+def fixed_point_spread(draws: int) -> None:
+    import dynid as lib
+    from dynid.identify.base import base_parameters
+    from dynid.identify.load_friction import fit_load_torque, inertial_base_columns, load_slope, slope_gram
+    from dynid.identify.model import ModelOptions, full_parameters, identification_regressor, load_parameters
+    from dynid.identify.model import model_torques
+    from dynid.identify.threads import single_blas_thread
+    from dynid.simulate import default_friction, random_multisine
+
+    for name in ("er3a", "planar2"):
+        robot = lib.load_robot(name)
+        n = robot.n
+        for fl_true in (0.1, 0.3):
+            options = ModelOptions("load-dependent")
+            friction = default_friction(robot, options)
+            friction[:, 1] = fl_true
+            theta = full_parameters(robot, options, friction)
+            options = ModelOptions("load-dependent", load_parameters=load_parameters(robot, options, theta))
+            t = np.arange(0.0, 20.0, 0.02)
+            q, dq, ddq = random_multisine(robot, seed=7, f0=0.1, harmonics=6).sample(t)
+            tau0 = model_torques(robot, q, dq, ddq, theta, options)
+            sigma = 0.01 * np.sqrt(np.mean(tau0**2, axis=0)) + 1e-3
+            linear = ModelOptions()
+            base = base_parameters(robot, linear)
+            yb = identification_regressor(robot, q, dq, ddq, linear)[..., base.independent]
+            inertial = inertial_base_columns(robot, linear, base)
+            b, w, keep = base.rank, 1.0 / sigma**2, np.ones(dq.shape, dtype=bool)
+            rng = np.random.default_rng(0)
+            estimates, last, fixed = [], [], []
+            with single_blas_thread():
+                for draw in range(draws):
+                    tau = tau0 + rng.normal(size=tau0.shape) * sigma
+                    scaled = (yb * np.sqrt(w)[None, :, None]).reshape(-1, b)
+                    beta0 = np.linalg.lstsq(scaled, (tau * np.sqrt(w)).reshape(-1), rcond=None)[0]
+                    beta, fl, _ = fit_load_torque(lambda: [(yb, np.sign(dq), tau, keep)], n, inertial, beta0, w)
+                    estimates.append(np.concatenate([beta, fl]))
+                    if draw < 3:  # the reported std of the first draws (they hardly vary)
+                        load = yb[..., inertial] @ beta[inertial]
+                        a = np.concatenate([yb, np.zeros((t.size, n, n))], axis=2)
+                        a[:, np.arange(n), b + np.arange(n)] = np.abs(load) * np.sign(dq)
+                        normal = np.einsum("j,tja,tjb->ab", w, a, a)
+                        cov = np.linalg.inv(normal)
+                        gram = slope_gram([(a, load_slope(linear, fl, dq, load), keep)], n, b + n)
+                        moving = np.concatenate([inertial, np.zeros(n, dtype=bool)])
+                        cross = np.zeros_like(normal)
+                        cross[:, moving] = np.einsum("j,jab->ab", w, gram[:, :, moving])
+                        through = np.linalg.inv(np.eye(b + n) + np.linalg.solve(normal, cross))
+                        last.append(np.sqrt(np.diag(cov)))
+                        fixed.append(np.sqrt(np.diag(through @ cov @ through.T)))
+            spread = np.std(estimates, axis=0, ddof=1)
+            names = list(base.names) + [f"Fl{j + 1}" for j in range(n)]
+            ratios = {"last fit": spread / np.mean(last, axis=0), "fixed point": spread / np.mean(fixed, axis=0)}
+            print(f"{name}, Fl = {fl_true}, {draws} draws, {len(names)} parameters: spread / std "
+                  + "; ".join(f"{k} median {np.median(r):.3f} range {r.min():.3f}-{r.max():.3f}"
+                              for k, r in ratios.items()))
+            worst = np.argsort(-np.abs(np.log(ratios["last fit"])))[:3]
+            print("  worst of the last fit: " + ", ".join(
+                f"{names[k]} {ratios['last fit'][k]:.3f} (fixed point {ratios['fixed point'][k]:.3f})" for k in worst))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--draws", type=int, default=3)
     parser.add_argument("--drift", action="store_true", help="load-dependent friction drifting from cold to warm")
+    parser.add_argument("--std", action="store_true", help="the fixed point's std against the spread over draws")
     args = parser.parse_args()
     start, cpu = time.time(), time.process_time()
-    drifting(args.draws) if args.drift else simulated(args.draws)
+    if args.std:
+        fixed_point_spread(args.draws)
+    else:
+        drifting(args.draws) if args.drift else simulated(args.draws)
     print(f"{time.time() - start:.1f} s wall, {time.process_time() - cpu:.1f} s CPU (this process; the identify runs "
           f"are subprocesses); load {os.getloadavg()[0]:.1f}")
 

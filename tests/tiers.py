@@ -48,6 +48,9 @@ SLOW_TESTS = {
     # the fast tier keeps the reader fuzzing of the same file
     "test_fuzz_readers.py::test_issue26_kinds_are_refused_or_warned",
     "test_load_friction.py::test_friction_auto_takes_the_load_dependent_model_where_it_is_the_truth_and_recovers_fl",
+    # the fixed point's std: 600 noise draws (4 s idle) and an identification checked against it (3 s)
+    "test_load_friction_std.py::test_the_fixed_points_std_is_the_spread_over_noise_draws_where_the_last_fits_is_not",
+    "test_load_friction_std.py::test_identify_reports_the_fixed_points_std",
     "test_load_friction.py::test_friction_auto_keeps_coulomb_viscous_where_the_friction_does_not_grow_with_the_load",
     "test_load_friction.py::test_identify_load_dependent_stores_a_model_predict_repeats",
     "test_gain_std_file.py::test_the_payload_takes_the_gains_std_from_the_file_and_gain_std_overrides_it",

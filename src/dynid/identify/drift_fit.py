@@ -195,18 +195,46 @@ def identify_drifting(robot, readies: list[JointData], covariates: list[np.ndarr
     # the load torque's fixed point (identify.load_friction, L2) with the drift, from the static one; the time
     # constants stay those searched at the static fixed point's load torque (a change of the load torque by d of
     # the RMS torque moves the friction columns by Fl d: far below what the time constants resolve)
-    from dynid.identify.load_friction import TOLERANCE, refit_to_fixed_point
+    from dynid.identify.load_friction import (
+        TOLERANCE, fixed_point_std, inertial_base_columns, refit_to_fixed_point, slope_gram,
+    )
 
     first = (fit.drift.time_constants, fit.drift.notes) if mode == "time" else None
     refit = lambda opts: fit if opts is options else fit_drifting(  # noqa: E731
         robot, readies, covariates, opts, base, prep, make, mode, found, max_rows, masks=masks, searched=first)
     fit, options, info = refit_to_fixed_point(robot, options, base, refit)
     fit.load_fit = info
+    inertial = np.concatenate([inertial_base_columns(robot, options, base), np.zeros(fit.ne.b - base.rank, bool)])
+    gram = slope_gram(drifting_parts(robot, readies, covariates, masks, fit, base), robot.n, fit.ne.b)
+    fixed_point_std(fit.estimator, fit.ne, gram, inertial)  # the std of the fixed point (L3)
     if info["change"] >= TOLERANCE:
         fit.drift.notes.append(f"load-dependent friction: the load torque still moved by {info['change']:.2g} of "
                                f"the RMS torque after {info['iterations']} fixed-point iterations with the drift "
                                "(not converged)")
     return fit, counts, found
+
+
+def drifting_parts(robot, readies: list[JointData], covariates: list[np.ndarray], masks: list[np.ndarray],
+                   fit: DriftFit, base: BaseParameters):
+    """``load_friction.slope_gram``'s parts of a load-dependent model with a drift (D1) at its fit:
+    the regressor rows [Y_b | drift columns] and the slope of the friction in the load torque, whose
+    Fl drifts too (Fl_j + sum_m d_Fl,jm phi_jm at each sample)."""
+    from dynid.identify.load_friction import fitted_fl, load_slope
+
+    drift, options = fit.drift, fit.drift.options
+    fl = fitted_fl(base, fit.estimator.coef_[:base.rank], robot.n)
+    d = np.nan_to_num(drift.coefficients[:, FRICTION_MODELS[options.friction].index("Fl"), :])  # (n, m)
+    for ready, covariate, mask in zip(readies, covariates, masks):
+        for s in range(0, len(ready), BLOCK):  # blocks of samples
+            sl = slice(s, s + BLOCK)
+            q, dq, ddq = ready.q[sl], ready.dq[sl], ready.ddq[sl]
+            y = identification_regressor(robot, q, dq, ddq, options)
+            if ready.own is not None:  # exactly filtered before decimation, as in the fit
+                place_motor_columns(robot, options, ready.own[sl], y)
+            load = drift.load(robot, q, dq, ddq)
+            a = np.concatenate([y[..., base.independent], drift.place(drift.columns(dq, covariate[sl], load))], axis=2)
+            fl_now = fl + np.einsum("tjm,jm->tj", drift.basis(covariate[sl]), d)
+            yield a, load_slope(options, fl_now, dq, load), mask[sl]
 
 
 def without_drift(robot, readies: list[JointData], covariates: list[np.ndarray],

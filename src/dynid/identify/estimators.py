@@ -109,6 +109,24 @@ class Estimator:
                 "converged": bool(getattr(self, "converged_", True)), "iterations": getattr(self, "n_iter_", None),
                 "solver_status": getattr(self, "solver_status_", None)}
 
+    def through_fixed_point(self, normal: np.ndarray, cross: np.ndarray) -> "Estimator":
+        """The covariance of an estimate that is the fixed point of this fit, whose regressor
+        A(beta) was formed with the estimate itself (``identify.load_friction``, L3): to first
+        order dx = (I + G)^-1 dx_fit with G = N^-1 X over the fitted parameters, N (b, b) this
+        fit's weighted normal matrix A^T W A and X (b, b) = A^T W dA/dbeta x (the fitted torque's
+        change per parameter, through its regressor), so C <- T C T^T, T = (I + G)^-1; std_ and
+        rel_std_ follow (the held parameters keep NaN)."""
+        free = np.flatnonzero(np.isfinite(self.std_))
+        gain = np.linalg.solve(normal[np.ix_(free, free)], cross[np.ix_(free, free)])
+        t = np.linalg.inv(np.eye(free.size) + gain)
+        cov = np.array(self.cov_, dtype=float)
+        cov[np.ix_(free, free)] = t @ cov[np.ix_(free, free)] @ t.T
+        self.cov_ = cov
+        self.std_ = np.where(np.isfinite(self.std_), np.sqrt(np.maximum(np.diag(cov), 0.0)), np.nan)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            self.rel_std_ = 100.0 * self.std_ / np.abs(self.coef_)
+        return self
+
     # -- what each estimator implements ----------------------------------------------------
     def _fit_equations(self, ne: NormalEquations) -> None:
         """Fit the free parameters to ``ne``: set the results over them (``_finish``)."""

@@ -266,6 +266,15 @@ class Identification:
                 acc = self.accumulate(sources, mapping, base, prep)
                 fitted = self.solve(acc.ne, acc.q_min, acc.q_max, base, weight)
                 fitted.samples, fitted.notes = acc.samples, list(acc.notes)
+                if self.options.friction == "load-dependent":  # the std of the fixed point (load_friction, L3)
+                    from dynid.identify.drift_fit import fit_rows
+                    from dynid.identify.load_friction import fitted_fl, static_parts
+                    from dynid.identify.pipeline import prepared_sources
+
+                    readies = prepared_sources(self.robot, sources, self.options, mapping, prep, self.nan)
+                    fl = fitted_fl(base, fitted.est.coef_, self.robot.n)
+                    self._fixed_point_std(fitted, base, static_parts(self.robot, self.options, base, readies,
+                                                                     fit_rows(readies, prep), fl))
                 if self.per:
                     from dynid.identify.pipeline import prepared_sources
 
@@ -450,6 +459,13 @@ class Identification:
             est = self.make_estimator(base, found, weight).fit(y, tau, mask)
             ne = NormalEquations(r.n, base.rank)
             ne.add(y, tau, mask)
+            if options.friction == "load-dependent":  # the std of the fixed point (load_friction, L3)
+                from dynid.identify.load_friction import fitted_fl, load_slope
+                from dynid.identify.model import load_torque
+
+                q, dq, ddq = (np.concatenate([getattr(d, k) for d in readies]) for k in ("q", "dq", "ddq"))
+                slope = load_slope(options, fitted_fl(base, est.coef_, r.n), dq, load_torque(r, q, dq, ddq, options))
+                self._fixed_point_std(Fitted(est, ne, 0, [], found), base, [(y, slope, mask)])
         notes = [(f"{d.source}: " if len(readies) > 1 else "") + note for d in readies for note in d.notes]
         if self.per:
             if self.friction_drift:  # each cycle of the warm robot: the fitted drift taken off
@@ -459,6 +475,15 @@ class Identification:
             more["per_" + self.per] = self._per(readies, base, prep, weight)
         more["sources"] = [c.to_dict() for c in counts]
         return Fitted(est, ne, sum(c.samples for c in counts), notes, found, more)
+
+    def _fixed_point_std(self, fitted: "Fitted", base, parts) -> None:
+        """Friction load-dependent: ``fitted.est``'s covariance made that of the fixed point of its
+        load torque (``load_friction.fixed_point_std``, L3) from the regressor rows ``parts``
+        (``load_friction.slope_gram``); ols and wls only (irls and pc keep the last iterate's)."""
+        from dynid.identify.load_friction import fixed_point_std, inertial_base_columns, slope_gram
+
+        gram = slope_gram(parts, self.robot.n, base.rank)
+        fixed_point_std(fitted.est, fitted.ne, gram, inertial_base_columns(self.robot, self.options, base))
 
     def _per(self, readies, base, prep, weight: float | None = None) -> dict:
         """Each cycle (stage, segment) of the prepared logs identified alone, all base parameters

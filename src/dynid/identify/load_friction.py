@@ -26,9 +26,28 @@ parameters, tau_load = Y_I beta_I. So (L1) is nonlinear in the parameters only t
 The last iterate's inertial parameters (as standard parameters: beta at the independent ones,
 zero elsewhere, which gives the same torque) are the model's ``load_parameters``: result.json
 keeps them, and predict, validate and export compute the load torque from them, so the stored
-model is exactly the linear model the final fit solved. The standard deviations of Fc, Fl, Fv
-(and of the base parameters) are those of that linear fit at the last iterate's load torque.
-Rows where a joint stands still (``data.rest``: dq = 0) carry no Coulomb term (sign 0).
+model is exactly the linear model the final fit solved. Rows where a joint stands still
+(``data.rest``: dq = 0) carry no Coulomb term (sign 0).
+
+The standard deviations are those of the fixed point, not of the last linear fit, which treats
+the load column as known. At the fixed point x = (beta, Fl, ...) the normal equations
+A(beta)^T W (tau - A(beta) x) = 0 hold; noise d tau moves x and, through beta_I, the column: to
+first order (the term of dA^T times the residual is of second order)
+
+    A^T W (A + D) dx = A^T W d tau,   D = d(A(beta) x)/d beta_I = g A_I,
+    g_j = Fl_j sign(dq_j) sign(tau_load,j)                                                  (L3)
+
+so dx = (I + G)^-1 dx_fit with G = (A^T W A)^-1 A^T W D, and the covariance is T C T^T with
+T = (I + G)^-1 and C the last fit's (``fixed_point_std``, ``Estimator.through_fixed_point``; ols
+and wls, whose weights are per joint; irls and pc keep C). G is of the order of Fl times the
+correlation of g A_I with the fit's columns, and g changes sign with the motion: at Fl = 0.1 the
+two agree with the spread over 400 noise draws alike (within its 3.5 % sampling error, spread /
+std 0.90-1.08 both), at Fl = 0.3 the last fit's std is up to 14 % off (er3a my4R, spread / std
+1.143; planar2 0.866-1.117) and the fixed point's 0.90-1.08 (er3a) and 0.95-1.06 (planar2)
+(``bench/load_friction.py --std --draws 400``; ``tests/test_load_friction_std.py``: 600 draws on
+the planar2, every parameter within 10 %).
+With a friction drift (``identify.drift_fit``) A holds the drift's columns too and Fl_j is its
+drifting value at each sample.
 
 Only an uncoupled transmission (a coupled motor's load is a combination of joint torques).
 """
@@ -132,3 +151,59 @@ def refit_to_fixed_point(robot, options: ModelOptions, base, fit) -> tuple[objec
                 break
         previous, options = beta, load_options(robot, options, base, beta)
     return fitted, used, {"iterations": iteration, "change": change}
+
+
+def load_slope(options: ModelOptions, fl: np.ndarray, dq: np.ndarray, load: np.ndarray) -> np.ndarray:
+    """(N, n) d f_j / d tau_load,j of (L1) at the samples: Fl_j sign(dq_j) sign(tau_load,j) (the
+    tanh sign of ``smooth_sign`` alike); fl (n,) or (N, n) (a drifting Fl: its value at each sample)."""
+    return fl * (np.tanh(dq / options.smooth_sign) if options.smooth_sign > 0 else np.sign(dq)) * np.sign(load)
+
+
+def slope_gram(parts, n: int, p: int) -> np.ndarray:
+    """(n, p, p) per joint sum_t g_j(t) a_j(t) a_j(t)^T over ``parts``: an iterable of (a (N, n, p)
+    the fit's regressor rows, g (N, n) ``load_slope``, keep (N, n) the fitted rows or None: all)."""
+    out = np.zeros((n, p, p))
+    for a, g, keep in parts:
+        ga = a * (g if keep is None else np.where(keep, g, 0.0))[..., None]
+        out += np.einsum("tja,tjb->jab", ga, a, optimize=True)
+    return out
+
+
+def fixed_point_std(est, ne, gram: np.ndarray, inertial: np.ndarray) -> bool:
+    """Give ``est`` (fitted to ``ne`` at the fixed point) the covariance of the fixed point (L3):
+    the model's torque A(beta) x changes with the inertial base parameters beta_I through its
+    load column too, d(A x)/d beta_I = g A_I (g = ``load_slope``), so with the fit's weights W
+    (ols: 1, wls: 1 / sigma_j^2) N = sum_j w_j A_j and X = sum_j w_j gram_j[:, inertial] (placed at
+    the inertial columns) in ``Estimator.through_fixed_point``. ``gram``: ``slope_gram`` (n, p, p);
+    inertial: (p,) the inertial base parameters (``inertial_base_columns``, False for the rest).
+    Returns False (std left at the last iterate's) for an estimator whose weights are not per
+    joint (irls, pc)."""
+    if est.name not in ("ols", "wls"):
+        return False
+    w = np.ones(ne.n) if est.name == "ols" else np.asarray(est.weights_, dtype=float)
+    cross = np.zeros(ne.A.shape[1:])
+    cross[:, inertial] = np.einsum("j,jab->ab", w, gram[:, :, inertial])
+    est.through_fixed_point(np.einsum("j,jab->ab", w, ne.A), cross)
+    return True
+
+
+def fitted_fl(base, beta: np.ndarray, n: int) -> np.ndarray:
+    """(n,) Fl_j of the base parameters beta (``Fl1``..; 0 where a joint has none)."""
+    index = {name: i for i, name in enumerate(base.names)}
+    return np.array([beta[index[f"Fl{j + 1}"]] if f"Fl{j + 1}" in index else 0.0 for j in range(n)])
+
+
+def static_parts(robot, options: ModelOptions, base, readies, masks, fl: np.ndarray, block: int = 8192):
+    """``slope_gram``'s parts of a static load-dependent fit of prepared logs ``readies`` on their
+    fitted rows ``masks`` (``drift_fit.fit_rows``), Fl (n,) its fitted values."""
+    from dynid.identify.model import identification_regressor, load_torque, place_motor_columns
+
+    for ready, mask in zip(readies, masks):
+        for s in range(0, len(ready), block):  # blocks of samples
+            sl = slice(s, s + block)
+            q, dq, ddq = ready.q[sl], ready.dq[sl], ready.ddq[sl]
+            y = identification_regressor(robot, q, dq, ddq, options)
+            if ready.own is not None:  # exactly filtered before decimation, as in the fit
+                place_motor_columns(robot, options, ready.own[sl], y)
+            slope = load_slope(options, fl, dq, load_torque(robot, q, dq, ddq, options))
+            yield y[..., base.independent], slope, mask[sl]
