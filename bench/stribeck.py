@@ -99,8 +99,8 @@ def real() -> None:
         for name in ("joint_2_to_7_dynamic_motion", "joint_3_to_7_dynamic_motion"):
             paths[name] = Path(tmp) / f"{name}.parquet"
             write_stream(paths[name], text_signal_chunks(iiwa / name, parse_signals(SIGNALS)))
-        chosen, selection, notes = select_friction(robot, [paths["joint_2_to_7_dynamic_motion"]], options, prep,
-                                                   mapping, allowed=MODELS)
+        chosen, selection, notes, _ = select_friction(robot, [paths["joint_2_to_7_dynamic_motion"]], options, prep,
+                                                      mapping, allowed=MODELS)
         print("real KUKA iiwa 14, training log joint_2_to_7 (--offset --smooth-sign 0.02 --lowpass 10 "
               f"--tau-delay 0.02): --friction auto -> {chosen.friction}; held-out scores "
               + ", ".join(f"{m} {v:.4f}" for m, v in selection["scores"].items()))
@@ -109,6 +109,13 @@ def real() -> None:
                   + " ".join(f"{100 * e:5.1f}" for e in selection["relative_error"][m]) + " %")
         print("  Stribeck velocity per joint " + ", ".join(f"{v:.3g}" for v in selection["stribeck_velocity"])
               + " rad/s" + ("; " + "; ".join(notes) if notes else ""))
+        rows = selection["reversal_rows"]
+        print("  rows at velocity reversals: smear test z per joint "
+              + ", ".join("-" if z is None else f"{z:.1f}" for z in rows["z"]) + f" (left out below {rows['threshold']:g}: "
+              + ", ".join(str(j + 1) for j, out in enumerate(rows["left_out"]) if out) + f"); span "
+              f"{max(rows['span_samples']):.3g} samples; Stribeck Fs - Fc "
+              + ", ".join("-" if v is None else f"{v:.3g}" for v in selection["static_excess"])
+              + (f"; refused: {selection['refused']['stribeck']}" if "refused" in selection else ""))
 
 
 def main() -> None:

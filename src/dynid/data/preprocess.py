@@ -79,6 +79,12 @@ class Preprocessing:
     rest_band: per joint [rad | m]: standing still where the raw position stays within it over
       ``rest_window`` (per joint [s]; () = 0.05 s) before or after a sample: dq = 0 there
       (step 3c, ``data.rest``); () = off
+    reversal_span: per joint: its rows within this many samples (at the prepared rate) of a
+      velocity reversal are left out of fits (``data.reversals``: the acceleration estimate smears
+      the friction flip there); 0 or () = off (set by ``--friction auto|stribeck|load-dependent``
+      for the joints whose log shows the smear)
+    reversal_velocity: per joint [rad/s | m/s]: rows with |dq| at most this are slow (their sign
+      is the noise's), left out with the span around them; () = only dq = 0
     """
 
     lowpass_hz: float | None = None
@@ -97,6 +103,8 @@ class Preprocessing:
     bridge_gap: float = DEFAULT_BRIDGE_GAP
     rest_band: tuple[float, ...] = ()
     rest_window: tuple[float, ...] = ()
+    reversal_span: tuple[float, ...] = ()
+    reversal_velocity: tuple[float, ...] = ()
 
     def __post_init__(self):
         check_segmentation(self.segments, self.max_gap, self.bridge_gap)
@@ -109,6 +117,12 @@ class Preprocessing:
                             "> 0 per joint")
         object.__setattr__(self, "rest_band", band)
         object.__setattr__(self, "rest_window", window)
+        span = tuple(float(v) for v in (self.reversal_span or ()))
+        slow = tuple(float(v) for v in (self.reversal_velocity or ()))
+        if not all(math.isfinite(v) and v >= 0.0 for v in span + slow):
+            raise DataError(f"reversal span {list(span)} samples, velocities {list(slow)}: expected numbers >= 0")
+        object.__setattr__(self, "reversal_span", span)
+        object.__setattr__(self, "reversal_velocity", slow)
         if not abs(self.tau_delay) < 1.0:
             raise DataError(f"--tau-delay {self.tau_delay}: expected a delay in seconds below 1 s")
         if self.derivative not in ("central", "savgol"):
@@ -127,6 +141,7 @@ class Preprocessing:
     def to_dict(self) -> dict:
         out = dict(self.__dict__)
         out["rest_band"], out["rest_window"] = list(self.rest_band), list(self.rest_window)
+        out["reversal_span"], out["reversal_velocity"] = list(self.reversal_span), list(self.reversal_velocity)
         return out
 
     @classmethod

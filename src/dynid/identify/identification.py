@@ -253,7 +253,7 @@ class Identification:
             prep, extra, notes = self.preprocessing(sources, mapping, base)
             if self.friction in CHOSEN_FRICTION:
                 chosen = []  # the notes of the friction model's fit
-                base = self.choose_friction(sources, mapping, prep, extra, chosen)
+                base, prep = self.choose_friction(sources, mapping, prep, extra, chosen)
                 if self.lowpass == "auto" and self.options.friction != "coulomb-viscous":
                     prep, base, chosen = self.chosen_cutoff(sources, mapping, prep, base, extra, notes)
                 notes += chosen
@@ -333,28 +333,31 @@ class Identification:
         base parameters, the friction fit's notes); "lowpass_selection" gains "friction" (the model
         it was chosen with) and "first" (the Coulomb-viscous choice)."""
         first = extra["lowpass_selection"]
-        start = replace(prep, lowpass_hz=self.prep.lowpass_hz, filter_torque=self.prep.filter_torque)
+        start = replace(prep, lowpass_hz=self.prep.lowpass_hz, filter_torque=self.prep.filter_torque, reversal_span=(),
+                        reversal_velocity=())
         prep, extra["lowpass_selection"], more = self.cutoff_selection(sources, mapping, base, start)
         extra["lowpass_selection"]["friction"] = self.options.friction
         extra["lowpass_selection"]["first"] = first
         notes += more
         self.options, chosen = self.configured_options(), []
-        return prep, self.choose_friction(sources, mapping, prep, extra, chosen), chosen
+        base, prep = self.choose_friction(sources, mapping, prep, extra, chosen)
+        return prep, base, chosen
 
     def choose_friction(self, sources: list, mapping: ColumnMapping, prep: Preprocessing, extra: dict,
                         notes: list[str]):
         """``friction`` stribeck, load-dependent or auto: the model (and its Stribeck velocities or
         load parameters) fitted or chosen on ``sources`` prepared with ``prep``
-        (``identify.stribeck``; result "friction_selection"); sets ``options`` and returns its
-        base parameters. With a friction drift the models are chosen and fitted static here, the
-        drift is fitted with the chosen one (``identify.drift_fit``)."""
+        (``identify.stribeck``; result "friction_selection"); sets ``options`` and returns (its
+        base parameters, ``prep`` with the rows the choice left out, ``data.reversals``). With a
+        friction drift the models are chosen and fitted static here, the drift is fitted with the
+        chosen one (``identify.drift_fit``)."""
         from dynid.identify.stribeck import MODELS, select_friction
 
         allowed = MODELS if self.friction == "auto" else (self.friction,)
-        self.options, extra["friction_selection"], more = select_friction(self.robot, sources, self.options, prep,
-                                                                          mapping, self.nan, self.cv_folds, allowed)
+        self.options, extra["friction_selection"], more, prep = select_friction(
+            self.robot, sources, self.options, prep, mapping, self.nan, self.cv_folds, allowed)
         notes += more
-        return self.base_parameters()
+        return self.base_parameters(), prep
 
     def bandwidth(self) -> float | None:
         """Highest harmonic [Hz] of ``excitation`` (None without one)."""

@@ -27,6 +27,7 @@ import numpy as np
 
 from dynid.data.columns import ColumnMapping, JointData
 from dynid.data.preprocess import Preprocessing, edge_samples, prepare, prepared_rate, segments, velocity_mask
+from dynid.data.reversals import reversal_rows
 from dynid.data.segments import piece_starts, segment_edge_mask, segment_ranges
 from dynid.data.stream import prepared_chunks, with_edges
 from dynid.errors import DataError, DynidError
@@ -121,11 +122,16 @@ class Accumulated:
 
 
 def row_mask(dq: np.ndarray, keep: np.ndarray | None, prep: Preprocessing) -> np.ndarray | None:
-    """(N, n) rows used in a fit: away from the log's ends and not slower than min_velocity."""
+    """(N, n) rows used in a fit: away from the log's ends, not slower than min_velocity and, with
+    ``reversal_span``, away from velocity reversals (``data.reversals``; dq (N, n) rows that
+    follow each other on the prepared grid)."""
     mask = None if keep is None else np.repeat(keep[:, None], dq.shape[1], axis=1)
     if prep.min_velocity > 0:
         moving = velocity_mask(dq, prep.min_velocity)
         mask = moving if mask is None else mask & moving
+    if any(prep.reversal_span):
+        away = ~reversal_rows(dq, prep.reversal_span, prep.reversal_velocity)
+        mask = away if mask is None else mask & away
     return mask
 
 
@@ -160,14 +166,14 @@ def add_samples(robot, data: JointData, options: ModelOptions, prep: Preprocessi
     Runs without the GIL in its heavy parts."""
     if data.tau is None:
         raise DataError(f"{data.source}: no torques (tau1..taun) or currents (i1..in) to identify from")
-    count = 0
+    count, mask = 0, row_mask(data.dq, keep, prep)  # all rows at once: a reversal's rows span blocks
     for s in range(0, len(data), BLOCK):
         sl = slice(s, s + BLOCK)
         own = data.own[sl] if data.own is not None else motor_columns(robot, data.dq[sl], data.ddq[sl], options,
                                                                       q=data.q[sl])
         tau, dq, kb = data.tau[sl], data.dq[sl], None if keep is None else keep[sl]
         gram.add_motion(robot, np.ascontiguousarray(data.q[sl]), np.ascontiguousarray(dq),
-                        np.ascontiguousarray(data.ddq[sl]), own, tau, row_mask(dq, kb, prep), buffer,
+                        np.ascontiguousarray(data.ddq[sl]), own, tau, None if mask is None else mask[sl], buffer,
                         None if run is None else run[sl], run_sums)
         count += tau.shape[0] if kb is None else int(kb.sum())
     return count

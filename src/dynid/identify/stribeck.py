@@ -26,7 +26,15 @@ the columns dq^2 sign(dq) and dq^3 to the same span. So one pass over the log gi
    itself treats as rests (``pipeline.fitted_rest``: with rest detection, where ``data.rest``
    set dq = 0), not any row whose velocity happens to be 0. Standing still, a joint holds any
    torque up to Fs, which says nothing about the curve (every model's friction columns are 0
-   there; the fit gives each rest a level of its own, ``identify.rest_levels``);
+   there; the fit gives each rest a level of its own, ``identify.rest_levels``). So are a
+   joint's rows at velocity reversals when the log shows the friction flip smeared there
+   (``data.reversals``, V1-V2; the test ``identify.reversal_smear``, V3): where the drive torque
+   is continuous the acceleration jumps by 2 F / M at a reversal, and the acceleration estimated
+   from the sampled positions puts friction about half as high on the samples next to it,
+   whatever friction model is fitted. Left in, they made a Stribeck fit with Fs < Fc win on a
+   MuJoCo Coulomb-viscous log and moved v_s from 0.08 to 0.15 rad/s on a MuJoCo Stribeck log.
+   The rows are left out of every model's fit and score alike, and of the final fit
+   (``Preprocessing.reversal_span``, result.json "preprocessing");
 3. a fit on a set of folds: weighted least squares (rows of joint j over sigma_j, the residual
    of the Coulomb-viscous fit on the whole log, reweighted three times as Gautier's two steps) of the base parameters and each joint's extra
    columns; for Stribeck, v_s,j is chosen by coordinate descent over the joints on the grid
@@ -41,7 +49,10 @@ the columns dq^2 sign(dq) and dq^3 to the same span. So one pass over the log gi
 5. choice (``auto``): the lowest score, then the simplest model (Coulomb-viscous, then
    load-dependent, then polynomial, then Stribeck) that the best does not beat by more than a tie (within one
    standard error of the fold-by-fold differences, ``crossval._tied``) or by less than
-   ``MIN_GAIN`` = 1 % of its score. The second rule is about use, not chance: on logs of a
+   ``MIN_GAIN`` = 1 % of its score. A Stribeck fit whose static level is not above the
+   sliding one is not Stribeck friction and is not chosen (S5, ``stribeck_refusal``:
+   Fs - Fc below -3 std on some joint, or above +3 std on none; the reason is in
+   "friction_selection" "refused" and printed). The second rule is about use, not chance: on logs of a
    Coulomb-viscous truth the polynomial model won by 0.1 % beyond a tie in two of three draws,
    and on the real iiwa the Stribeck
    model by 0.65 % with the same relative error on every joint to 0.2 %; a Stribeck curve in the
@@ -71,7 +82,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from dynid.data.preprocess import Preprocessing
+from dynid.data.preprocess import Preprocessing, prepared_rate
+from dynid.data.reversals import with_reversals
+from dynid.identify.reversal_smear import reversal_smear
 from dynid.errors import DataError
 from dynid.identify.base import base_parameters
 from dynid.identify.crossval import FOLDS, _tied
@@ -225,9 +238,67 @@ def chosen_model(held: dict, allowed: tuple) -> str:
     return best
 
 
+def _weighted_grams(robot, readies, linear: ModelOptions, base, prep: Preprocessing, grid: np.ndarray, folds: int):
+    """(blocks, Grams, rows per joint (n,), weights (n,), sigma^2 (n,), beta (b,)) of step 2 and
+    step 3's weights: the Coulomb-viscous fit, weighted by each joint's residual variance and
+    reweighted three times (Gautier's weights, iterated: a joint with small torques is fitted
+    badly unweighted)."""
+    blocks = RegressorBlocks(robot, readies, linear, base, prep, folds)
+    grams = accumulate(blocks, grid, folds)
+    total = grams.S.sum(axis=0)
+    plain = _extra(grams, "coulomb-viscous")
+    rows = np.maximum(grams.rows.sum(axis=0), 1)
+    weights = np.ones(grams.n)
+    for _ in range(3):
+        beta = _fit(total * weights[:, None, None], grams.b, plain)
+        sigma2 = np.maximum(_rss(total, grams.b, plain, beta) / rows, 1e-300)
+        weights = 1.0 / sigma2
+    return blocks, grams, rows, weights, sigma2, beta
+
+
+REFUSAL_STD = 3.0  # Fs - Fc this many standard deviations from 0 (S5)
+
+
+def static_excess(S: np.ndarray, grams: FrictionGrams, choice: np.ndarray, rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """((n,) Fs - Fc of each joint, (n,) its standard deviation) of the Stribeck fit on the
+    weighted Gram S (n, Q, Q) at the grid velocities ``choice``: the coefficients of the columns
+    (S2) and their white-noise std sqrt(s^2 (A^+)_kk) (s^2 the fit's RSS per degree of freedom);
+    NaN for a joint whose velocity is on the grid's edge."""
+    extra = _extra(grams, "stribeck", choice)
+    a, rhs, c = _normal(S, grams.b, extra)
+    inverse = _pinv(a)
+    x = inverse @ rhs
+    s2 = max(c - 2.0 * x @ rhs + x @ a @ x, 0.0) / max(rows - x.size, 1)
+    excess, std = x[grams.b:], np.sqrt(np.maximum(s2 * np.diag(inverse)[grams.b:], 0.0))
+    inside = (choice > 0) & (choice < grams.m - 1)  # on the grid's edge: no curve, Fs - Fc undetermined
+    return np.where(inside, excess, np.nan), np.where(inside, std, np.nan)
+
+
+def _finite(x: np.ndarray) -> list:
+    return [float(v) if np.isfinite(v) else None for v in x]
+
+
+def stribeck_refusal(excess: np.ndarray, std: np.ndarray) -> str | None:
+    """Why a Stribeck fit is not Stribeck friction (S5), or None. Stribeck friction breaks away
+    at a static level above the sliding one, Fs >= Fc (Armstrong-Helouvry et al. 1994, sec. 2.1:
+    the static friction exceeds the Coulomb level; Olsson et al. 1998, eq. 4). A fit whose
+    Fs - Fc is negative beyond ``REFUSAL_STD`` standard deviations on some joint, or positive
+    beyond them on none, describes friction that falls towards zero velocity: what a log shows
+    where the joints stick at reversals or the velocity and acceleration estimates smear the
+    friction flip (``data.reversals``), not a Stribeck curve."""
+    low = np.flatnonzero(excess < -REFUSAL_STD * std)
+    if low.size:
+        joints = ", ".join(f"{j + 1} ({excess[j]:.3g} +- {std[j]:.2g})" for j in low)
+        return (f"static friction below the Coulomb level (Fs - Fc < -{REFUSAL_STD:g} std) on joint(s) {joints}: "
+                "friction falling towards zero velocity is not a Stribeck curve")
+    if not np.any(excess > REFUSAL_STD * std):
+        return f"Fs - Fc within {REFUSAL_STD:g} std of 0 on every joint: no static friction above the Coulomb level"
+    return None
+
+
 def select_friction(robot, paths, options: ModelOptions, prep: Preprocessing, mapping=None, nan: str = "drop",
                     folds: int = FOLDS, allowed: tuple = MODELS,
-                    models: tuple = MODELS) -> tuple[ModelOptions, dict, list[str]]:
+                    models: tuple = MODELS) -> tuple[ModelOptions, dict, list[str], Preprocessing]:
     """(options with the chosen friction model (and its Stribeck velocities or load parameters),
     result.json "friction_selection", notes) for the log file(s) ``paths`` prepared with ``prep``;
     ``options`` give the other terms (rotor inertia, offset, sign). ``allowed``: one model
@@ -249,18 +320,17 @@ def select_friction(robot, paths, options: ModelOptions, prep: Preprocessing, ma
     base = base_parameters(robot, linear)
     readies = prepared_sources(robot, list(paths), linear, mapping or ColumnMapping(), prep, nan)
     grid = velocity_grid()
-    blocks = RegressorBlocks(robot, readies, linear, base, prep, folds)
     with single_blas_thread():
-        grams = accumulate(blocks, grid, folds)
+        blocks, grams, rows, weights, sigma2, beta = _weighted_grams(robot, readies, linear, base, prep, grid, folds)
+        # step 2: the rows where the log smears the friction flip at a reversal are left out (V3)
+        spans = with_reversals(prep, prepared_rate(readies[0]) * prep.decimate, np.ones(robot.n, dtype=bool))
+        smear = reversal_smear(robot, readies, linear, base, prep, spans, beta, np.sqrt(sigma2))
+        if smear.joints.any():
+            prep = with_reversals(prep, prepared_rate(readies[0]) * prep.decimate, smear.joints)
+            blocks, grams, rows, weights, sigma2, beta = _weighted_grams(robot, readies, linear, base, prep, grid,
+                                                                         folds)
         total = grams.S.sum(axis=0)
         plain = _extra(grams, "coulomb-viscous")
-        rows = np.maximum(grams.rows.sum(axis=0), 1)
-        weights = np.ones(grams.n)
-        for _ in range(3):  # Gautier's weights, iterated: a joint with small torques is fitted badly unweighted
-            weighted = total * weights[:, None, None]
-            beta = _fit(weighted, grams.b, plain)
-            sigma2 = np.maximum(_rss(total, grams.b, plain, beta) / rows, 1e-300)
-            weights = 1.0 / sigma2
         load = None
         if "load-dependent" in models:  # identify.load_friction (L2), then its column in the Grams
             inertial = inertial_base_columns(robot, linear, base)
@@ -271,8 +341,11 @@ def select_friction(robot, paths, options: ModelOptions, prep: Preprocessing, ma
             total = grams.S.sum(axis=0)
             load["Fl"] = fl.tolist()
         held = held_out(grams, weights, models)
-        model = chosen_model(held, tuple(allowed))
         choice, profile = choose_velocities(total * weights[:, None, None], grams)
+        excess, excess_std = static_excess(total * weights[:, None, None], grams, choice, int(rows.sum()))
+        refusal = stribeck_refusal(excess, excess_std) if "stribeck" in models else None
+        choosable = tuple(m for m in allowed if not (refusal and m == "stribeck" and len(allowed) > 1))
+        model = chosen_model(held, choosable)
         velocity = refined_velocity(grid, choice, profile)
         inside = (choice > 0) & (choice < grid.size - 1)
         velocity_std = stribeck_velocity_std(blocks, grams.b, velocity, weights, inside) if model == "stribeck" \
@@ -292,7 +365,11 @@ def select_friction(robot, paths, options: ModelOptions, prep: Preprocessing, ma
     else:
         out = replace(linear, friction=model)
     scores = {m: float(held[m].sum() / rows.sum()) for m in models}
-    other = chosen_model(held, models)
+    other = chosen_model(held, tuple(m for m in models if not (refusal and m == "stribeck")))
+    if refusal and "stribeck" in allowed and chosen_model(held, tuple(allowed)) == "stribeck":
+        notes.append(f"--friction {'auto' if len(allowed) > 1 else 'stribeck'}: the Stribeck fit is "
+                     + ("refused" if len(allowed) > 1 else "kept as asked, but it is not Stribeck friction")
+                     + f": {refusal}")
     if len(allowed) == 1 and other != model:
         notes.append(f"--friction {model}: --friction auto would take the {other} model (held-out scores "
                      + ", ".join(f"{m} {v:.4g}" for m, v in scores.items()) + ", lower is better; a richer model "
@@ -308,6 +385,11 @@ def select_friction(robot, paths, options: ModelOptions, prep: Preprocessing, ma
         "noise_std": np.sqrt(sigma2).tolist(), "samples": int(rows.max())}
     if velocity_std is not None:
         selection["stribeck_velocity_std"] = velocity_std
+    selection["static_excess"], selection["static_excess_std"] = _finite(excess), _finite(excess_std)
+    if refusal:
+        selection["refused"] = {"stribeck": refusal}
+    selection["reversal_rows"] = {**smear.to_dict(), "span_samples": list(spans.reversal_span),
+                                  "slow_velocity": list(spans.reversal_velocity)}
     if load is not None:
         selection["load_fit"] = load
-    return out, selection, notes
+    return out, selection, notes, prep
