@@ -28,7 +28,8 @@ def main(folder: Path) -> None:
 
     # every group is identified with these options (each with the model fleet.yaml names for its robot;
     # the fleet takes a fixed cutoff, None = min(20 Hz, fs/10), and detects no rests)
-    settings = Settings.of(dynid.Identification(spec.model, estimator="wls", lowpass=None, rest="off"))
+    settings = Settings.of(dynid.Identification(spec.model, estimator="wls", lowpass=None, rest="off",
+                                                     bridge_gap=0.02))
     plan = make_plan(str(root), load_config(str(root / "fleet.yaml")), ("robot", "date"), settings)
     with dask_client(workers=2) as client:                # a LocalCluster of 2 worker processes, stopped after
         summary = identify_fleet(client, plan, out, say=lambda _: None)

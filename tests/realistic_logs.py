@@ -119,7 +119,8 @@ def short_fast_log(robot, seed: int, seconds: float = 9.0, rate: float = 5000.0,
 def resting_log(robot, rate: float, seconds: float, seed: int, share: float = 0.3, held: str = "random",
                 static: float = 1.2, noise: float = 0.002, ripple: float = 0.005, encoder_counts: float = 500.0,
                 jitter: float = 0.3, drop: float = 0.01, f0: float = 0.2, harmonics: int = 5,
-                together: bool = True, ramp: float = 0.3, options: ModelOptions = ModelOptions(), ends: float = 0.0):
+                together: bool = True, ramp: float = 0.3, options: ModelOptions = ModelOptions(), ends: float = 0.0,
+                friction_share: float = 0.05):
     """A robot that stops and rests about ``share`` of the time (simulate/rest.py): the
     ``realistic_log`` defects (torque noise and drive ripple as shares of the RMS rigid-body
     torque, motor encoders of ``encoder_counts`` with ``jitter`` counts of white noise before
@@ -128,6 +129,7 @@ def resting_log(robot, rate: float, seconds: float, seed: int, share: float = 0.
     friction of each joint in proportion to its own torque (``joint_friction``).
     ``together``: the whole robot rests at once; else each joint on its own. ``ends`` > 0: the
     log starts and ends at rest for that long [s] (a recording started and stopped by hand).
+    ``friction_share``: Coulomb friction as a share of each joint's RMS torque (``joint_friction``).
 
     Returns (measured JointData, t (N,), true torques (N, n) with the held friction,
     at_rest (N, n), the model's torque (N, n): friction 0 at rest, friction (n, k))."""
@@ -139,7 +141,7 @@ def resting_log(robot, rate: float, seconds: float, seed: int, share: float = 0.
     q, dq, ddq = resting_motion(motion, schedule, t)
     at_rest = schedule.at_rest(t)
     rms = np.sqrt(np.mean(dynid.inverse_dynamics(robot, q, dq, ddq)[~at_rest.any(axis=1)] ** 2, axis=0))
-    friction = joint_friction(robot, options, f0, harmonics)
+    friction = joint_friction(robot, options, f0, harmonics, friction_share)
     data, tau_model, _ = simulate_joint_data(robot, t, q, dq, ddq, options, friction=friction, seed=seed,
                                              measurement=Measurement(tuple(noise * rms), encoder_counts,
                                                                      encoder_jitter=jitter))
@@ -170,3 +172,40 @@ def joint_friction(robot, options: ModelOptions = ModelOptions(), f0: float = 0.
     if options.friction == "coulomb-viscous":
         return np.column_stack([fc, fv])
     raise ValueError(f"joint_friction: coulomb-viscous only, not {options.friction}")
+
+
+def jitter_stamps(data, spread: float, seed: int):
+    """``data`` whose time stamps carry a uniform jitter of +-``spread`` [s] (a logger stamping
+    each sample when its thread runs, not when the controller sampled it); the order kept."""
+    rng = np.random.default_rng(seed)
+    t = data.t + rng.uniform(-spread, spread, len(data))
+    return replace(data, t=np.maximum.accumulate(t))
+
+
+def delayed_torque(data, delay: float):
+    """``data`` whose logged torque lags its positions by ``delay`` [s] (a drive's current
+    filter): each row's torque is the one of the row ``delay`` earlier on the log's own time,
+    linearly interpolated; rows whose earlier torque is not in the log are left out."""
+    keep = data.t >= data.t[0] + delay
+    tau = np.column_stack([np.interp(data.t[keep] - delay, data.t, data.tau[:, j])
+                           for j in range(data.tau.shape[1])])
+    return replace(data.select(keep), tau=tau)
+
+
+def logged_columns(data, gains=None, degrees=None) -> dict:
+    """Columns as a drive logs them: with ``gains`` (n,) [N m/A], currents i_j = tau_j / K_j instead
+    of torques (``--current-gain``); where ``degrees`` (n,) is true (the revolute joints), positions
+    in degrees (``--degrees``)."""
+    from dynid.data.io import joint_data_columns
+
+    cols = joint_data_columns(data)
+    out = {}
+    for name, value in cols.items():
+        if name.startswith("tau") and gains is not None:
+            j = int(name[3:]) - 1
+            out[f"i{j + 1}"] = value / gains[j]
+        elif degrees is not None and name[:1] == "q" and name[1:].isdigit() and degrees[int(name[1:]) - 1]:
+            out[name] = np.degrees(value)
+        else:
+            out[name] = value
+    return out

@@ -47,3 +47,50 @@ def test_a_1khz_log_with_dropped_cycles_keeps_its_samples(tmp_path):
     assert len(result["sources"][0]["segments"]) == 1
     assert result["fit"]["samples"] >= 0.99 * len(data), (result["fit"]["samples"], len(data))
     assert any("bridged by resampling" in note for note in result["data_notes"]), result["data_notes"]
+
+
+def test_the_bridge_from_the_motion_keeps_cubic_interpolation_within_its_tolerance():
+    """(S1)-(S2) of data/segments.py: across a step of the longest length bridged for a motion of
+    bandwidth B, a cubic spline through a sine of frequency B sampled at 250 Hz errs by about
+    SPLINE_TOLERANCE of its amplitude where the sine's fourth derivative peaks (within 40 %: (S1)
+    is cubic Hermite interpolation's error; the spline's, with knots 4 ms apart beside the step,
+    is 1.1-1.3 x it here), and by several
+    times more over a step 1.5 x as long."""
+    import scipy.interpolate
+
+    from dynid.data.segments import SPLINE_TOLERANCE, bridge_for_motion
+
+    for bandwidth in (0.5, 0.9, 1.5):
+        gap = bridge_for_motion(bandwidth)
+        centre = (0.25 + np.ceil(2.0 * bandwidth)) / bandwidth  # a crest of the sine, past 2 s
+        errors = []
+        for step in (gap, 1.5 * gap):
+            before = centre - step / 2 - np.arange(500)[::-1] * 0.004
+            after = centre + step / 2 + np.arange(500) * 0.004
+            knots = np.concatenate([before, after])
+            spline = scipy.interpolate.CubicSpline(knots, np.sin(2 * np.pi * bandwidth * knots))
+            inside = np.linspace(centre - step / 2, centre + step / 2, 201)
+            errors.append(np.max(np.abs(spline(inside) - np.sin(2 * np.pi * bandwidth * inside))))
+        assert 0.8 * SPLINE_TOLERANCE <= errors[0] <= 1.4 * SPLINE_TOLERANCE < 3 * SPLINE_TOLERANCE < errors[1], \
+            (bandwidth, gap, errors)
+    assert bridge_for_motion(None) == 0.02 and bridge_for_motion(5.0) == 0.02 and bridge_for_motion(0.05) == 0.1
+
+
+def test_a_slow_250hz_log_dropping_five_cycles_in_a_row_stays_whole(tmp_path):
+    """A 250 Hz log of a slow motion (up to 0.5 Hz) whose controller drops 4-5 cycles in a row
+    (steps of 20-24 ms): the steps are bridged (0.0396 / B > 24 ms) and the log stays one
+    segment. Before: every step over the fixed 20 ms split it, each split costing two filter
+    edges (a UR10 log like it: 11 segments, held-out error 1.76 % instead of 0.48 %)."""
+    robot = dynid.load_robot("planar2")
+    data, _, _ = realistic_log(robot, 250.0, 20.0, seed=9, f0=0.1, encoder_counts=2 ** 16, drop=0.0)
+    data = drop_cycles(data, 0.02, seed=10, low=0.016, high=0.0199)
+    steps = np.diff(data.t)
+    assert np.sum(steps > 0.0201) >= 5  # several steps longer than the old 20 ms
+    write_joint_data(tmp_path / "log.csv", data)
+    out = runner.invoke(app, ["identify", "-r", "planar2", "-d", str(tmp_path / "log.csv"), "--lowpass", "2",
+                              "-o", str(tmp_path / "r.json")])
+    assert out.exit_code == 0, out.output
+    result = json.loads((tmp_path / "r.json").read_text())
+    assert len(result["sources"][0]["segments"]) == 1
+    assert result["preprocessing"]["bridge_gap"] > steps.max(), (result["preprocessing"]["bridge_gap"], steps.max())
+    assert result["gap_bridging"]["motion_bandwidth_hz"] < 1.0, result["gap_bridging"]

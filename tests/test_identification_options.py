@@ -64,13 +64,16 @@ def test_the_fleet_refuses_the_options_it_does_not_carry_rather_than_dropping_th
 
     with pytest.raises(DataError, match="fixed low-pass cutoff"):
         Settings.of(Identification("planar2"))
+    with pytest.raises(DataError, match="bridge_gap=SECONDS"):
+        Settings.of(Identification("planar2", lowpass=None))  # the bridge from the motion is identify's default
     with pytest.raises(DataError, match="rest='off'"):
-        Settings.of(Identification("planar2", lowpass=None))  # rest detection is identify's default
+        Settings.of(Identification("planar2", lowpass=None, bridge_gap=0.02))  # rest detection is identify's default
     with pytest.raises(DataError, match="--friction stribeck: the fleet sums normal equations"):
-        Settings.of(Identification("planar2", lowpass=None, rest="off", friction="stribeck"))
+        Settings.of(Identification("planar2", lowpass=None, bridge_gap=0.02, rest="off", friction="stribeck"))
     with pytest.raises(DataError, match="essential=True"):
-        Settings.of(Identification("planar2", lowpass=None, rest="off", essential=True))
-    idn = Identification("planar2", estimator="wls", offset=True, lowpass=12.0, rest="off", still_range=0.1)
+        Settings.of(Identification("planar2", lowpass=None, bridge_gap=0.02, rest="off", essential=True))
+    idn = Identification("planar2", estimator="wls", offset=True, lowpass=12.0, rest="off", still_range=0.1,
+                         bridge_gap=0.03)
     settings = Settings.of(idn)
     again = settings.identification(idn.robot, idn.spec)
     assert again.prep == idn.prep and again.options == idn.options  # filter_torque None is off with a fixed cutoff

@@ -52,8 +52,9 @@ SEGMENTS = typer.Option("gaps", "--segments", help="gaps: split a log at gaps an
                         "its time restarts (each segment filtered and differentiated alone)")
 MAX_GAP = typer.Option(5.0, "--max-gap", help="a time step longer than this multiple of the median step splits the "
                        "log into segments; shorter irregular steps are resampled")
-BRIDGE_GAP = typer.Option(0.02, "--bridge-gap", help="steps up to this long [s] never split a log (dropped cycles "
-                          "of a real-time controller): they are resampled inside the segment")
+BRIDGE_GAP = typer.Option("auto", "--bridge-gap", help="steps up to this long [s] never split a log (dropped "
+                          "cycles of a real-time controller): they are resampled inside the segment; auto: "
+                          "0.0396 s Hz / the motion's bandwidth measured on the log, within 0.02-0.1 s")
 TAU_DELAY = typer.Option(0.0, "--tau-delay", "--delay", help="the logged torque lags the positions by this much [s] (a "
                          "driver's filter): tau is moved earlier by whole samples before fitting and scoring")
 REST = typer.Option("auto", "--rest", help="auto: find where each joint stands still from its raw positions (within "
@@ -91,6 +92,17 @@ def lowpass_from(text: str | None) -> float | str | None:
     except ValueError:
         from dynid.errors import DataError
         raise DataError(f"--lowpass: expected a cutoff in Hz, 0 (off) or 'auto', got '{text}'") from None
+
+
+def bridge_gap_from(text: str | None) -> float | str:
+    """--bridge-gap text: 'auto' (from the motion's bandwidth, data/segments.py S2) or a step [s]."""
+    if text is None or str(text).strip().lower() == "auto":
+        return "auto"
+    try:
+        return float(text)
+    except ValueError:
+        from dynid.errors import DataError
+        raise DataError(f"--bridge-gap: expected a step in seconds or 'auto', got '{text}'") from None
 
 
 def rest_from(text: str) -> bool:

@@ -36,8 +36,9 @@ from __future__ import annotations
 import numpy as np
 import scipy.signal
 
-from dynid.data.columns import JointData
+from dynid.data.columns import ColumnMapping, JointData
 from dynid.data.preprocess import sample_rate
+from dynid.data.segments import DEFAULT_BRIDGE_GAP, MAX_BRIDGE_GAP, bridge_for_motion
 
 FRACTION = 0.99  # (B1): the share of the position's power below the bandwidth (ITU beta = 1 %)
 AXIS_POINTS = 20_001  # the common frequency axis the pieces' cumulative power is summed on
@@ -77,3 +78,25 @@ def _spectrum(b: JointData, joints: list[int]) -> tuple[np.ndarray, np.ndarray, 
     q = np.column_stack([np.interp(t, b.t, b.q[:, j]) for j in joints])
     f, power = scipy.signal.periodogram(q, fs, window="hann", detrend="linear", axis=0)
     return f, power, len(t) / fs
+
+
+def choose_bridge_gap(robot, paths, prep, mapping: ColumnMapping = ColumnMapping(), nan: str = "drop",
+                      chunk_rows: int = 50_000, budget: int = 240_000) -> tuple[object, dict]:
+    """(``prep`` with ``bridge_gap`` from the motion, result.json's "gap_bridging"): B (B2) of
+    the log file(s) or array logs ``paths``, read in pieces cut only at steps longer than
+    ``MAX_BRIDGE_GAP`` (step 1 interpolates over shorter ones), then the longest step that cubic
+    interpolation bridges within 1e-5 of the motion's amplitude (``data.segments``, S1-S2)."""
+    from dataclasses import replace
+
+    from dynid.data.blocks import pieces, read_blocks
+
+    paths = list(paths)
+    share = max(budget // max(len(paths), 1), 1)
+    wide = replace(prep, bridge_gap=MAX_BRIDGE_GAP)
+    blocks = pieces([b for p in paths for b in read_blocks(p, robot, mapping, nan, share, 5, chunk_rows, wide)])
+    bandwidth = motion_bandwidth(blocks)
+    gap = bridge_for_motion(bandwidth)
+    info = {"method": f"0.0396 s Hz / motion bandwidth (cubic interpolation within 1e-5 of the motion's "
+                      f"amplitude), clipped to [{DEFAULT_BRIDGE_GAP:g}, {MAX_BRIDGE_GAP:g}] s",
+            "motion_bandwidth_hz": bandwidth, "bridge_gap": gap}
+    return replace(prep, bridge_gap=gap), info

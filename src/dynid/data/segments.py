@@ -15,6 +15,27 @@ a second of samples, a file concatenates several runs. A log splits into segment
   dropped cycle (issue 22: a 1 kHz log with a handful of 9 ms drops kept 16 121 of 20 544
   samples). The summary note counts the bridged steps and the gaps.
 
+How long a step may be bridged depends on the motion, not on the clock. ``identify`` (and the
+``Identification`` API) by default take it from the motion's bandwidth B measured on the log
+(``data.bandwidth.choose_bridge_gap``): cubic interpolation of a band-limited motion errs over
+a step g by about
+
+    e / A = (2 pi B g)^4 / 384                                                          (S1)
+
+of its amplitude A (the remainder of cubic Hermite interpolation, max |q''''| g^4 / 384, with
+|q''''| <= A (2 pi B)^4; the spline's is of the same order), so a step is bridged while
+e / A <= ``SPLINE_TOLERANCE`` = 1e-5 (the 20 ms at B = 2 Hz above):
+
+    g_max = (384 x 1e-5)^(1/4) / (2 pi B) = 0.0396 / B                                   (S2)
+
+clipped to [``DEFAULT_BRIDGE_GAP``, ``MAX_BRIDGE_GAP``]: 20 ms stays the floor (at 20 ms, (S1) is
+1.7e-4 of the amplitude even at B = 4 Hz, while a split costs two filter edges, whose rows
+predict 2-5 x worse than interior ones on a jittered 250 Hz log), and 0.1 s the ceiling (a
+logger silent for a tenth of a second has stopped, not missed a few cycles). A UR10 log at
+250 Hz of a motion up to 0.6 Hz (B measured 0.92 Hz) that drops up to 5 cycles in a row (steps
+up to 24 ms) was cut into 11 segments by the fixed 20 ms; with (S2), 43 ms, it stays whole
+(``bench/real_defaults.py --cases ur10deg``, README).
+
 Nothing is ever interpolated, filtered or differentiated across a boundary; the first and
 last ``edge_samples`` of every segment are left out of fits and scores; a segment that has
 no sample left after that is dropped with a note (an error when nothing is left at all).
@@ -35,6 +56,8 @@ from dynid.errors import DataError
 
 DEFAULT_MAX_GAP = 5.0
 DEFAULT_BRIDGE_GAP = 0.02  # s: steps up to this long never split a log (module docstring)
+MAX_BRIDGE_GAP = 0.1  # s: the longest step a motion's bandwidth may bridge (S2)
+SPLINE_TOLERANCE = 1e-5  # (S1): interpolation error over a bridged step, relative to the motion's amplitude
 SEGMENT_MODES = ("gaps", "auto")
 
 
@@ -168,6 +191,16 @@ class Segmenter:
 
     def rule(self) -> str:
         return gap_rule(self.step, self.max_gap, self.bridge_gap)
+
+
+def bridge_for_motion(bandwidth: float | None) -> float:
+    """The longest step [s] a motion of bandwidth ``bandwidth`` [Hz] bridges by cubic interpolation
+    within ``SPLINE_TOLERANCE`` of its amplitude (S2), clipped to [DEFAULT_BRIDGE_GAP,
+    MAX_BRIDGE_GAP]; DEFAULT_BRIDGE_GAP when the bandwidth is unknown."""
+    if bandwidth is None or not bandwidth > 0.0:
+        return DEFAULT_BRIDGE_GAP
+    g = (384.0 * SPLINE_TOLERANCE) ** 0.25 / (2.0 * np.pi * bandwidth)  # (S2)
+    return float(min(max(g, DEFAULT_BRIDGE_GAP), MAX_BRIDGE_GAP))
 
 
 def gap_rule(step: float | None, max_gap: float, bridge_gap: float = DEFAULT_BRIDGE_GAP) -> str:

@@ -74,13 +74,17 @@ class Settings:
     @classmethod
     def of(cls, idn) -> "Settings":
         """The settings of a ``dynid.Identification`` (its lowpass a cutoff or None: the fleet
-        does not cross-validate it per group, ``lowpass="auto"`` is refused). Options the fleet
+        does not cross-validate it per group, ``lowpass="auto"`` is refused, and so is
+        ``bridge_gap="auto"``: nothing is measured on a group's files before its fit). Options the fleet
         does not carry (``NOT_CARRIED``, rest detection: rest="off", friction chosen or fitted on
         the samples: auto, stribeck) are refused rather than dropped."""
         if idn.lowpass == "auto":
             raise DataError("the fleet identifies with a fixed low-pass cutoff: give lowpass=HZ, or None for "
                             "min(20 Hz, fs/10)")
         refuse_chosen_friction(idn.friction)
+        if idn.bridge_gap == "auto":
+            raise DataError("the fleet does not measure the motion's bandwidth per group to bridge dropped cycles: give "
+                            "bridge_gap=SECONDS (0.02: the fixed rule of the fleet's command)")
         if idn.rest != "off":
             raise DataError("the fleet does not detect rests per group (its settings carry no rest bands): give "
                             "rest='off'")

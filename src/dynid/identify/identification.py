@@ -83,7 +83,8 @@ class Identification:
       decimate: parallel filtering and decimation factor; min_velocity: samples of a joint
       slower than this [rad/s | m/s] are left out; segments: gaps | auto; max_gap: a step longer
       than this multiple of the median step splits the log, unless it lasts at most bridge_gap
-      [s] (dropped controller cycles, resampled); tau_delay: the torque lags by [s]
+      [s] (dropped controller cycles, resampled; "auto": from the motion's bandwidth measured on
+      the log, ``data.segments`` S2, 20-100 ms); tau_delay: the torque lags by [s]
     rest: "auto" finds where each joint stands still on its raw positions (a band measured from
       the log's noise, ``data.rest``: velocity 0 there, no Coulomb torque of a random sign, each
       rest's held torque a level of its own in the fit; result "rest_detection"); "off": the
@@ -124,7 +125,7 @@ class Identification:
     min_velocity: float = 0.0
     segments: str = "gaps"
     max_gap: float = 5.0
-    bridge_gap: float = DEFAULT_BRIDGE_GAP
+    bridge_gap: float | str = "auto"
     tau_delay: float = 0.0
     rest: str = "auto"
     still_range: float = STILL_RANGE
@@ -169,6 +170,8 @@ class Identification:
             raise DataError(f"--rest: expected 'auto' or 'off', got '{self.rest}'")
         if isinstance(self.lowpass, str) and self.lowpass != "auto":
             raise DataError(f"--lowpass: expected a cutoff in Hz, 0 (off) or 'auto', got '{self.lowpass}'")
+        if isinstance(self.bridge_gap, str) and self.bridge_gap != "auto":
+            raise DataError(f"--bridge-gap: expected a step in seconds or 'auto', got '{self.bridge_gap}'")
         self.options = self.configured_options()
         if self.friction_drift is not None:
             from dynid.data.covariates import parse_since_cold
@@ -183,7 +186,8 @@ class Identification:
         self.prep = Preprocessing(lowpass_hz=None if self.lowpass == "auto" else self.lowpass,
                                   derivative=self.derivative, resample_hz=self.resample, decimate=self.decimate,
                                   min_velocity=self.min_velocity, segments=self.segments, max_gap=self.max_gap,
-                                  tau_delay=self.tau_delay, bridge_gap=self.bridge_gap,
+                                  tau_delay=self.tau_delay, bridge_gap=DEFAULT_BRIDGE_GAP  # "auto": gap_bridging
+                                  if self.bridge_gap == "auto" else float(self.bridge_gap),
                                   filter_torque=bool(self.filter_torque))
 
     def configured_options(self) -> ModelOptions:
@@ -295,20 +299,35 @@ class Identification:
         ("rest_detection"), before the cutoff, so that its cross-validation scores the fit that is
         made; ``lowpass="auto"`` chooses the cutoff by cross-validation of ``sources``
         ("lowpass_selection")."""
-        prep, extra, notes = self.rest_detection(sources, mapping)
+        prep, extra = self.gap_bridging(sources, mapping)
+        prep, more, notes = self.rest_detection(sources, mapping, prep)
+        extra.update(more)
         if self.lowpass != "auto":
             return prep, extra, notes
         prep, extra["lowpass_selection"], more = self.cutoff_selection(sources, mapping, base, prep)
         return prep, extra, notes + more
 
-    def rest_detection(self, sources: list, mapping: ColumnMapping) -> tuple[Preprocessing, dict, list[str]]:
-        """(``prep`` with the rest bands measured on ``sources`` when ``rest="auto"`` (``data.rest``),
-        result.json additions ("rest_detection"), notes)."""
+    def gap_bridging(self, sources: list, mapping: ColumnMapping) -> tuple[Preprocessing, dict]:
+        """(preprocessing, result.json additions): ``bridge_gap="auto"`` takes the longest step that
+        never splits a log from the motion's bandwidth measured on ``sources`` (``data.segments``
+        S1-S2, "gap_bridging"); a number is kept as given."""
+        if self.bridge_gap != "auto":
+            return self.prep, {}
+        from dynid.data.bandwidth import choose_bridge_gap
+
+        prep, info = choose_bridge_gap(self.robot, sources, self.prep, mapping, self.nan, self.chunk_rows)
+        return prep, {"gap_bridging": info}
+
+    def rest_detection(self, sources: list, mapping: ColumnMapping,
+                       prep: Preprocessing | None = None) -> tuple[Preprocessing, dict, list[str]]:
+        """(``prep`` (default: this configuration's) with the rest bands measured on ``sources`` when
+        ``rest="auto"`` (``data.rest``), result.json additions ("rest_detection"), notes)."""
+        prep = self.prep if prep is None else prep
         if self.rest != "auto":
-            return self.prep, {}, []
+            return prep, {}, []
         from dynid.data.rest import choose_rest
 
-        prep, info, notes = choose_rest(self.robot, sources, self.prep, mapping, self.nan, self.chunk_rows)
+        prep, info, notes = choose_rest(self.robot, sources, prep, mapping, self.nan, self.chunk_rows)
         return prep, {"rest_detection": info}, notes
 
     def cutoff_selection(self, sources: list, mapping: ColumnMapping, base,
