@@ -223,6 +223,26 @@ def _jittered(data, rate: float, tau: np.ndarray, spread: float, seed: int):
     return jitter_stamps(data, spread, seed), rows
 
 
+def _short_split(work: Path, name: str, spec: str, rate: float, seconds: tuple[float, float], seed: int, f0: float,
+                 counts: float, dropped: tuple[float, float, float], jitter: float, what: str) -> Case:
+    """A short fast log (5 harmonics of ``f0``, ``counts`` per revolution) of ``seconds`` = (train,
+    test) cut into a training and a test file, with ``dropped`` = (share, shortest, longest [s])
+    cycles lost and stamps jittered by +-``jitter`` [s] (seeds seed..seed + 2)."""
+    import dynid
+    from dynid.data.io import write_joint_data
+    from realistic_logs import drop_cycles, realistic_log, split_log
+
+    robot = dynid.load_robot(spec)
+    data, _, tau = realistic_log(robot, rate, sum(seconds), seed=seed, f0=f0, harmonics=5, encoder_counts=counts,
+                                 drop=0.0)
+    share, low, high = dropped
+    data, rows = _jittered(drop_cycles(data, share, seed=seed + 1, low=low, high=high), rate, tau, jitter, seed + 2)
+    for part, (a, b) in (("train", (0.0, seconds[0])), ("test", (seconds[0], sum(seconds) + 0.1))):
+        write_joint_data(work / f"{name}_{part}.csv", split_log(data, a, b))
+    return Case(name, spec, robot.n, [work / f"{name}_train.csv"], work / f"{name}_test.csv", _truth_at(data.t, rows),
+                what=what)
+
+
 def unseen_cases(work: Path, names: list[str]) -> list[Case]:
     """Logs of robots, rates and defects the defaults were not developed on (the red team of issue
     22; none is in the default run): ``panda4k`` (example:panda, 4 kHz, 5 s + 2.5 s, 2 % dropped
@@ -234,17 +254,13 @@ def unseen_cases(work: Path, names: list[str]) -> list[Case]:
     4 s + 2 s, fast harmonics up to 4 Hz, 1 % dropped cycles with jitter)."""
     import dynid
     from dynid.data.io import write_columns, write_joint_data
-    from realistic_logs import logged_columns, delayed_torque, drop_cycles, realistic_log, resting_log, split_log
+    from realistic_logs import delayed_torque, drop_cycles, logged_columns, realistic_log, resting_log
 
     cases = []
     if "panda4k" in names:
-        robot = dynid.load_robot("example:panda")
-        data, t, tau = realistic_log(robot, 4000.0, 7.5, seed=61, f0=0.4, harmonics=5, encoder_counts=2 ** 16, drop=0.0)
-        data, rows = _jittered(drop_cycles(data, 0.02, seed=62, low=0.001, high=0.003), 4000.0, tau, 2e-5, seed=63)
-        for part, (a, b) in (("train", (0.0, 5.0)), ("test", (5.0, 7.6))):
-            write_joint_data(work / f"panda4k_{part}.csv", split_log(data, a, b))
-        cases.append(Case("panda4k", "example:panda", robot.n, [work / "panda4k_train.csv"], work / "panda4k_test.csv",
-                          _truth_at(data.t, rows), what="panda, 4 kHz, 5 s / 2.5 s, 2 % dropped, stamp jitter"))
+        cases.append(_short_split(work, "panda4k", "example:panda", 4000.0, (5.0, 2.5), 61, f0=0.4, counts=2 ** 16,
+                                  dropped=(0.02, 0.001, 0.003), jitter=2e-5,
+                                  what="panda, 4 kHz, 5 s / 2.5 s, 2 % dropped, stamp jitter"))
     if "ur10deg" in names:
         robot = dynid.load_robot("example:ur10")
         train, _, tau_train = realistic_log(robot, 250.0, 30.0, seed=64, f0=0.1, harmonics=6, encoder_counts=2 ** 14,
@@ -282,13 +298,9 @@ def unseen_cases(work: Path, names: list[str]) -> list[Case]:
                           layout=["--current-gain", ",".join(f"{k:g}" for k in gains)],
                           what="UR3, 1 kHz, currents with 3 % noise and a 2 ms lag, 1 % dropped"))
     if "scara2k" in names:
-        robot = dynid.load_robot("scara5")
-        data, t, tau = realistic_log(robot, 2000.0, 6.0, seed=74, f0=0.8, harmonics=5, encoder_counts=2 ** 12, drop=0.0)
-        data, rows = _jittered(drop_cycles(data, 0.01, seed=75, low=0.001, high=0.005), 2000.0, tau, 5e-5, seed=76)
-        for part, (a, b) in (("train", (0.0, 4.0)), ("test", (4.0, 6.1))):
-            write_joint_data(work / f"scara2k_{part}.csv", split_log(data, a, b))
-        cases.append(Case("scara2k", "scara5", robot.n, [work / "scara2k_train.csv"], work / "scara2k_test.csv",
-                          _truth_at(data.t, rows), what="scara5, 2 kHz, 4 s / 2 s, up to 4 Hz, 1 % dropped, jitter"))
+        cases.append(_short_split(work, "scara2k", "scara5", 2000.0, (4.0, 2.0), 74, f0=0.8, counts=2 ** 12,
+                                  dropped=(0.01, 0.001, 0.005), jitter=5e-5,
+                                  what="scara5, 2 kHz, 4 s / 2 s, up to 4 Hz, 1 % dropped, jitter"))
     return cases
 
 
