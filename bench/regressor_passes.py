@@ -10,11 +10,23 @@ lanes into Y's layout (``tiles.lanes_to_samples``). For Y in cache (2048 samples
 reused by the next repetition) and in memory (20 000 samples) this prints the calling thread's
 CPU time per sample of: the first pass alone, the first two, and all three with the non-zero
 blocks stored in place; the differences are each pass's share. Beside them: the whole kernel
-with Y streamed past the caches in whole samples (``regressor_streamed``, what dynid.regressor
-does for a chain's Y larger than the last-level cache), the write bound (Y's non-zero bytes over
+with Y streamed past the caches (``regressor_streamed``: whole samples staged in L1, the lines
+that hold a non-zero block written by non-temporal stores; what dynid.regressor does for a Y
+larger than the last-level cache), the write bound (Y's non-zero bytes over
 the CPU-time bandwidth of ordinary stores filling 256 MB, measured in the same run) and the
 streamed kernel over it. CPU time, so that a busy machine's preemptions do not count; the load
 average is printed beside every figure.
+
+Then the floors (why the streamed kernel is where it is against its write bound): the
+arithmetic of one sample counted from the kernels' source (floating-point operations, a fused
+multiply-add counted once; ``arithmetic_per_sample``) over this core's peak rate (``--fma-per-cycle``
+doubles per cycle: 8 on Zen 4, whose two FMA pipes are 256 bits wide and split an AVX-512
+instruction in two, and on AVX2 CPUs with two FMA pipes; 16 on Intel CPUs with two AVX-512 FMA
+units) at the clock measured by a chain of dependent multiply-adds (4 cycles each on Zen 4 and
+on Intel since Skylake); and the memory floor, the whole cache lines that hold a non-zero block
+(what the streamed kernel writes, 64 bytes each) over the store bandwidth. The bandwidth of
+non-temporal whole-line stores is printed beside the ordinary stores' (the bound takes the
+ordinary one; on this machine they agree).
 
 ``--contend`` emulates a slower memory system: a second process streams stores into 512 MB for
 the whole run (``machine.store_neighbour``), so the store bandwidth and the in-memory figures are
@@ -64,6 +76,73 @@ def compiled_passes():
     return forward, forward_and_blocks
 
 
+def arithmetic_per_sample(robot) -> int:
+    """Floating-point operations of one sample of the streamed kernel, counted from the source of
+    dynamics/lanes.py, sincos.py and regressor.py (a multiply-add counts once; the transposes and
+    copies, which are loads, shuffles and stores, are not counted):
+    - sin and cos of each joint angle (``sincos``): 35;
+    - each joint's motion (``lanes._joint_motion``): 105 for a revolute joint about an axis through
+      its origin (rel 18, t 6, two cross products with the parent's t 18, w 15, v 9, v x S qd and
+      w x S qd 12, dv 12, dw 15), 36 more in the general loop (prismatic joints, offset axes);
+    - each link's classical acceleration and ``_link_terms`` (9 + 18) and its own block (36);
+    - each (ancestor, link) pair: the axis carried down one motion transform (27) and its block
+      (``_link_block``: 36)."""
+    from dynid.dynamics.lanes import kernel_arrays
+
+    constants, parents, slots, _ = kernel_arrays(robot)
+    n = robot.n
+    general = int(np.sum(np.any(constants[:, 36:39] != 0.0, axis=1) | np.any(constants[:, 42:45] != 0.0, axis=1)))
+    pairs = int(np.sum(slots >= 0)) - n
+    return n * (35 + 105 + 27 + 36) + 36 * general + 63 * pairs
+
+
+def clock_hz() -> float:
+    """The core's clock now: a chain of dependent fused multiply-adds (4 cycles each on Zen 4 and on
+    Intel since Skylake), by the calling thread's CPU time."""
+    import numba
+
+    @numba.njit(fastmath={"contract"})
+    def chain(count, x):
+        for _ in range(count):
+            x = x * 1.0000001 + 1e-9
+        return x
+
+    chain(10, 1.0)
+    count, best = 50_000_000, float("inf")
+    for _ in range(3):
+        t0 = time.thread_time()
+        chain(count, 1.0)
+        best = min(best, time.thread_time() - t0)
+    return 4 * count / best
+
+
+def nontemporal_bandwidth(megabytes: int = 256, repeat: int = 5) -> float:
+    """Bytes per CPU second of this thread's non-temporal whole-line stores filling a large array
+    (``tiles.stream8``, what the streamed kernel writes Y with)."""
+    import numba
+
+    tiles = importlib.import_module("dynid.dynamics.tiles")
+    stream8, store_fence = tiles.stream8, tiles.store_fence
+
+    @numba.njit
+    def fill(a, line):
+        for k in range(a.size // 8):
+            stream8(line, 0, a, 8 * k)
+        store_fence()
+
+    buffer = np.zeros(megabytes * 2**20 // 8 + 16)
+    a = buffer[(-(buffer.ctypes.data // 8)) % 8:][:megabytes * 2**20 // 8]
+    line = np.ones(16)
+    line = line[(-(line.ctypes.data // 8)) % 8:][:8]
+    fill(a, line)
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.thread_time()
+        fill(a, line)
+        best = min(best, time.thread_time() - t0)
+    return a.nbytes / best
+
+
 def cpu_per_sample(fn, count: int, repeat: int = 15) -> float:
     """Best CPU microseconds per sample of the calling thread over ``repeat`` calls."""
     best = float("inf")
@@ -80,6 +159,8 @@ def main() -> None:
     ap.add_argument("--target", choices=sorted(machine.TARGETS), default="native")
     ap.add_argument("--samples", default="2048,20000", help="batch sizes (comma-separated)")
     ap.add_argument("--contend", action="store_true", help="a second process streams stores during the run")
+    ap.add_argument("--fma-per-cycle", type=int, default=8,
+                    help="peak doubles per cycle of fused multiply-adds (8: Zen 4, AVX2 with two FMA pipes)")
     args = ap.parse_args()
     machine.select_target(args.target)  # before Numba is imported
     with machine.store_neighbour(args.contend):
@@ -98,6 +179,11 @@ def run(args) -> None:
     bandwidth = machine.store_bandwidths(1)[1]
     print(f"store bandwidth of one thread (ordinary stores filling 256 MB, CPU time): {bandwidth / 1e9:.1f} GB/s; "
           f"load {machine.load()}")
+    print(f"non-temporal whole-line stores filling 256 MB, one thread, CPU time: {nontemporal_bandwidth() / 1e9:.1f} GB/s")
+    hz = clock_hz()
+    print(f"clock (dependent multiply-adds, 4 cycles each): {hz / 1e9:.2f} GHz; peak {args.fma_per_cycle} doubles "
+          f"per cycle: {args.fma_per_cycle * hz / 1e9:.1f} G operations/s")
+    floors = []
     print("CPU us per sample of one thread: the forward pass, with the blocks, with the transpose (Y stored in "
           "place); the whole kernel with Y streamed; the write bound; streamed / bound")
     print(f"{'robot':34} {'samples':>8} {'Y MB':>6} {'forward':>8} {'+ blocks':>9} {'+ transpose':>12} "
@@ -126,6 +212,18 @@ def run(args) -> None:
             bound = written / bandwidth * 1e6
             print(f"{label.split(' (')[0]:34} {count:8d} {y.nbytes / 1e6:6.1f} {t[0]:8.3f} {t[1]:9.3f} {t[2]:12.3f} "
                   f"{t[3]:9.3f} {bound:7.3f} {t[3] / bound:5.1f}x {machine.load().split()[0]:>6}")
+        operations = arithmetic_per_sample(robot)
+        arithmetic = operations / (args.fma_per_cycle * hz) * 1e6
+        lines = 64 * regressor.touched_lines(slots) / bandwidth * 1e6
+        floors.append((label.split(" (")[0], operations, arithmetic, lines, bound, t[3]))
+    print("\nFloors, us per sample of one thread: the arithmetic at the peak rate; the lines that hold a non-zero, "
+          "written once; the best a kernel could do if its stores were wholly hidden behind its arithmetic (the larger "
+          "of the two) against the write bound; the streamed kernel (last batch) as a share of the arithmetic peak")
+    print(f"{'robot':34} {'operations':>10} {'arithmetic':>10} {'lines':>7} {'floor/bound':>11} {'2x bound':>8} "
+          f"{'streamed':>9} {'of peak':>7}")
+    for name, operations, arithmetic, lines, bound, streamed in floors:
+        print(f"{name:34} {operations:10d} {arithmetic:10.3f} {lines:7.3f} {max(arithmetic, lines) / bound:10.2f}x "
+              f"{2 * bound:8.3f} {streamed:9.3f} {arithmetic / streamed:6.0%}")
 
 
 if __name__ == "__main__":

@@ -35,12 +35,11 @@ depends on the machine's memory (issue 27: an Intel VM with 9 GB/s of store band
 third of the lead this AMD one shows). Stores to part of a cache line make the core read the
 line first and write it back later, and the non-zero blocks of a sample are scattered over its
 rows. So for such a Y (``stream_stage_samples``) the runs are transposed into a small stage of
-whole samples, zeros included, that stays in L1, and each stage is copied to Y in address order
-by non-temporal stores of whole lines (``regressor_streamed``): memory sees one sequential write
-per line and no read. That pays when a sample's bytes are fewer than twice the bytes of the
-lines its non-zero entries touch (chains: er3a 2880 against 4030 bytes), not for sparse trees
-(four legs of solo12: 11 520 against 5180), which keep the in-place stores. Both give
-the same numbers bit for bit.
+whole samples, zeros included, that stays in L1, and the lines of each stage that hold a non-zero
+block (``hot_lines``; er3a: 30 of a sample's 45, solo12: 39 of 180) are copied to Y in address
+order by non-temporal stores of whole lines (``regressor_streamed``): memory sees each such line
+written once and no read; the other lines hold only zeros and are left alone, as in-place stores
+leave them. Both give the same numbers bit for bit.
 """
 
 from __future__ import annotations
@@ -238,14 +237,46 @@ def regressor_rows(ws, constants, parents, slots, m, row_of, xt, k0):
 
 
 @nb.njit(cache=True)
-def regressor_streamed(ws, constants, parents, slots, runs, m, y, k0, stage, shift):
+def hot_lines(lines, stage, shift, runs, n):
+    """The whole cache lines that hold a number of a non-zero block, for samples that start at
+    stage[shift] (placed as in Y: ``stage_shift``). The pattern repeats every P samples (P = 1, 2
+    or 4: P stride numbers are whole lines, stride = 10 n^2), so ``lines`` gets the offsets x from
+    stage[shift] of the lines stage[shift + x : shift + x + 8] that start in the first P
+    samples' stretch [h, h + P stride), h the numbers before its first whole line, in increasing
+    order, then lines[count] = P stride. Returns count."""
+    stride = 10 * n * n
+    period = stride
+    while period % 8:
+        period += stride
+    head = (8 - (stage.ctypes.data // 8 + shift) % 8) % 8
+    hot = np.zeros(period // 8, dtype=np.bool_)
+    for s in range(2 * period // stride):  # a line that starts in the period may end in the next
+        for r in range(runs.shape[0]):
+            i, j0, count = runs[r, 0], runs[r, 1], runs[r, 2]
+            start = s * stride + i * 10 * n + 10 * j0
+            for e in range(max(start, head), start + 10 * count):
+                if (e - head) // 8 < hot.size:
+                    hot[(e - head) // 8] = True
+    count = 0
+    for line in range(hot.size):
+        if hot[line]:
+            lines[count] = head + 8 * line
+            count += 1
+    lines[count] = period
+    return count
+
+
+@nb.njit(cache=True)
+def regressor_streamed(ws, constants, parents, slots, runs, m, y, k0, stage, shift, lines, line_count):
     """The same Y as ``regressor_pairs``, written past the caches: every link's blocks in lanes,
     then, S samples at a time, the runs transposed into ``stage`` (flat, zero-filled, S whole
-    samples and 8 numbers: small enough for L1) and those samples copied to y[k0 : k0 + m] in
+    samples and 8 numbers: small enough for L1) and the lines of those samples that hold a
+    non-zero block (``lines[:line_count]``, from ``hot_lines``) copied to y[k0 : k0 + m] in
     order by non-temporal stores of whole cache lines (``tiles.stream_samples``). ``shift``: where
     the stage's samples started last time (-1: nowhere yet); returns where they start now (the
     same within a range, as 4 samples are a whole number of lines; on a change the stage is
-    cleared, as its zeros must stay where Y's zeros go)."""
+    cleared, as its zeros must stay where Y's zeros go, and its lines found again) and
+    ``line_count``."""
     n = parents.shape[0]
     scratch = scratch_row(n, slots)
     for j in range(n):
@@ -256,15 +287,17 @@ def regressor_streamed(ws, constants, parents, slots, runs, m, y, k0, stage, shi
         ms = min(samples, m - s0)
         d = (k0 + s0) * stride
         place = stage_shift(stage, flat, d)
-        if place != shift and shift >= 0:
-            stage[:] = 0.0
+        if place != shift:
+            if shift >= 0:
+                stage[:] = 0.0
+            line_count = hot_lines(lines, stage, place, runs, n)
         shift = place
         for r in range(runs.shape[0]):
             i, j0, count = runs[r, 0], runs[r, 1], runs[r, 2]
             lanes_to_samples(ws, at(scratch + 10 * slots[i, j0]) + nb.uint64(s0), 10 * count, ms, stage,
                              shift + i * 10 * n + 10 * j0, stride)
-        stream_samples(stage, shift, ms * stride, flat, d)
-    return shift
+        stream_samples(stage, shift, ms * stride, flat, d, lines, line_count)
+    return shift, line_count
 
 
 @nb.njit(cache=True, nogil=True)
@@ -273,6 +306,7 @@ def regressor_range(q, dq, ddq, constants, parents, slots, runs, ws, y, start, s
     the non-zero blocks stored in place when ``stage`` is empty, else whole samples streamed
     through ``stage``, a zero-filled flat array of S n 10 n + 8 numbers (``regressor_streamed``)."""
     shift = -1
+    lines, line_count = np.zeros(5 * q.shape[1] ** 2 + 1, dtype=np.int64), 0  # ``hot_lines``
     for k0 in range(start, stop, LANES):
         m = min(LANES, stop - k0)
         load_block(q, dq, ddq, k0, m, ws)
@@ -280,7 +314,8 @@ def regressor_range(q, dq, ddq, constants, parents, slots, runs, ws, y, start, s
         if stage.size == 0:
             regressor_pairs(ws, constants, parents, slots, runs, m, y, k0)
         else:
-            shift = regressor_streamed(ws, constants, parents, slots, runs, m, y, k0, stage, shift)
+            shift, line_count = regressor_streamed(ws, constants, parents, slots, runs, m, y, k0, stage, shift, lines,
+                                                   line_count)
     if stage.size > 0:
         store_fence()
 
@@ -332,17 +367,14 @@ def touched_lines(slots: np.ndarray) -> float:
 
 def stream_stage_samples(robot, y_bytes: int) -> int:
     """Samples of the stage through which ``regressor`` streams Y (0: stores the non-zero blocks in
-    place instead). Streaming writes all 80 n^2 bytes of a sample once, past the caches; in-place
-    stores read each touched line from memory before writing it back (a store to part of a line
-    moves all of it), 128 bytes per touched line. So streaming pays when Y is larger than the
-    last-level cache (it would not stay there anyway; a smaller Y stays cached for its reader) and
-    80 n^2 <= 128 x touched lines: chains (er3a 2880 against 4030 bytes), not sparse trees
-    (solo12: 11 520 against 5180). The stage holds as many samples (a multiple of 4, at least 4)
-    as fit in the L1 data cache."""
-    n = robot.n
-    sample = 80 * n * n
-    slots = kernel_arrays(robot)[2]
-    if y_bytes < cache_bytes(3, 32 * 2**20) or sample > 128 * touched_lines(slots):
+    place instead). Streaming writes each line of a sample that holds a non-zero block once, past
+    the caches: 64 bytes per touched line; in-place stores read each touched line from memory
+    before writing it back (a store to part of a line moves all of it): 128 bytes. So streaming
+    pays whenever Y is larger than the last-level cache (it would not stay there anyway; a smaller
+    Y stays cached for its reader), for every tree. The stage holds as many samples (a multiple
+    of 4, at least 4) as fit in the L1 data cache."""
+    sample = 80 * robot.n ** 2
+    if y_bytes < cache_bytes(3, 32 * 2**20):
         return 0
     return int(min(LANES, max(4, cache_bytes(1, 32 * 2**10) // sample // 4 * 4)))
 
@@ -369,14 +401,23 @@ def _cache_sizes() -> dict:
     return sizes
 
 
+def _zeros_in_whole_lines(shape) -> np.ndarray:
+    """np.zeros(shape) starting at a 64-byte boundary, so that every stage of a streamed Y fills
+    whole cache lines (no line shared by two stages, read before it is written)."""
+    size = int(np.prod(shape))
+    buffer = np.zeros(size + 8)
+    first = (-(buffer.ctypes.data // 8)) % 8
+    return buffer[first:first + size].reshape(shape)
+
+
 def regressor(robot, q, dq, ddq, out: np.ndarray | None = None) -> np.ndarray:
     """Joint-torque regressor of the rigid-body model, tau = Y @ robot.parameters().
 
     q, dq, ddq: (N, n) joint positions [rad | m], velocities, accelerations.
     Returns Y: (N, n, 10 n); a single sample (n,) gives (n, 10 n). ``out`` may supply a
-    zero-filled (N, n, 10 n) array to fill (entries of non-ancestor blocks are left alone, or
-    written as the zeros they are when a Y larger than the last-level cache is streamed past the
-    caches: module docstring).
+    zero-filled (N, n, 10 n) array to fill (entries of non-ancestor blocks are left alone, but for
+    zeros written in the cache lines that hold a non-zero block when a Y larger than the last-level
+    cache is streamed past the caches: module docstring).
     A robot with mimic joints gives (N, n, 10 n_bodies) (dynamics/mimic.py). Runs on one
     thread, or on all of Numba's for a batch of at least 4096 samples when this process measured
     them faster, now (``threads.py``).
@@ -386,7 +427,7 @@ def regressor(robot, q, dq, ddq, out: np.ndarray | None = None) -> np.ndarray:
     (q, dq, ddq), single = joint_arrays(robot, q=q, dq=dq, ddq=ddq)
     shape = (q.shape[0], robot.n, 10 * robot.n)
     if out is None:
-        out = np.zeros(shape)
+        out = _zeros_in_whole_lines(shape)
     elif out.shape != shape or out.dtype != np.float64 or not out.flags.c_contiguous:
         raise ValueError(f"out: expected a C-contiguous float64 array of shape {shape}")
     q, dq, ddq = np.ascontiguousarray(q), np.ascontiguousarray(dq), np.ascontiguousarray(ddq)

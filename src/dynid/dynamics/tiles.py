@@ -14,8 +14,9 @@ loads, the shuffles, four vector stores, no aliasing questions left to the compi
 
 For a Y that does not fit the caches, ``stream_samples`` copies whole samples from a small
 stage to Y by non-temporal stores of whole cache lines (``stream8``, LLVM's ``!nontemporal``:
-vmovntpd on x86, no read of the line before it is written), then ``store_fence`` orders them
-(dynamics/regressor.py, "Writing a Y larger than the last-level cache").
+vmovntpd on x86, no read of the line before it is written), only the lines that hold a non-zero
+block, then ``store_fence`` orders them (dynamics/regressor.py, "Writing a Y larger than the
+last-level cache").
 """
 
 from __future__ import annotations
@@ -143,20 +144,29 @@ def stage_shift(stage, y, d):
     return (y.ctypes.data // 8 + d - stage.ctypes.data // 8) % 8
 
 
-@nb.njit(cache=True, inline="always")
-def stream_samples(stage, shift, total, y, d):
+@nb.njit(cache=True)
+def stream_samples(stage, shift, total, y, d, lines, count):
     """y[d : d + total] = stage[shift : shift + total] (flat float64 arrays; shift from
-    ``stage_shift``): a contiguous stretch of y written in order by non-temporal stores of whole
-    cache lines (the numbers before the first and after the last whole line by ordinary stores).
-    Call ``store_fence`` after the last."""
-    x = 0
-    first = (y.ctypes.data // 8 + d) % 8  # y's numbers are 8-byte aligned (float64)
-    if first:
-        x = min(total, 8 - first)
-        for r in range(x):
-            y[d + r] = stage[shift + r]
-    while x + 8 <= total:
-        stream8(stage, shift + x, y, d + x)
-        x += 8
-    for r in range(x, total):
+    ``stage_shift``) on the lines of y that hold a non-zero: the whole cache lines that start
+    at the offsets p + lines[:count] from d, p = 0, P, 2 P, ... (P = lines[count], a whole
+    number of lines; ``regressor.hot_lines``), written in order by non-temporal stores; the
+    numbers before the first and after the last whole line by ordinary stores. The other whole
+    lines are left alone (they hold only zeros, which y holds already). Call ``store_fence``
+    after the last."""
+    head = min(total, (8 - (y.ctypes.data // 8 + d) % 8) % 8)  # y's numbers are 8-byte aligned (float64)
+    for r in range(head):
+        y[d + r] = stage[shift + r]
+    end = head + (total - head) // 8 * 8  # the whole lines are stage[shift + head : shift + end]
+    period = lines[count]
+    p = 0
+    while p + period + head + 8 <= end:  # every line of this period inside the whole lines
+        for x in lines[:count]:
+            stream8(stage, shift + p + x, y, d + p + x)
+        p += period
+    while p < end:
+        for x in lines[:count]:
+            if p + x + 8 <= end:
+                stream8(stage, shift + p + x, y, d + p + x)
+        p += period
+    for r in range(end, total):
         y[d + r] = stage[shift + r]
