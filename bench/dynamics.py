@@ -26,7 +26,8 @@ same random states (seeded), prints in one run:
   thread, and all threads allowed); beside it the cache lines those entries touch (a store to
   part of a line moves the whole line, so lines x 64 bytes over the same bandwidth is the floor
   for any code that leaves Y's zeros alone), and how dynid.regressor writes this Y (streamed past
-  the caches in whole samples, or its non-zero blocks in place: dynamics/regressor.py);
+  the caches, its lines that hold a non-zero block written whole, or its non-zero blocks in place:
+  dynamics/regressor.py);
 - agreement: max |Y_dynid - Y_pinocchio| and max |tau_dynid - tau_pinocchio| on these states.
 
 ``--target avx2`` compiles dynid's kernels and the C++ loop for an AVX2 CPU without AVX-512
@@ -193,8 +194,8 @@ def main() -> None:
         print(f"\n{label}: n = {n}, {count} random states (seed {args.seed}); Y: {written} bytes of non-zero entries "
               f"per sample, in {lines:.1f} of its {80 * n * n / 64:.1f} cache lines ({64 * lines:.0f} bytes)\n  [{cpu.split(' (')[0]} | {flags} | compiled for {target.split(' (')[0]} | {stores} | "
               f"load {load_before} -> {machine.load()}]")
-        print("  dynid.regressor writes Y " + (f"streamed: whole samples ({80 * n * n} bytes, zeros included) through a "
-              f"stage of {timing['stage']} samples, non-temporal stores" if timing["stage"] else
+        print("  dynid.regressor writes Y " + (f"streamed: whole samples staged in L1 ({timing['stage']} samples), then "
+              f"the lines that hold a non-zero block by non-temporal stores" if timing["stage"] else
               "in place: the non-zero blocks, ordinary stores"))
         print(f"{'us/sample':24} {'Pinocchio C++':>15} {'dynid 1 thread':>15} {'ratio':>12} "
               f"{f'dynid {cores} thr allowed':>21} {f'{cores} thr forced':>15} {'write bound':>13} {'dynid / bound':>14} "
