@@ -32,8 +32,8 @@ clipped to [``DEFAULT_BRIDGE_GAP``, ``MAX_BRIDGE_GAP``]: 20 ms stays the floor (
 1.7e-4 of the amplitude even at B = 4 Hz, while a split costs two filter edges, whose rows
 predict 2-5 x worse than interior ones on a jittered 250 Hz log), and 0.1 s the ceiling (a
 logger silent for a tenth of a second has stopped, not missed a few cycles). A UR10 log at
-250 Hz of a motion up to 0.6 Hz (B measured 0.92 Hz) that drops up to 5 cycles in a row (steps
-up to 24 ms) was cut into 11 segments by the fixed 20 ms; with (S2), 43 ms, it stays whole
+250 Hz of a motion up to 0.6 Hz (B measured 0.59 Hz) that drops up to 6 cycles in a row (steps
+up to 28 ms) was cut into 11 segments by the fixed 20 ms; with (S2), 67 ms, it stays whole
 (``bench/real_defaults.py --cases ur10deg``, README).
 
 Nothing is ever interpolated, filtered or differentiated across a boundary; the first and
