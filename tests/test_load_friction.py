@@ -22,7 +22,6 @@ from dynid.identify.model import (
     ModelOptions, friction_columns, full_parameters, identification_regressor, load_parameters, load_torque,
     model_torques,
 )
-from dynid.identify.stribeck import FrictionGrams, velocity_grid
 from dynid.identify.threads import single_blas_thread
 from dynid.simulate import default_friction, random_multisine
 
@@ -100,21 +99,34 @@ def test_noise_free_samples_give_the_truth_as_the_fixed_point_of_the_linear_fits
     assert 2 <= info["iterations"] <= 8
 
 
-def test_the_load_column_added_afterwards_gives_the_grams_of_all_columns_at_once():
-    """``add_load`` fills the load column's row and column of Grams made without it: the same
-    Grams as forming every column of every row together."""
-    rng = np.random.default_rng(2)
-    n, b, rows = 3, 4, 300
-    yb, dq, load, tau = rng.normal(size=(rows, n, b)), rng.normal(size=(rows, n)), rng.normal(size=(rows, n)), \
-        rng.normal(size=(rows, n))
-    keep, fold = rng.random((rows, n)) > 0.2, rng.integers(0, 3, rows)
-    later = FrictionGrams(n, b, velocity_grid(), folds=3)
-    later.add(yb, dq, np.sign(dq), tau, keep, fold)
-    later.add_load(yb, dq, np.sign(dq), tau, keep, fold, load)
-    z = later._rows(yb, dq, np.sign(dq), tau, load)
-    for k in range(3):
-        zk = z * (keep & (fold == k)[:, None])[..., None]
-        np.testing.assert_allclose(later.S[k], np.einsum("tja,tjb->jab", zk, zk), rtol=1e-12, atol=1e-10)
+def test_no_fold_is_predicted_by_a_load_torque_fitted_to_it():
+    """--friction auto's held-out score of the load-dependent model: each fold is predicted by
+    the fixed point of the other folds alone (its load column included). So fold k's torques
+    tau + d and tau - d give residual sums whose mean is that of tau plus the sum of d^2, exactly
+    (the prediction does not move); a column from the whole log's fixed point moves with them."""
+    from dynid.identify.load_friction import held_out_fixed_points
+
+    robot = dynid.load_robot("planar2")
+    options, theta = _load_model(robot)
+    t = np.arange(0.0, 20.0, 0.02)
+    q, dq, ddq = random_multisine(robot, seed=5, f0=0.1, harmonics=6).sample(t)
+    rng = np.random.default_rng(3)
+    tau = model_torques(robot, q, dq, ddq, theta, options) + 0.02 * rng.normal(size=q.shape)
+    linear = ModelOptions()
+    base = base_parameters(robot, linear)
+    yb = identification_regressor(robot, q, dq, ddq, linear)[..., base.independent]
+    inertial = inertial_base_columns(robot, linear, base)
+    fold = np.repeat(np.arange(4), t.size // 4)
+    fold[t.size // 4 - 5:t.size // 4 + 5] = -1  # a gap between folds 0 and 1 belongs to neither
+    keep, weights = np.ones(q.shape, dtype=bool), np.array([1.0, 4.0])
+    d = np.where((fold == 2)[:, None], 0.2 * np.abs(tau).mean(axis=0) * rng.normal(size=q.shape), 0.0)
+    with single_blas_thread():
+        beta0 = np.linalg.lstsq(yb.reshape(-1, base.rank), tau.reshape(-1), rcond=None)[0]
+        rss = [held_out_fixed_points([(yb, dq, np.sign(dq), tau + s * d, keep, fold)], robot.n, 4, inertial, beta0,
+                                     weights) for s in (-1.0, 0.0, 1.0)]
+    expected = rss[1][2] + weights * np.sum(d**2, axis=0)
+    np.testing.assert_allclose(0.5 * (rss[0][2] + rss[2][2]), expected, rtol=1e-9)
+    assert not np.allclose(rss[0][0], rss[2][0], rtol=1e-6)  # fold 2 is in the others' fits
 
 
 def test_identify_load_dependent_stores_a_model_predict_repeats(tmp_path):

@@ -2,15 +2,15 @@
 
 Per fold of contiguous time k and joint j, the Gram S_kj of
 
-    [Y_b,j | g_j(v_1) .. g_j(v_M) | dq_j^2 s_j, dq_j^3 | c_j | tau_j]
+    [Y_b,j | g_j(v_1) .. g_j(v_M) | dq_j^2 s_j, dq_j^3 | tau_j]
 
 (Y_b the base regressor of the Coulomb-viscous model; g the Stribeck columns (S2) of the
-velocity grid; the polynomial model's columns, thesis eq. 3.10; c = |tau_load| sign(dq) the
-load-dependent model's, model.py L1): the normal equations of every candidate friction model are
-sub-blocks of it. ``RegressorBlocks`` gives the rows block by block (the base regressor kept in
-memory when it fits in ``CACHE_BYTES``, so the passes of the load torque's fixed point,
-``identify.load_friction``, do not recompute it); the load column is added once its load torque
-is known (``add_load_column``).
+velocity grid; the polynomial model's columns, thesis eq. 3.10): the normal equations of every
+candidate friction model but the load-dependent one are sub-blocks of it. ``RegressorBlocks``
+gives the rows block by block (the base regressor kept in memory when it fits in
+``CACHE_BYTES``, so the passes of the load torque's fixed points, ``identify.load_friction``,
+do not recompute it: the load-dependent model's column depends on the fit, which is refitted per
+fold from these rows).
 """
 
 from __future__ import annotations
@@ -31,13 +31,12 @@ CACHE_BYTES = 256 * 2**20  # base regressor blocks kept in memory for the passes
 
 
 class FrictionGrams:
-    """Per fold and joint the Gram (folds, n, Q, Q) of [Y_b | g(v_1..v_M) | poly | c | tau] (step 2;
-    c the load-dependent model's column |tau_load| sign(dq), ``identify.load_friction``)."""
+    """Per fold and joint the Gram (folds, n, Q, Q) of [Y_b | g(v_1..v_M) | poly | tau] (step 2)."""
 
     def __init__(self, n: int, b: int, grid: np.ndarray, folds: int):
         self.n, self.b, self.grid, self.folds = n, b, grid, folds
         self.m = grid.size
-        self.q = b + self.m + 4
+        self.q = b + self.m + 3
         self.S = np.zeros((folds, n, self.q, self.q))
         self.rows = np.zeros((folds, n), dtype=np.int64)
 
@@ -49,40 +48,21 @@ class FrictionGrams:
     def polynomial(self) -> np.ndarray:
         return self.b + self.m + np.arange(2)
 
-    @property
-    def load(self) -> int:
-        return self.b + self.m + 2
-
     def add(self, yb: np.ndarray, dq: np.ndarray, sign: np.ndarray, tau: np.ndarray, keep: np.ndarray,
             fold: np.ndarray) -> None:
-        """Rows of one block: yb (N, n, b) base regressor, dq, sign, tau (N, n), keep (N, n), fold (N,);
-        the load-dependent model's column stays 0 (``add_load``)."""
-        z = self._rows(yb, dq, sign, tau, None)
+        """Rows of one block: yb (N, n, b) base regressor, dq, sign, tau (N, n), keep (N, n), fold (N,)."""
+        z = self._rows(yb, dq, sign, tau)
         for k in range(self.folds):  # loop over folds; each is one batched product over joints
             rows = keep & (fold == k)[:, None]
             zk = z * rows[..., None]
             self.S[k] += np.einsum("tja,tjb->jab", zk, zk, optimize=True)
             self.rows[k] += rows.sum(axis=0)
 
-    def add_load(self, yb: np.ndarray, dq: np.ndarray, sign: np.ndarray, tau: np.ndarray, keep: np.ndarray,
-                 fold: np.ndarray, load: np.ndarray) -> None:
-        """The load-dependent model's row and column of the Grams for the rows of a block given to
-        ``add`` before: load (N, n) the load torque, its column |load| sign(dq) (model.py L1)."""
-        z = self._rows(yb, dq, sign, tau, load)
-        c = self.load
-        for k in range(self.folds):  # loop over folds
-            zk = z * (keep & (fold == k)[:, None])[..., None]
-            cross = np.einsum("tj,tja->ja", zk[..., c], zk)  # (n, Q)
-            self.S[k][:, c, :] += cross
-            self.S[k][:, :, c] += cross
-            self.S[k][:, c, c] -= cross[:, c]  # counted twice above
-
-    def _rows(self, yb, dq, sign, tau, load) -> np.ndarray:
+    def _rows(self, yb, dq, sign, tau) -> np.ndarray:
         z = np.empty(yb.shape[:2] + (self.q,))
         z[..., :self.b] = yb
         z[..., self.stribeck] = np.exp(-np.square(dq[..., None] / self.grid)) * sign[..., None]  # (S2)
         z[..., self.polynomial] = np.stack([dq * dq * sign, dq**3], axis=-1)  # thesis eq. 3.10
-        z[..., self.load] = 0.0 if load is None else np.abs(load) * sign  # model.py (L1)
         z[..., -1] = tau
         return z
 
@@ -134,15 +114,9 @@ class RegressorBlocks:
 
 
 def accumulate(blocks: RegressorBlocks, grid: np.ndarray, folds: int) -> FrictionGrams:
-    """The Grams of step 2 over ``blocks`` (the load-dependent model's column 0: ``add_load_column``)."""
+    """The Grams of step 2 over ``blocks``."""
     grams = FrictionGrams(blocks.robot.n, blocks.base.rank, grid, folds)
     for yb, dq, sign, tau, keep, fold in blocks:
         grams.add(yb, dq, sign, tau, keep, fold)
     return grams
 
-
-def add_load_column(grams: FrictionGrams, blocks: RegressorBlocks, beta: np.ndarray, inertial: np.ndarray) -> None:
-    """The load-dependent model's column in ``grams`` (made by ``accumulate`` over ``blocks``), its
-    load torque Y_I beta_I (``inertial`` (b,): the base columns of Y_I)."""
-    for yb, dq, sign, tau, keep, fold in blocks:
-        grams.add_load(yb, dq, sign, tau, keep, fold, yb[..., inertial] @ beta[inertial])

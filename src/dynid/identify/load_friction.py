@@ -207,3 +207,22 @@ def static_parts(robot, options: ModelOptions, base, readies, masks, fl: np.ndar
                 place_motor_columns(robot, options, ready.own[sl], y)
             slope = load_slope(options, fl, dq, load_torque(robot, q, dq, ddq, options))
             yield y[..., base.independent], slope, mask[sl]
+
+
+def held_out_fixed_points(blocks, n: int, folds: int, inertial: np.ndarray, beta: np.ndarray,
+                          weights: np.ndarray) -> np.ndarray:
+    """(folds, n) held-out weighted RSS of the load-dependent model (``identify.stribeck`` step 4):
+    fold k predicted by the fixed point (L2) of the other folds' rows alone, its load torque
+    included, so no fold's noise is in the column that predicts it. ``blocks``: the rows
+    (``friction_grams.RegressorBlocks``: yb, dq, sign, tau, keep, fold; fold -1 in a gap between
+    folds, in neither); beta (b,): the whole log's fixed point, where each fold's starts (the same
+    fixed point, the map contracts: two to four passes); weights (n,): 1 / sigma_j^2."""
+    rss = np.zeros((folds, n))
+    for k in range(folds):  # loop over folds: one fixed point each
+        others = lambda k=k: ((yb, sign, tau, keep & ((fold >= 0) & (fold != k))[:, None])  # noqa: E731
+                              for yb, _, sign, tau, keep, fold in blocks)
+        beta_k, fl_k, _ = fit_load_torque(others, n, inertial, beta, weights)
+        for yb, _, sign, tau, keep, fold in blocks:
+            r = tau - yb @ beta_k - fl_k * np.abs(yb[..., inertial] @ beta_k[inertial]) * sign  # (L1)
+            rss[k] += weights * np.sum(np.where(keep & (fold == k)[:, None], r, 0.0) ** 2, axis=0)
+    return rss

@@ -67,11 +67,10 @@ result.json "friction_selection" "stribeck_velocity_std"), the reported std of F
 those at the chosen v_s.
 
 The load-dependent model (``identify.load_friction``, model.py L1) adds one column per joint,
-|tau_load| sign(dq), to the same Grams: its load torque is the fixed point (L2) of the whole log,
-so the held-out fits score the column of the final model (its fold-by-fold refit would cost a
-fixed point per fold; the load torque is set by the ~50 inertial parameters of tens of
-thousands of rows, so the leak of a fold into its own column is negligible). With it, step 5's
-order of simplicity is Coulomb-viscous, load-dependent (one linear column per joint),
+|tau_load| sign(dq), whose load torque is a fixed point (L2): each fold is predicted by the fixed
+point of the other folds' rows (``load_friction.held_out_fixed_points``, a fixed point per fold
+started from the whole log's), so no fold's noise is in the column that predicts it. With it,
+step 5's order of simplicity is Coulomb-viscous, load-dependent (one linear column per joint),
 polynomial (two), Stribeck (one and a searched velocity).
 """
 
@@ -88,7 +87,7 @@ from dynid.identify.reversal_smear import reversal_smear
 from dynid.errors import DataError
 from dynid.identify.base import base_parameters
 from dynid.identify.crossval import FOLDS, _tied
-from dynid.identify.friction_grams import FrictionGrams, RegressorBlocks, accumulate, add_load_column
+from dynid.identify.friction_grams import FrictionGrams, RegressorBlocks, accumulate
 from dynid.identify.model import ModelOptions
 from dynid.identify.physical import pseudo_solve
 from dynid.identify.pipeline import prepared_sources
@@ -205,13 +204,12 @@ def _extra(grams: FrictionGrams, model: str, choice: np.ndarray | None = None) -
         return [np.zeros(0, dtype=np.int64)] * grams.n
     if model == "polynomial":
         return [grams.polynomial] * grams.n
-    if model == "load-dependent":
-        return [np.array([grams.load])] * grams.n
     return [np.array([grams.stribeck[c]]) for c in choice]
 
 
 def held_out(grams: FrictionGrams, weights: np.ndarray, models: tuple = MODELS) -> dict:
-    """Per model the held-out weighted RSS (folds, n) (step 4), each fold by the fit on the others."""
+    """Per model the held-out weighted RSS (folds, n) (step 4), each fold by the fit on the others
+    (the load-dependent model's: ``load_friction.held_out_fixed_points``)."""
     S = grams.S * weights[None, :, None, None]
     total = S.sum(axis=0)
     out = {}
@@ -303,11 +301,12 @@ def select_friction(robot, paths, options: ModelOptions, prep: Preprocessing, ma
     result.json "friction_selection", notes) for the log file(s) ``paths`` prepared with ``prep``;
     ``options`` give the other terms (rotor inertia, offset, sign). ``allowed``: one model
     (("stribeck",), ("load-dependent",)) to fit it whatever the scores, ``MODELS`` for
-    ``--friction auto`` (module docstring); ``models``: those scored (``MODELS`` without
-    load-dependent with a friction drift)."""
+    ``--friction auto`` (module docstring); ``models``: those scored."""
     from dynid.data.columns import ColumnMapping
     from dynid.identify.load_friction import TOLERANCE as LOAD_TOLERANCE
-    from dynid.identify.load_friction import fit_load_torque, inertial_base_columns, load_options
+    from dynid.identify.load_friction import (
+        fit_load_torque, held_out_fixed_points, inertial_base_columns, load_options,
+    )
     from dynid.identify.stribeck_uncertainty import velocity_std as stribeck_velocity_std
 
     if robot.is_coupled:
@@ -332,15 +331,15 @@ def select_friction(robot, paths, options: ModelOptions, prep: Preprocessing, ma
         total = grams.S.sum(axis=0)
         plain = _extra(grams, "coulomb-viscous")
         load = None
-        if "load-dependent" in models:  # identify.load_friction (L2), then its column in the Grams
+        if "load-dependent" in models:  # identify.load_friction (L2)
             inertial = inertial_base_columns(robot, linear, base)
             passes = lambda: ((yb, sign, tau, keep) for yb, _, sign, tau, keep, _ in blocks)  # noqa: E731
             load_beta, fl, load = fit_load_torque(passes, robot.n, inertial, _fit(total * weights[:, None, None],
                                                                                  grams.b, plain), weights)
-            add_load_column(grams, blocks, load_beta, inertial)
-            total = grams.S.sum(axis=0)
             load["Fl"] = fl.tolist()
-        held = held_out(grams, weights, models)
+        held = held_out(grams, weights, tuple(m for m in models if m != "load-dependent"))
+        if load is not None:  # each fold by the fixed point of the others (identify.load_friction)
+            held["load-dependent"] = held_out_fixed_points(blocks, robot.n, folds, inertial, load_beta, weights)
         choice, profile = choose_velocities(total * weights[:, None, None], grams)
         excess, excess_std = static_excess(total * weights[:, None, None], grams, choice, int(rows.sum()))
         refusal = stribeck_refusal(excess, excess_std) if "stribeck" in models else None
