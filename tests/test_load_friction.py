@@ -41,6 +41,15 @@ def _load_model(robot, rotor_inertia: bool = True) -> tuple[ModelOptions, np.nda
                         load_parameters=load_parameters(robot, options, theta)), theta
 
 
+def base_rows(robot, q, dq, ddq):
+    """(base parameters, Y_b (N, n, b), inertial (b,)) of the Coulomb-viscous model at the samples:
+    the linear fit's rows and the base columns of the load torque (``inertial_base_columns``)."""
+    linear = ModelOptions()
+    base = base_parameters(robot, linear)
+    yb = identification_regressor(robot, q, dq, ddq, linear)[..., base.independent]
+    return base, yb, inertial_base_columns(robot, linear, base)
+
+
 @pytest.mark.parametrize("rotor_inertia", [True, False])
 def test_the_friction_is_coulomb_growing_with_the_torque_of_the_links_and_rotors(rotor_inertia):
     """(L1) against its closed form: tau_load from the contract's inverse dynamics plus I_a ddq,
@@ -80,10 +89,8 @@ def test_noise_free_samples_give_the_truth_as_the_fixed_point_of_the_linear_fits
     t = np.arange(0.0, 20.0, 0.01)
     q, dq, ddq = random_multisine(robot, seed=7, f0=0.1, harmonics=6).sample(t)
     tau = model_torques(robot, q, dq, ddq, theta, options)
+    base, yb, inertial = base_rows(robot, q, dq, ddq)
     linear = ModelOptions()
-    base = base_parameters(robot, linear)
-    yb = identification_regressor(robot, q, dq, ddq, linear)[..., base.independent]
-    inertial = inertial_base_columns(robot, linear, base)
     keep = np.ones(dq.shape, dtype=bool)
     with single_blas_thread():  # small products: threads only contend on a busy machine
         beta0 = np.linalg.lstsq(yb.reshape(-1, base.rank), tau.reshape(-1), rcond=None)[0]
@@ -112,10 +119,7 @@ def test_no_fold_is_predicted_by_a_load_torque_fitted_to_it():
     q, dq, ddq = random_multisine(robot, seed=5, f0=0.1, harmonics=6).sample(t)
     rng = np.random.default_rng(3)
     tau = model_torques(robot, q, dq, ddq, theta, options) + 0.02 * rng.normal(size=q.shape)
-    linear = ModelOptions()
-    base = base_parameters(robot, linear)
-    yb = identification_regressor(robot, q, dq, ddq, linear)[..., base.independent]
-    inertial = inertial_base_columns(robot, linear, base)
+    base, yb, inertial = base_rows(robot, q, dq, ddq)
     fold = np.repeat(np.arange(4), t.size // 4)
     fold[t.size // 4 - 5:t.size // 4 + 5] = -1  # a gap between folds 0 and 1 belongs to neither
     keep, weights = np.ones(q.shape, dtype=bool), np.array([1.0, 4.0])

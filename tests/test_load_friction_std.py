@@ -23,6 +23,8 @@ from dynid.identify.normal_equations import NormalEquations
 from dynid.identify.threads import single_blas_thread
 from dynid.simulate import default_friction, random_multisine
 
+from test_load_friction import base_rows
+
 FL, NOISE, DRAWS = 0.3, 0.02, 600  # a geared joint losing 30 % of its torque; N m; noise draws
 
 
@@ -51,10 +53,8 @@ def test_the_fixed_points_std_is_the_spread_over_noise_draws_where_the_last_fits
     t = np.arange(0.0, 10.0, 0.02)
     q, dq, ddq = random_multisine(robot, seed=7, f0=0.1, harmonics=6).sample(t)
     tau0 = model_torques(robot, q, dq, ddq, theta, truth)
+    base, yb, inertial = base_rows(robot, q, dq, ddq)
     linear = ModelOptions()
-    base = base_parameters(robot, linear)
-    yb = identification_regressor(robot, q, dq, ddq, linear)[..., base.independent]
-    inertial = inertial_base_columns(robot, linear, base)
     b, n = base.rank, robot.n
     ones, everything = np.ones(n), np.ones(q.shape, dtype=bool)
     rng = np.random.default_rng(0)

@@ -219,22 +219,16 @@ def drifting_parts(robot, readies: list[JointData], covariates: list[np.ndarray]
     """``load_friction.slope_gram``'s parts of a load-dependent model with a drift (D1) at its fit:
     the regressor rows [Y_b | drift columns] and the slope of the friction in the load torque, whose
     Fl drifts too (Fl_j + sum_m d_Fl,jm phi_jm at each sample)."""
-    from dynid.identify.load_friction import fitted_fl, load_slope
+    from dynid.identify.load_friction import fitted_fl, fitted_rows, load_slope
 
     drift, options = fit.drift, fit.drift.options
     fl = fitted_fl(base, fit.estimator.coef_[:base.rank], robot.n)
     d = np.nan_to_num(drift.coefficients[:, FRICTION_MODELS[options.friction].index("Fl"), :])  # (n, m)
-    for ready, covariate, mask in zip(readies, covariates, masks):
-        for s in range(0, len(ready), BLOCK):  # blocks of samples
-            sl = slice(s, s + BLOCK)
-            q, dq, ddq = ready.q[sl], ready.dq[sl], ready.ddq[sl]
-            y = identification_regressor(robot, q, dq, ddq, options)
-            if ready.own is not None:  # exactly filtered before decimation, as in the fit
-                place_motor_columns(robot, options, ready.own[sl], y)
-            load = drift.load(robot, q, dq, ddq)
-            a = np.concatenate([y[..., base.independent], drift.place(drift.columns(dq, covariate[sl], load))], axis=2)
-            fl_now = fl + np.einsum("tjm,jm->tj", drift.basis(covariate[sl]), d)
-            yield a, load_slope(options, fl_now, dq, load), mask[sl]
+    for i, sl, q, dq, ddq, yb, mask in fitted_rows(robot, options, base, readies, masks, BLOCK):
+        covariate, load = covariates[i][sl], drift.load(robot, q, dq, ddq)
+        a = np.concatenate([yb, drift.place(drift.columns(dq, covariate, load))], axis=2)
+        fl_now = fl + np.einsum("tjm,jm->tj", drift.basis(covariate), d)  # Fl drifts too
+        yield a, load_slope(options, fl_now, dq, load), mask
 
 
 def without_drift(robot, readies: list[JointData], covariates: list[np.ndarray],

@@ -193,20 +193,28 @@ def fitted_fl(base, beta: np.ndarray, n: int) -> np.ndarray:
     return np.array([beta[index[f"Fl{j + 1}"]] if f"Fl{j + 1}" in index else 0.0 for j in range(n)])
 
 
-def static_parts(robot, options: ModelOptions, base, readies, masks, fl: np.ndarray, block: int = 8192):
-    """``slope_gram``'s parts of a static load-dependent fit of prepared logs ``readies`` on their
-    fitted rows ``masks`` (``drift_fit.fit_rows``), Fl (n,) its fitted values."""
-    from dynid.identify.model import identification_regressor, load_torque, place_motor_columns
+def fitted_rows(robot, options: ModelOptions, base, readies, masks, block: int = 8192):
+    """The rows of a fit of prepared logs ``readies`` on their fitted rows ``masks``
+    (``drift_fit.fit_rows``), block by block: (log index, slice, q, dq, ddq, Y_b (N, n, b) as the
+    fit formed it, mask (N, n))."""
+    from dynid.identify.model import identification_regressor, place_motor_columns
 
-    for ready, mask in zip(readies, masks):
+    for i, (ready, mask) in enumerate(zip(readies, masks)):
         for s in range(0, len(ready), block):  # blocks of samples
             sl = slice(s, s + block)
             q, dq, ddq = ready.q[sl], ready.dq[sl], ready.ddq[sl]
             y = identification_regressor(robot, q, dq, ddq, options)
             if ready.own is not None:  # exactly filtered before decimation, as in the fit
                 place_motor_columns(robot, options, ready.own[sl], y)
-            slope = load_slope(options, fl, dq, load_torque(robot, q, dq, ddq, options))
-            yield y[..., base.independent], slope, mask[sl]
+            yield i, sl, q, dq, ddq, y[..., base.independent], mask[sl]
+
+
+def static_parts(robot, options: ModelOptions, base, readies, masks, fl: np.ndarray):
+    """``slope_gram``'s parts of a static load-dependent fit (``fitted_rows``), Fl (n,) its values."""
+    from dynid.identify.model import load_torque
+
+    for _, _, q, dq, ddq, yb, mask in fitted_rows(robot, options, base, readies, masks):
+        yield yb, load_slope(options, fl, dq, load_torque(robot, q, dq, ddq, options)), mask
 
 
 def held_out_fixed_points(blocks, n: int, folds: int, inertial: np.ndarray, beta: np.ndarray,
