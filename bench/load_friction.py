@@ -21,7 +21,12 @@ spread of the fixed point over ``--draws`` noise draws of one motion (20 s at 50
 with the true weights), for the er3a and the planar2 at Fl = 0.1 and 0.3: per case the spread over
 the last linear fit's std and over the fixed point's std (median, range, the worst parameters).
 
-Usage: .venv/bin/python bench/load_friction.py [--draws 3] [--drift | --std]
+``--identify``: the same through ``dynid.Identification`` (``wls``, --lowpass 0 --rest off, exact
+dq and ddq) on tests/test_load_drift.py's motion without the drift (er3a, 200 s at 25 Hz, 1 %
+noise, Fl = 0.1), ``--draws`` noise draws: per joint the spread of Fl over its mean reported std,
+and the fit's noise estimate (wls sigma_j) over the simulated noise.
+
+Usage: .venv/bin/python bench/load_friction.py [--draws 3] [--drift | --std | --identify]
 """
 
 from __future__ import annotations
@@ -186,14 +191,45 @@ def fixed_point_spread(draws: int) -> None:
                 f"{names[k]} {ratios['last fit'][k]:.3f} (fixed point {ratios['fixed point'][k]:.3f})" for k in worst))
 
 
+def identified_spread(draws: int) -> None:
+    import dynid as lib
+    from dynid.simulate import Measurement, random_multisine, simulate_joint_data
+    from test_load_drift import RATE, SECONDS, _truth
+
+    robot = lib.load_robot("er3a")
+    options, theta, _ = _truth(robot)
+    t = np.arange(0.0, SECONDS, 1.0 / RATE)
+    q, dq, ddq = random_multisine(robot, seed=12, f0=0.1, harmonics=6).sample(t)
+    noise = 0.01 * np.sqrt(np.mean(lib.inverse_dynamics(robot, q, dq, ddq) ** 2, axis=0))
+    fl, std, sigma = [], [], []
+    for draw in range(draws):
+        data, _, _ = simulate_joint_data(robot, t, q, dq, ddq, options, theta=theta, seed=100 + draw,
+                                         measurement=Measurement(tuple(noise)))
+        result = lib.Identification(robot, estimator="wls", friction="load-dependent", lowpass=0.0,
+                                    rest="off").fit(t, q, data.tau, dq, ddq)
+        index = [result.names.index(f"Fl{j + 1}") for j in range(robot.n)]
+        fl.append(np.asarray(result.values)[index])
+        std.append(np.asarray(result.std)[index])
+        sigma.append(result.document["fit"]["sigma"])
+    ratio = np.std(fl, axis=0, ddof=1) / np.mean(std, axis=0)
+    print(f"er3a, {SECONDS:g} s at {RATE:g} Hz, Fl = 0.1, wls, {draws} draws (sampling error of a ratio "
+          f"{1 / np.sqrt(2 * (draws - 1)):.0%})")
+    print("  Fl spread / reported std per joint: " + ", ".join(f"{v:.2f}" for v in ratio))
+    print("  wls noise estimate / simulated noise per joint: "
+          + ", ".join(f"{v:.2f}" for v in np.mean(sigma, axis=0) / noise))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--draws", type=int, default=3)
     parser.add_argument("--drift", action="store_true", help="load-dependent friction drifting from cold to warm")
     parser.add_argument("--std", action="store_true", help="the fixed point's std against the spread over draws")
+    parser.add_argument("--identify", action="store_true", help="the same through dynid.Identification (wls)")
     args = parser.parse_args()
     start, cpu = time.time(), time.process_time()
-    if args.std:
+    if args.identify:
+        identified_spread(args.draws)
+    elif args.std:
         fixed_point_spread(args.draws)
     else:
         drifting(args.draws) if args.drift else simulated(args.draws)
