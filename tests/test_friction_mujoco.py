@@ -229,3 +229,24 @@ def test_a_stribeck_fit_with_static_friction_below_coulomb_is_refused(logs):
     assert excess[1] < -10.0 * std[1], (excess, std)
     reason = stribeck_refusal(excess, std)
     assert reason is not None and "below the Coulomb level" in reason and "2 (" in reason, reason
+
+
+def test_auto_does_not_choose_a_load_dependent_fit_whose_fixed_point_did_not_converge(logs, monkeypatch):
+    """On the MuJoCo load-dependent log auto takes load-dependent (above); stopped after one
+    fixed-point iteration, the fit's load torque is not that of its parameters (L2), so auto
+    refuses it, says why, and takes another model."""
+    from dataclasses import replace
+
+    import dynid.identify.load_friction as load_friction
+    from dynid.data.preprocess import Preprocessing
+    from dynid.identify.stribeck import MODELS, select_friction
+
+    prep = replace(Preprocessing.from_dict(_auto(logs, "load")["preprocessing"]), reversal_span=(),
+                   reversal_velocity=())
+    monkeypatch.setattr(load_friction, "ITERATIONS", 1)
+    chosen, selection, notes, _ = select_friction(dynid.load_robot("er3a"), [logs["load"]], ModelOptions(), prep,
+                                                  allowed=MODELS)
+    assert selection["load_fit"]["change"] >= load_friction.TOLERANCE
+    assert chosen.friction != "load-dependent", selection["scores"]
+    assert "did not converge" in selection["refused"]["load-dependent"]
+    assert any("load-dependent fit is refused" in note for note in notes), notes

@@ -51,8 +51,10 @@ the columns dq^2 sign(dq) and dq^3 to the same span. So one pass over the log gi
    standard error of the fold-by-fold differences, ``crossval._tied``) or by less than
    ``MIN_GAIN`` = 1 % of its score. A Stribeck fit whose static level is not above the
    sliding one is not Stribeck friction and is not chosen (S5, ``stribeck_refusal``:
-   Fs - Fc below -3 std on some joint, or above +3 std on none; the reason is in
-   "friction_selection" "refused" and printed). The second rule is about use, not chance: on logs of a
+   Fs - Fc below -3 std on some joint, or above +3 std on none); nor is a load-dependent fit
+   whose load torque's fixed point did not converge (``identify.load_friction``: the stored
+   load torque is then not that of the fitted parameters); the reason is in
+   "friction_selection" "refused" and printed. The second rule is about use, not chance: on logs of a
    Coulomb-viscous truth the polynomial model won by 0.1 % beyond a tie in two of three draws,
    and on the real iiwa the Stribeck
    model by 0.65 % with the same relative error on every joint to 0.2 %; a Stribeck curve in the
@@ -342,9 +344,14 @@ def select_friction(robot, paths, options: ModelOptions, prep: Preprocessing, ma
             held["load-dependent"] = held_out_fixed_points(blocks, robot.n, folds, inertial, load_beta, weights)
         choice, profile = choose_velocities(total * weights[:, None, None], grams)
         excess, excess_std = static_excess(total * weights[:, None, None], grams, choice, int(rows.sum()))
-        refusal = stribeck_refusal(excess, excess_std) if "stribeck" in models else None
-        choosable = tuple(m for m in allowed if not (refusal and m == "stribeck" and len(allowed) > 1))
-        model = chosen_model(held, choosable)
+        refused = {}  # the fits that are not the model they name: auto does not choose them
+        if "stribeck" in models and (reason := stribeck_refusal(excess, excess_std)):
+            refused["stribeck"] = reason
+        if load is not None and load["change"] >= LOAD_TOLERANCE:
+            refused["load-dependent"] = (f"its load torque's fixed point did not converge (still moved by "
+                                         f"{load['change']:.2g} of the RMS torque after {load['iterations']} "
+                                         "iterations): the fit is not the model (L1) it would report")
+        model = chosen_model(held, tuple(m for m in allowed if not (m in refused and len(allowed) > 1)))
         velocity = refined_velocity(grid, choice, profile)
         inside = (choice > 0) & (choice < grid.size - 1)
         velocity_std = stribeck_velocity_std(blocks, grams.b, velocity, weights, inside) if model == "stribeck" \
@@ -364,11 +371,12 @@ def select_friction(robot, paths, options: ModelOptions, prep: Preprocessing, ma
     else:
         out = replace(linear, friction=model)
     scores = {m: float(held[m].sum() / rows.sum()) for m in models}
-    other = chosen_model(held, tuple(m for m in models if not (refusal and m == "stribeck")))
-    if refusal and "stribeck" in allowed and chosen_model(held, tuple(allowed)) == "stribeck":
-        notes.append(f"--friction {'auto' if len(allowed) > 1 else 'stribeck'}: the Stribeck fit is "
-                     + ("refused" if len(allowed) > 1 else "kept as asked, but it is not Stribeck friction")
-                     + f": {refusal}")
+    other = chosen_model(held, tuple(m for m in models if m not in refused))
+    first = chosen_model(held, tuple(allowed))
+    if first in refused:
+        notes.append(f"--friction {'auto' if len(allowed) > 1 else first}: the {first} fit is "
+                     + ("refused" if len(allowed) > 1 else "kept as asked, but it is not the model it names")
+                     + f": {refused[first]}")
     if len(allowed) == 1 and other != model:
         notes.append(f"--friction {model}: --friction auto would take the {other} model (held-out scores "
                      + ", ".join(f"{m} {v:.4g}" for m, v in scores.items()) + ", lower is better; a richer model "
@@ -385,8 +393,8 @@ def select_friction(robot, paths, options: ModelOptions, prep: Preprocessing, ma
     if velocity_std is not None:
         selection["stribeck_velocity_std"] = velocity_std
     selection["static_excess"], selection["static_excess_std"] = _finite(excess), _finite(excess_std)
-    if refusal:
-        selection["refused"] = {"stribeck": refusal}
+    if refused:
+        selection["refused"] = refused
     selection["reversal_rows"] = {**smear.to_dict(), "span_samples": list(spans.reversal_span),
                                   "slow_velocity": list(spans.reversal_velocity)}
     if load is not None:
