@@ -11,11 +11,20 @@ sys.path.insert(0, str(Path(__file__).parent))
 os.environ.pop("COLUMNS", None)
 
 from shared_data import shared_path  # noqa: E402
-from tiers import REPORT_ABOVE, is_slow, stale_entries  # noqa: E402
+from tiers import REPORT_ABOVE, file_cost, is_slow, stale_entries  # noqa: E402
+
+
+def pytest_configure(config):
+    """xdist's ``--dist loadfile`` hands out the files in collection order (most expensive first,
+    ``pytest_collection_modifyitems``), not its own (most tests first)."""
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark the slow tier (tests/tiers.py): ``make check`` runs ``-m "not slow"``."""
+    """Mark the slow tier (tests/tiers.py): ``make check`` runs ``-m "not slow"``; order the files
+    by their cost (tests/tiers.py: FILE_SECONDS), the tests of a file kept together in their order."""
+    items.sort(key=lambda item: -file_cost(item.path.name))  # stable: each file's tests stay in order
     collected = set()
     for item in items:
         name = getattr(item, "originalname", None) or item.name.split("[")[0]

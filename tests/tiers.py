@@ -104,12 +104,45 @@ SLOW_TESTS = {
     "test_voltage_identification.py::test_noise_free_recovery_and_noise_free_fit",
 }
 
+# Seconds of one worker per file in the whole suite (`pytest -q -n 2 --dist loadfile tests --durations=0`,
+# summed per file; 2026-11-26 12:30-12:50 UTC at load 6-10, about twice the idle figures; files under
+# 5 s left out). conftest.py hands the files to the xdist workers in this order, the most expensive
+# first, so that the last file a worker starts is a short one (longest processing time first).
+# xdist's own order (files with the most tests first) started test_wheel.py (2 tests, 4 minutes under
+# load) near the end, while the other worker had run out of files. A stale figure only
+# costs balance, never a test.
+FILE_SECONDS = {
+    "test_wheel.py": 244, "test_report.py": 167, "test_diagnose.py": 125, "test_fuzz_readers.py": 104,
+    "test_iiwa_real.py": 100, "test_payload_honest.py": 93, "test_excite_optimize.py": 87, "test_examples.py": 76,
+    "test_cutoff_selection.py": 59, "test_fleet_identify.py": 58, "test_friction_cli.py": 54,
+    "test_interrupted_runs.py": 54, "test_fleet_drift.py": 50, "test_friction_mujoco.py": 49,
+    "test_thesis_protocol.py": 38, "test_cli_errors.py": 38, "test_lowpass_auto.py": 34,
+    "test_chunk_independence.py": 33, "test_identification_api.py": 32, "test_excite_collision_cli.py": 30,
+    "test_streaming_memory.py": 29, "test_regularized_pc.py": 27, "test_bad_input_kinds.py": 26,
+    "test_plausibility_cli.py": 25, "test_load_friction.py": 24, "test_payload.py": 23, "test_filter_edges.py": 21,
+    "test_drive_gains.py": 21, "test_stribeck.py": 21, "test_cycle_studies.py": 19, "test_identify_cli.py": 19,
+    "test_identify_model.py": 18, "test_drift_identification.py": 16, "test_identify_recovery.py": 15,
+    "test_kernel_threads.py": 14, "test_description_inertia.py": 14, "test_segments_sources.py": 14,
+    "test_drives_cli.py": 13, "test_friction_drift.py": 12, "test_multibody_simulation.py": 12,
+    "test_excite_clearance_report.py": 11, "test_output_safety.py": 11, "test_log_parts.py": 10,
+    "test_excite_example_robots.py": 10, "test_prediction_bands.py": 10, "test_excite_limits.py": 9,
+    "test_robot_urdf.py": 9, "test_reliability_kinds.py": 9, "test_ros_bags.py": 9, "test_rest_friction.py": 8,
+    "test_voltage_identification.py": 7, "test_docs_chapter5.py": 7, "test_transmission.py": 7,
+    "test_cli_startup.py": 6, "test_export_mjcf.py": 6, "test_plausibility_fuzz.py": 6,
+    "test_numerical_honesty.py": 5, "test_identify_stream.py": 5,
+}
+
 REPORT_ABOVE = 10.0  # s: a fast-tier test slower than this is named in the summary
 
 
 def is_slow(file_name: str, test_name: str) -> bool:
     """Whether the test ``test_name`` (without its parametrization) of ``file_name`` is slow."""
     return file_name in SLOW_FILES or f"{file_name}::{test_name}" in SLOW_TESTS
+
+
+def file_cost(file_name: str) -> float:
+    """The seconds ``FILE_SECONDS`` gives the file (0 for a file not listed: a short one)."""
+    return FILE_SECONDS.get(file_name, 0.0)
 
 
 def stale_entries(collected: set[tuple[str, str]]) -> list[str]:
