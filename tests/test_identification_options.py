@@ -91,3 +91,26 @@ def test_fleet_identify_refuses_a_friction_model_chosen_on_the_samples_in_one_li
     for friction in ("auto", "stribeck"):
         line = failing("fleet", "identify", tmp_path / "missing", "--friction", friction, "--lowpass", "10")
         assert f"--friction {friction}: the fleet sums normal equations" in line and "coulomb-viscous" in line, line
+
+
+def test_commands_that_take_the_friction_model_as_it_is_refuse_a_fitted_one_in_one_line(tmp_path):
+    """dynid base-params er3a --friction load-dependent said "load-dependent friction: 0 load parameters
+    for robot 'er3a', expected 60 inertial parameters and 6 rotor inertias" (the columns' ModelError),
+    drives gains the same, --friction stribeck "0 Stribeck velocities for 6 joints": the line names
+    the option, says that the command cannot fit that model and what the command supports."""
+    from cli_helpers import failing
+
+    supported = "it supports none, coulomb-viscous, polynomial or asymmetric"
+    for friction in ("load-dependent", "stribeck", "auto", "stiction"):
+        line = failing("base-params", "er3a", "--friction", friction)
+        assert line.startswith(f"error: --friction {friction}: base-params cannot fit that friction model (") \
+            and line.endswith(supported), line
+    line = failing("drives", "gains", "-r", "er3a", "--unloaded", tmp_path / "u.csv", "--loaded", tmp_path / "l.csv",
+                   "--mass", "2", "--out", tmp_path / "gains.json", "--friction", "load-dependent")
+    assert line.startswith("error: --friction load-dependent: drives gains cannot fit that friction model (its load "
+                           "torque comes from inertial parameters fitted to a log by dynid identify") \
+        and line.endswith(supported), line
+    line = failing("fleet", "identify", tmp_path / "missing", "--friction", "stiction", "--lowpass", "10")
+    assert line.startswith("error: --friction stiction: fleet identify cannot fit that friction model (unknown") \
+        and line.endswith(supported), line
+    assert not list(tmp_path.iterdir())  # refused before anything was read or written

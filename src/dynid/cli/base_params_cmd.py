@@ -30,7 +30,7 @@ def base_params(robot: str = typer.Argument(..., help="builtin name (dynid robot
     from dynid.identify.base import base_parameters, identifiability_table
 
     r = load_selected(robot, joints, lock)
-    options = O.model_from(friction, rotor_inertia, offset, smooth_sign)
+    options = O.model_from(friction, rotor_inertia, offset, smooth_sign, command="base-params")
     base = base_parameters(r, options, seed=seed, tol=tol)
     out = Table("#", "base parameter", title=f"{r.name}: {base.rank} base parameters of {len(base.standard_names)}")
     for k, combo in enumerate(base.combinations):

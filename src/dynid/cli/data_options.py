@@ -138,6 +138,26 @@ def preprocessing_from(lowpass, derivative, resample, decimate, min_velocity, se
                          bridge_gap=bridge_gap, filter_torque=bool(filter_torque))
 
 
-def model_from(friction, rotor_inertia, offset, smooth_sign) -> ModelOptions:
+FIXED_FRICTION = ("none", "coulomb-viscous", "polynomial", "asymmetric")  # columns that need nothing fitted first
+FITTED_FRICTION = {  # what identify fits to a log before the friction columns exist (identify.stribeck)
+    "stribeck": "its Stribeck velocity per joint is fitted to a log by dynid identify --friction stribeck",
+    "load-dependent": "its load torque comes from inertial parameters fitted to a log by dynid identify "
+                      "--friction load-dependent",
+    "auto": "the model is chosen by held-out error on a log by dynid identify --friction auto",
+}
+
+
+def model_from(friction, rotor_inertia, offset, smooth_sign, command: str | None = None) -> ModelOptions:
+    """The model of the options. ``command``: the name of a command that takes the friction model
+    as it is (base-params, drives gains): a model identify fits or chooses from a log
+    (``FITTED_FRICTION``), or an unknown one, is one error line naming the option, why and what the
+    command supports (not the columns' ModelError about missing Stribeck velocities or load
+    parameters)."""
     from dynid.identify.model import ModelOptions
+
+    if command is not None and friction not in FIXED_FRICTION:
+        why = FITTED_FRICTION.get(friction, "unknown friction model")
+        from dynid.errors import DataError
+        raise DataError(f"--friction {friction}: {command} cannot fit that friction model ({why}); it supports "
+                        f"{', '.join(FIXED_FRICTION[:-1])} or {FIXED_FRICTION[-1]}")
     return ModelOptions(friction=friction, rotor_inertia=rotor_inertia, offset=offset, smooth_sign=smooth_sign)

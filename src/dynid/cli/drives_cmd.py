@@ -61,7 +61,7 @@ def gains(robot: str = robot_option(),
     load = KnownLoad(mass, None if com is None else tuple(number_list(com, "--com", (3,), "coordinates x,y,z [m]")),
                      None if inertia is None else tuple(number_list(inertia, "--inertia", (6,),
                                                                     "moments Ixx,Ixy,Ixz,Iyy,Iyz,Izz [kg m^2]")))
-    options = O.model_from(friction, rotor_inertia, offset, smooth_sign)
+    options = O.model_from(friction, rotor_inertia, offset, smooth_sign, command="drives gains")
     cutoff = O.lowpass_from(lowpass)
     prep = O.preprocessing_from(cutoff if isinstance(cutoff, float) else None, derivative, None, 1, min_velocity,
                                 segments, max_gap, tau_delay)

@@ -99,9 +99,10 @@ def identify(root: str = typer.Argument(..., help="ROOT of the data set (folder 
         raise DataError(f"--estimator {estimator}: the fleet path needs an estimator of the normal equations "
                         "(ols, wls or pc)")
     refuse_chosen_friction(friction)
+    options = O.model_from(friction, rotor_inertia, offset, 0.0, command="fleet identify")
     keys = parse_by(by)
     config = load_config(fleet or f"{root.rstrip('/')}/fleet.yaml")
-    settings = Settings(O.model_from(friction, rotor_inertia, offset, 0.0),
+    settings = Settings(options,
                         O.preprocessing_from(lowpass, "central", None, decimate, min_velocity),
                         estimator, max_condition, chunk_rows)
     previous, previous_by = None, None
