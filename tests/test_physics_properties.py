@@ -1,4 +1,7 @@
-"""Physical facts of the rigid-body model, checked with hypothesis over robots and states."""
+"""Physical facts of the rigid-body model, checked with hypothesis over robots and states.
+
+The examples are derandomized (every random choice takes a seed): the same robots and states on
+every run and machine, no example replayed from a local .hypothesis database."""
 
 import numpy as np
 import pytest
@@ -11,6 +14,7 @@ from dynid.dynamics import integrate_rk4
 ROBOTS = {name: dynid.load_robot(name) for name in ("er3a", "kr500-rail", "planar6", "scara5", "planar2")}
 robot_names = st.sampled_from(sorted(ROBOTS))
 seeds = st.integers(0, 2**32 - 1)
+PROPERTY = settings(max_examples=25, deadline=None, derandomize=True, database=None)
 
 
 def _states(robot, seed, count=16):
@@ -18,7 +22,7 @@ def _states(robot, seed, count=16):
     return rng.uniform(-2.5, 2.5, (3, count, robot.n))
 
 
-@settings(max_examples=25, deadline=None)
+@PROPERTY
 @given(robot_names, seeds)
 def test_mass_matrix_symmetric_positive_definite(name, seed):
     robot = ROBOTS[name]
@@ -28,7 +32,7 @@ def test_mass_matrix_symmetric_positive_definite(name, seed):
     assert np.all(np.linalg.eigvalsh(m) > 0)
 
 
-@settings(max_examples=25, deadline=None)
+@PROPERTY
 @given(robot_names, seeds)
 def test_forward_after_inverse_dynamics_is_identity(name, seed):
     robot = ROBOTS[name]
@@ -38,7 +42,7 @@ def test_forward_after_inverse_dynamics_is_identity(name, seed):
     np.testing.assert_allclose(back, ddq, rtol=0, atol=1e-9 * max(1.0, np.abs(ddq).max()))
 
 
-@settings(max_examples=25, deadline=None)
+@PROPERTY
 @given(robot_names, seeds)
 def test_regressor_times_parameters_is_torque(name, seed):
     robot = ROBOTS[name]
@@ -48,7 +52,7 @@ def test_regressor_times_parameters_is_torque(name, seed):
     np.testing.assert_allclose(y @ robot.parameters(), tau, rtol=0, atol=1e-10 * max(1.0, np.abs(tau).max()))
 
 
-@settings(max_examples=25, deadline=None)
+@PROPERTY
 @given(robot_names, seeds)
 def test_inverse_dynamics_splits_into_mass_coriolis_gravity(name, seed):
     robot = ROBOTS[name]
