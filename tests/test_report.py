@@ -1,5 +1,6 @@
 """The HTML report: built by the demo's steps (small budget), rendered in headless Chromium
-without console errors, every section present; missing inputs give visible notes."""
+without console errors, every section present; missing inputs give visible notes. The demo
+command end to end (``dynid demo`` on planar2) runs in tests/test_wheel.py, from the wheel."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from chromium import DevTools, chromium_binary, screenshot
-from cli_helpers import run_ok
 from dynid.demo import STEPS, DemoSettings, finish, start
 from dynid.report import ReportInputs, build_report, write_report
 from dynid.report.builder import SECTION_IDS
@@ -53,16 +53,6 @@ def test_demo_directory_is_complete_and_atomic(demo_dir):
     assert not list(demo_dir.parent.glob(".out.*"))  # the work directory became the target, no litter
     summary = json.loads((demo_dir / "summary.json").read_text())
     assert summary["figures"]["excitation within limits"] is True
-
-
-def test_demo_command_end_to_end(tmp_path):
-    """dynid demo as make demo runs it (the command's input and output checks included: its report
-    reads summary.json, which finish must not write again), on the small planar2."""
-    out = run_ok("demo", "--robot", "planar2", "--cycles", 2, "--generations", 1, "--warming", 5,
-                 "--out", tmp_path / "d")
-    assert "What you can trust" in out and (tmp_path / "d" / "report.html").is_file()
-    summary = json.loads((tmp_path / "d" / "summary.json").read_text())
-    assert summary["trust"].startswith("What you can trust") and summary["headline"]
 
 
 def test_demo_headline_is_the_drift_aware_model_beside_the_static_one(demo_dir):

@@ -1,7 +1,11 @@
 """Installable as users install: ``python -m build`` makes a source distribution and a wheel, the
 wheel installs with pip into a fresh virtual environment, and ``dynid demo`` runs from there
 (the builtin robots, the package's data files and every room the demo touches come from the
-wheel, not from src/).
+wheel, not from src/). The demo runs on planar2: every step of the er3a demo (excitation,
+protocol, simulation, diagnosis, identification, payload, validation, drift, cycles, friction,
+KR500 per body, export, report) at a third of its CPU time; er3a's own file is loaded from the
+wheel by the first test. This run is also the demo command's end-to-end test (its input and
+output checks, its printed summary).
 
 Slow (a few minutes: pip installs NumPy, SciPy, Numba, Pinocchio, MuJoCo, cvxpy... from pip's
 cache or the configured index, and the Numba kernels compile for the fresh environment); part of
@@ -73,10 +77,13 @@ def test_the_wheel_carries_the_version_and_the_builtin_robots(venv):
 
 
 def test_dynid_demo_runs_from_the_installed_wheel(venv):
+    """dynid demo as make demo runs it (the command's input and output checks included: its report
+    reads summary.json, which finish must not write again), on the small planar2."""
     out_dir = venv.parent / "demo"
-    run(venv / "bin" / "dynid", "demo", "--out", out_dir, "--cycles", "2", "--generations", "1", "--warming", "5",
-        cwd=venv.parent, timeout=1200)
+    out = run(venv / "bin" / "dynid", "demo", "--robot", "planar2", "--out", out_dir, "--cycles", "2",
+              "--generations", "1", "--warming", "5", cwd=venv.parent, timeout=1200)
     summary = json.loads((out_dir / "summary.json").read_text())
+    assert "What you can trust" in out and summary["trust"].startswith("What you can trust") and summary["headline"]
     assert summary["figures"]["base parameters"] > 0
     # the demo's headline (demo/drift.py): the drift-aware model predicts the log recorded after the test
     # better than the static one whose friction is the test's average (thesis ch. 5)
