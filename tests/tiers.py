@@ -106,11 +106,11 @@ SLOW_TESTS = {
 
 # Seconds of one worker per file in the whole suite (`pytest -q -n 2 --dist loadfile tests --durations=0`,
 # summed per file; 2026-11-26 12:30-12:50 UTC at load 6-10, about twice the idle figures; files under
-# 5 s left out; test_wheel.py and test_report.py less the demo they no longer run). conftest.py hands the files to the xdist workers in this order, the most expensive
-# first, so that the last file a worker starts is a short one (longest processing time first).
-# xdist's own order (files with the most tests first) started test_wheel.py (2 tests, 244 s under
-# load) near the end, while the other worker had run out of files. A stale figure only
-# costs balance, never a test.
+# 5 s left out; test_wheel.py and test_report.py less the demo they no longer run). conftest.py
+# hands the files to the xdist workers in this order, the most expensive first, so that the last
+# file a worker starts is a short one (longest processing time first). xdist's own order (files
+# with the most tests first) started test_wheel.py (2 tests, 244 s under load) near the end, while
+# the other worker had run out of files. A stale figure only costs balance, never a test.
 FILE_SECONDS = {
     "test_wheel.py": 180, "test_report.py": 140, "test_diagnose.py": 125, "test_fuzz_readers.py": 104,
     "test_iiwa_real.py": 100, "test_payload_honest.py": 93, "test_excite_optimize.py": 87, "test_examples.py": 76,
