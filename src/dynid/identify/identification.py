@@ -279,6 +279,8 @@ class Identification:
                     fl = fitted_fl(base, fitted.est.coef_, self.robot.n)
                     self._fixed_point_std(fitted, base, static_parts(self.robot, self.options, base, readies,
                                                                      fit_rows(readies, prep), fl))
+                if self.options.friction == "stribeck":  # the std of the joint estimate with v_s (stribeck, S6)
+                    self._stribeck_std(fitted, base, sources, mapping, prep, extra, notes)
                 if self.per:
                     from dynid.identify.pipeline import prepared_sources
 
@@ -506,6 +508,43 @@ class Identification:
 
         gram = slope_gram(parts, self.robot.n, base.rank)
         fixed_point_std(fitted.est, fitted.ne, gram, inertial_base_columns(self.robot, self.options, base))
+
+    def _stribeck_std(self, fitted: "Fitted", base, sources: list, mapping: ColumnMapping, prep: Preprocessing,
+                      extra: dict, notes: list[str]) -> None:
+        """Friction stribeck: ``fitted.est``'s covariance made that of the joint estimate of the
+        parameters and the Stribeck velocities (``stribeck_uncertainty.joint_covariance``, S6): the
+        std of Fs, Fc, Fv and of the rigid-body parameters include the uncertainty of v_s. A joint
+        whose v_s the log does not determine (no "stribeck_velocity_std") has no std of Fs and Fc
+        (NaN, null in result.json: they mean nothing without v_s; "covariance", for prediction
+        bands, keeps their rows at the fitted v_s) and a note says so. The joint
+        covariance for ols and wls only (pc keeps the std at the fixed v_s, a note says so)."""
+        from dynid.identify.drift_fit import fit_rows
+        from dynid.identify.load_friction import fitted_rows
+        from dynid.identify.pipeline import prepared_sources
+        from dynid.identify.stribeck_uncertainty import joint_covariance
+
+        n, index = self.robot.n, {name: i for i, name in enumerate(base.names)}
+        beta = fitted.est.coef_
+        excess = np.array([beta[index[f"Fs{j + 1}"]] - beta[index[f"Fc{j + 1}"]]
+                           if f"Fs{j + 1}" in index and f"Fc{j + 1}" in index else np.nan for j in range(n)])
+        velocity_std = (extra.get("friction_selection") or {}).get("stribeck_velocity_std") or [None] * n
+        determined = np.array([s is not None for s in velocity_std])
+        readies = prepared_sources(self.robot, sources, self.options, mapping, prep, self.nan)
+        parts = ((yb, dq, keep) for _, _, _, dq, _, yb, keep in fitted_rows(self.robot, self.options, base, readies,
+                                                                            fit_rows(readies, prep)))
+        done = joint_covariance(fitted.est, fitted.ne, parts, np.array(self.options.stribeck_velocity), excess,
+                                determined)
+        if not determined.all():  # Fs, Fc of a v_s the log does not determine: no std (null)
+            est, joints = fitted.est, np.flatnonzero(~determined)
+            for j in joints:
+                for name in (f"Fs{j + 1}", f"Fc{j + 1}"):
+                    if name in index:
+                        est.std_[index[name]] = est.rel_std_[index[name]] = np.nan
+            notes.append(f"Fs and Fc of joint(s) {', '.join(str(j + 1) for j in joints)}: no standard deviation "
+                         "(null), their Stribeck velocity is not determined by the log")
+        if not done and self.estimator not in ("ols", "wls"):
+            notes.append(f"Stribeck friction with estimator {self.estimator}: the std are those at the fitted v_s "
+                         "(the uncertainty of v_s is not in them; ols and wls include it)")
 
     def _per(self, readies, base, prep, weight: float | None = None) -> dict:
         """Each cycle (stage, segment) of the prepared logs identified alone, all base parameters

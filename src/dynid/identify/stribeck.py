@@ -65,8 +65,9 @@ the columns dq^2 sign(dq) and dq^3 to the same span. So one pass over the log gi
 
 The Stribeck velocities of the final model are chosen on the whole log (step 3); their standard
 deviations come from the Jacobian of the nonlinear fit (``identify.stribeck_uncertainty``, S4;
-result.json "friction_selection" "stribeck_velocity_std"), the reported std of Fc, Fs, Fv are
-those at the chosen v_s.
+result.json "friction_selection" "stribeck_velocity_std"); the reported std of every base parameter
+(Fc, Fs, Fv, rigid body) are those of the same joint estimate with v_s (S6,
+``stribeck_uncertainty.joint_covariance``; ols and wls).
 
 The load-dependent model (``identify.load_friction``, model.py L1) adds one column per joint,
 |tau_load| sign(dq), whose load torque is a fixed point (L2): each fold is predicted by the fixed

@@ -16,6 +16,10 @@ It is Khalil-Gautier's white-noise figure, like every std of result.json.
 A joint whose v_s lies on the searched grid's edge, or whose Stribeck column the log does not
 determine (a_j d g_j / dv_j in the span of the other columns), gets no standard deviation
 (None): there the data say nothing of v_s.
+
+The final fit's std (``joint_covariance``, S6) come from the same Jacobian with the final fit's
+weights: the beta block of s^2 (J^T W J)^-1, so Fc, Fs, Fv and the rigid-body parameters carry
+the uncertainty of v_s, which the linear fit at the chosen v_s leaves out.
 """
 
 from __future__ import annotations
@@ -83,3 +87,54 @@ def velocity_std(blocks, b: int, velocity: np.ndarray, weights: np.ndarray, dete
         var = s2 * d[k] ** 2 * np.sum(vec[k, keep] ** 2 / lam[keep])
         out.append(float(np.sqrt(var)))
     return out
+
+
+def joint_covariance(est, ne, parts, velocity: np.ndarray, excess: np.ndarray, determined: np.ndarray) -> bool:
+    """Give ``est`` (ols or wls, fitted to ``ne`` with the Stribeck columns at ``velocity``) the
+    covariance of the joint estimate of its parameters and the Stribeck velocities (S6): the
+    Gauss-Newton covariance s^2 (J^T W J)^-1 with J = [Y_b | h_j], h_j = a_j dg_j/dv_j (S4) the
+    change of joint j's torque with its v_s (a_j = Fs_j - Fc_j, ``excess``), the fit's weights W
+    (ols: 1, wls: 1 / sigma_j^2) and s^2 = sum_j w_j RSS_j / (rows - parameters - velocities).
+    By the block inverse its beta block is s^2 N^-1 + K cov(v) K^T, K = N^-1 X (X = Y_b^T W h):
+    the linear fit's covariance plus the share of the uncertainty of v_s, which the estimate at
+    a fixed v_s leaves out (Fs of a MuJoCo Stribeck log: 0.023 of spread, 0.009 at the fixed v_s).
+    ``parts``: the fit's rows, an iterable of (Y_b (N, n, b), dq (N, n), keep (N, n) or None);
+    ``determined`` (n,): False for the joints whose v_s the log does not determine (grid's edge),
+    whose velocity is left at its value (their Fs, Fc keep the std at that v_s). Returns False (std
+    left as fitted) for an estimator whose weights are not per joint (irls, pc) or with no joint
+    to add."""
+    if est.name not in ("ols", "wls"):
+        return False
+    used = np.flatnonzero(np.asarray(determined, dtype=bool) & np.isfinite(excess) & (np.asarray(excess) != 0))
+    if used.size == 0:
+        return False
+    n, b = ne.n, ne.A.shape[1]
+    cross, dd = np.zeros((n, b)), np.zeros(n)
+    for yb, dq, keep in parts:
+        _, dg = stribeck_columns(dq, np.sign(dq), velocity)
+        h = dg * excess
+        if keep is not None:
+            h = np.where(keep, h, 0.0)
+        cross += np.einsum("tja,tj->ja", yb, h, optimize=True)
+        dd += np.sum(h * h, axis=0)
+    w = np.ones(n) if est.name == "ols" else np.asarray(est.weights_, dtype=float)
+    free = np.flatnonzero(np.isfinite(est.std_))
+    f, k = free.size, used.size
+    m = np.zeros((f + k, f + k))
+    m[:f, :f] = np.einsum("j,jab->ab", w, ne.A)[np.ix_(free, free)]
+    m[:f, f:] = (w[used, None] * cross[used][:, free]).T
+    m[f:, :f] = m[:f, f:].T
+    m[f:, f:] = np.diag(w[used] * dd[used])
+    s2 = float(np.sum(w * ne.residual_ss(est.coef_))) / max(int(ne.rows.sum()) - f - k, 1)
+    diag = np.diag(m)
+    d = np.where(diag > 0, 1.0 / np.sqrt(np.where(diag > 0, diag, 1.0)), 0.0)
+    lam, vec = np.linalg.eigh(m * d[:, None] * d[None, :])
+    keep = lam > 1e-14 * lam[-1]
+    cov = s2 * (d[:, None] * vec[:, keep] / lam[keep]) @ (vec[:, keep].T * d[None, :])
+    full = np.array(est.cov_, dtype=float)
+    full[np.ix_(free, free)] = cov[:f, :f]
+    est.cov_ = full
+    est.std_ = np.where(np.isfinite(est.std_), np.sqrt(np.maximum(np.diag(full), 0.0)), np.nan)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        est.rel_std_ = 100.0 * est.std_ / np.abs(est.coef_)
+    return True
