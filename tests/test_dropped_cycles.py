@@ -30,6 +30,17 @@ def test_steps_up_to_the_bridge_never_split_and_are_counted():
     assert strict(t, None, np.arange(1, t.size + 1))[0][-1] == 2  # the 10 ms step splits too
 
 
+def _identify_as_one_segment(tmp_path, data, lowpass):
+    """identify planar2 on `data` written as one CSV; the result, asserted to be one segment."""
+    write_joint_data(tmp_path / "log.csv", data)
+    out = runner.invoke(app, ["identify", "-r", "planar2", "-d", str(tmp_path / "log.csv"), "--lowpass", lowpass,
+                              "-o", str(tmp_path / "r.json")])
+    assert out.exit_code == 0, out.output
+    result = json.loads((tmp_path / "r.json").read_text())
+    assert len(result["sources"][0]["segments"]) == 1
+    return result
+
+
 def test_a_1khz_log_with_dropped_cycles_keeps_its_samples(tmp_path):
     """0.5 % of a 20.5 s, 1 kHz log lost in runs of 2-9 ms (plus 1 % single samples): the fit
     keeps at least 99 % of the logged samples and the log stays one segment. Before: every drop
@@ -39,12 +50,7 @@ def test_a_1khz_log_with_dropped_cycles_keeps_its_samples(tmp_path):
     data = drop_cycles(data, 0.005, seed=8)
     steps = np.diff(data.t)
     assert np.sum(steps > 0.0055) >= 5  # several drops longer than 5 x the 1 ms step
-    write_joint_data(tmp_path / "log.csv", data)
-    out = runner.invoke(app, ["identify", "-r", "planar2", "-d", str(tmp_path / "log.csv"), "--lowpass", "10",
-                              "-o", str(tmp_path / "r.json")])
-    assert out.exit_code == 0, out.output
-    result = json.loads((tmp_path / "r.json").read_text())
-    assert len(result["sources"][0]["segments"]) == 1
+    result = _identify_as_one_segment(tmp_path, data, "10")
     assert result["fit"]["samples"] >= 0.99 * len(data), (result["fit"]["samples"], len(data))
     assert any("bridged by resampling" in note for note in result["data_notes"]), result["data_notes"]
 
@@ -86,11 +92,6 @@ def test_a_slow_250hz_log_dropping_five_cycles_in_a_row_stays_whole(tmp_path):
     data = drop_cycles(data, 0.02, seed=10, low=0.016, high=0.0199)
     steps = np.diff(data.t)
     assert np.sum(steps > 0.0201) >= 5  # several steps longer than the old 20 ms
-    write_joint_data(tmp_path / "log.csv", data)
-    out = runner.invoke(app, ["identify", "-r", "planar2", "-d", str(tmp_path / "log.csv"), "--lowpass", "2",
-                              "-o", str(tmp_path / "r.json")])
-    assert out.exit_code == 0, out.output
-    result = json.loads((tmp_path / "r.json").read_text())
-    assert len(result["sources"][0]["segments"]) == 1
+    result = _identify_as_one_segment(tmp_path, data, "2")
     assert result["preprocessing"]["bridge_gap"] > steps.max(), (result["preprocessing"]["bridge_gap"], steps.max())
     assert result["gap_bridging"]["motion_bandwidth_hz"] < 1.0, result["gap_bridging"]
