@@ -43,14 +43,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from stribeck import dynid  # noqa: E402  (the CLI as a subprocess, as bench/stribeck.py runs it)
+from stribeck import dynid, predicted_and_true  # noqa: E402  (the CLI as a subprocess, as bench/stribeck.py runs it)
 
 
 def simulated(draws: int) -> None:
     import dynid as lib
-    from dynid.data.io import read_table, write_joint_data
-    from dynid.identify.model import ModelOptions, model_torques
-    from dynid.simulate import random_multisine
+    from dynid.data.io import write_joint_data
+    from dynid.identify.model import ModelOptions
     from realistic_logs import realistic_log
     from test_load_friction import F0, FL, HARMONICS, RATE, SECONDS, _load_model
 
@@ -71,13 +70,8 @@ def simulated(draws: int) -> None:
             dynid("identify", "-r", "er3a", "--data", root / "load_train.csv", "--out", root / "cv.json")
             errors = {}
             for name in ("load_auto", "cv"):
-                dynid("predict", "-r", "er3a", "--params", root / f"{name}.json", "--data", root / "load_test.csv",
-                      "--out", root / f"{name}.csv")
-                table, _ = read_table(root / f"{name}.csv")
-                t = table["t"].to_numpy()
-                q, dq, ddq = random_multisine(robot, seed=31 + 2 * draw, f0=F0, harmonics=HARMONICS).sample(t)
-                tau = model_torques(robot, q, dq, ddq, theta, load)
-                pred = np.column_stack([table[f"tau{j + 1}"].to_numpy() for j in range(6)])
+                pred, tau, _ = predicted_and_true(robot, root, name, "load_test", 31 + 2 * draw, theta, load,
+                                                  F0, HARMONICS)
                 errors[name] = np.sqrt(np.nanmean((pred - tau) ** 2, axis=0))
             for name, fit in fits.items():
                 s = fit["friction_selection"]["scores"]

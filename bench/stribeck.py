@@ -34,11 +34,27 @@ def dynid(*args) -> None:
     subprocess.run(DYNID + [str(a) for a in args], check=True, capture_output=True, text=True)
 
 
+def predicted_and_true(robot, root: Path, fit: str, test: str, seed: int, theta, options, f0: float,
+                       harmonics: int):
+    """`dynid predict` of root/<fit>.json on root/<test>.csv, beside the truth's torque and velocity
+    at the predicted rows (the test log's multisine of `seed`, the truth's parameters and model)."""
+    from dynid.data.io import read_table
+    from dynid.identify.model import model_torques
+    from dynid.simulate import random_multisine
+
+    dynid("predict", "-r", robot.name, "--params", root / f"{fit}.json", "--data", root / f"{test}.csv",
+          "--out", root / f"{fit}.csv")
+    table, _ = read_table(root / f"{fit}.csv")
+    q, dq, ddq = random_multisine(robot, seed=seed, f0=f0, harmonics=harmonics).sample(table["t"].to_numpy())
+    tau = model_torques(robot, q, dq, ddq, theta, options)
+    pred = np.column_stack([table[f"tau{j + 1}"].to_numpy() for j in range(robot.n)])
+    return pred, tau, dq
+
+
 def simulated(draws: int) -> None:
     import dynid as lib
-    from dynid.data.io import read_table, write_columns
-    from dynid.identify.model import ModelOptions, model_torques
-    from dynid.simulate import random_multisine
+    from dynid.data.io import write_columns
+    from dynid.identify.model import ModelOptions
     from realistic_logs import realistic_log
     from test_stribeck import F0, HARMONICS, RATE, SECONDS, STRIBECK, VS, _truth
 
@@ -65,13 +81,8 @@ def simulated(draws: int) -> None:
             dynid("identify", "-r", "er3a", "--data", root / "stribeck_train.csv", "--out", root / "cv.json")
             errors = {}
             for name in ("stribeck_auto", "cv"):
-                dynid("predict", "-r", "er3a", "--params", root / f"{name}.json", "--data", root / "stribeck_test.csv",
-                      "--out", root / f"{name}.csv")
-                table, _ = read_table(root / f"{name}.csv")
-                t = table["t"].to_numpy()
-                q, dq, ddq = random_multisine(robot, seed=31 + 2 * draw, f0=F0, harmonics=HARMONICS).sample(t)
-                tau = model_torques(robot, q, dq, ddq, _truth(robot, STRIBECK), STRIBECK)
-                pred = np.column_stack([table[f"tau{j + 1}"].to_numpy() for j in range(6)])
+                pred, tau, dq = predicted_and_true(robot, root, name, "stribeck_test", 31 + 2 * draw,
+                                                   _truth(robot, STRIBECK), STRIBECK, F0, HARMONICS)
                 errors[name] = [np.sqrt(np.nanmean((pred[np.abs(dq[:, j]) < 2 * VS, j]
                                                     - tau[np.abs(dq[:, j]) < 2 * VS, j]) ** 2)) for j in range(3)]
             velocity = json.loads((root / "stribeck_auto.json").read_text())["model"].get("stribeck_velocity", [])
