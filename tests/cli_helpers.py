@@ -30,6 +30,28 @@ def identify_er3a_friction(root, log, friction, *extra) -> dict:
     return json.loads(out.read_text())
 
 
+def predict_er3a_against_truth(root, name, fit, test, seed, theta, options, f0, harmonics):
+    """``dynid predict -r er3a`` of the result ``fit`` (written as ``root/<name>.json``) on
+    ``root/<test>.csv``: the predicted torques, the truth's torques (the test log's multisine of
+    ``seed``, the truth's ``theta`` and model ``options``) and the truth's velocities at its rows."""
+    import numpy as np
+
+    from dynid.data.io import read_table
+    from dynid.identify.model import model_torques
+    from dynid.robot import load_robot
+    from dynid.simulate import random_multisine
+
+    params = root / f"{name}.json"
+    params.write_text(json.dumps(fit))
+    run_ok("predict", "-r", "er3a", "--params", params, "--data", root / f"{test}.csv", "--out",
+           root / f"pred_{name}.csv")
+    table, _ = read_table(root / f"pred_{name}.csv")
+    robot = load_robot("er3a")
+    q, dq, ddq = random_multisine(robot, seed=seed, f0=f0, harmonics=harmonics).sample(table["t"].to_numpy())
+    predicted = np.column_stack([table[f"tau{j + 1}"].to_numpy() for j in range(robot.n)])
+    return predicted, model_torques(robot, q, dq, ddq, theta, options), dq
+
+
 def _strict(action, *args, **kwargs):
     """``warnings.simplefilter`` with the CLI's "default" (``cli.common.friendly_errors`` collects
     other warnings and drops them when the command fails) turned into "error"."""

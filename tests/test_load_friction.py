@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import dynid
-from dynid.data.io import read_table, write_joint_data
+from dynid.data.io import write_joint_data
 from dynid.errors import ModelError
 from dynid.identify.base import base_parameters
 from dynid.identify.load_friction import fit_load_torque, inertial_base_columns, load_options
@@ -25,7 +25,7 @@ from dynid.identify.model import (
 from dynid.identify.threads import single_blas_thread
 from dynid.simulate import default_friction, random_multisine
 
-from cli_helpers import identify_er3a_friction, run_ok
+from cli_helpers import identify_er3a_friction, predict_er3a_against_truth, run_ok
 from realistic_logs import realistic_log
 
 FL = 0.1  # default_friction's load coefficient: a tenth of the transmitted torque
@@ -201,15 +201,8 @@ def test_friction_auto_takes_the_load_dependent_model_where_it_is_the_truth_and_
     truth_options, theta = _load_model(robot)
     errors = {}
     for name, fit in (("load", chosen), ("plain", plain)):
-        params = logs / f"fit_{name}.json"
-        params.write_text(json.dumps(fit))
-        run_ok("predict", "-r", "er3a", "--params", params, "--data", logs / "load_test.csv", "--out",
-               logs / f"pred_{name}.csv")
-        table, _ = read_table(logs / f"pred_{name}.csv")
-        t = table["t"].to_numpy()
-        q, dq, ddq = random_multisine(robot, seed=4, f0=F0, harmonics=HARMONICS).sample(t)  # the test log's motion
-        tau = model_torques(robot, q, dq, ddq, theta, truth_options)
-        predicted = np.column_stack([table[f"tau{j + 1}"].to_numpy() for j in range(6)])
+        predicted, tau, _ = predict_er3a_against_truth(logs, f"fit_{name}", fit, "load_test", 4, theta,
+                                                       truth_options, F0, HARMONICS)  # seed 4: the test log's
         errors[name] = np.sqrt(np.nanmean((predicted - tau) ** 2, axis=0))
     assert np.all(errors["load"][:3] < 0.5 * errors["plain"][:3]), errors
 

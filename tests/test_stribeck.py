@@ -3,19 +3,18 @@ from a static level Fs to the Coulomb level Fc past the Stribeck velocity v_s.""
 
 from __future__ import annotations
 
-import json
 
 import numpy as np
 import pytest
 
 import dynid
-from dynid.data.io import read_table, write_columns
+from dynid.data.io import write_columns
 from dynid.errors import ModelError
 from dynid.identify.model import ModelOptions, friction_columns, full_parameters, model_torques
 from dynid.identify.stribeck import FrictionGrams, _fit, _rss, joint_profile, velocity_grid
 from dynid.simulate import default_friction, random_multisine
 
-from cli_helpers import identify_er3a_friction, run_ok
+from cli_helpers import identify_er3a_friction, predict_er3a_against_truth
 from realistic_logs import realistic_log
 
 VS = 0.08  # rad/s, the true Stribeck velocity of every joint
@@ -62,15 +61,8 @@ def test_stribeck_friction_is_recovered_and_the_coulomb_viscous_model_is_worse_a
 
     errors = {}
     for name, fit in (("stribeck", result), ("coulomb-viscous", plain)):
-        params = logs / f"{name}.json"
-        params.write_text(json.dumps(fit))
-        run_ok("predict", "-r", "er3a", "--params", params, "--data", logs / "stribeck_test.csv", "--out",
-               logs / f"pred_{name}.csv")
-        table, _ = read_table(logs / f"pred_{name}.csv")
-        t = table["t"].to_numpy()
-        q, dq, ddq = random_multisine(robot, seed=4, f0=F0, harmonics=HARMONICS).sample(t)  # the test log's motion
-        tau = model_torques(robot, q, dq, ddq, _truth(robot, STRIBECK), STRIBECK)
-        predicted = np.column_stack([table[f"tau{j + 1}"].to_numpy() for j in range(6)])
+        predicted, tau, dq = predict_er3a_against_truth(logs, name, fit, "stribeck_test", 4, _truth(robot, STRIBECK),
+                                                        STRIBECK, F0, HARMONICS)  # seed 4: the test log's motion
         slow = np.abs(dq) < 2 * VS
         errors[name] = np.array([np.sqrt(np.nanmean((predicted[slow[:, j], j] - tau[slow[:, j], j]) ** 2))
                                  for j in range(6)])
