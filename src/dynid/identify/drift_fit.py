@@ -29,7 +29,7 @@ from dynid.errors import DataError
 from dynid.identify.base import BaseParameters
 from dynid.identify.drift import LABELS, FrictionDrift, LogCovariate, check_mode, log_covariate
 from dynid.identify.drift_constants import MIN_TIME_CONSTANT, fit_joints, sample_rows
-from dynid.identify.model import FRICTION_MODELS, ModelOptions, identification_regressor, place_motor_columns
+from dynid.identify.model import FRICTION_MODELS, ModelOptions, log_regressor
 from dynid.identify.normal_equations import NormalEquations
 from dynid.identify.pipeline import row_mask
 from dynid.identify.threads import single_blas_thread
@@ -140,9 +140,7 @@ def fit_drifting(robot, readies: list[JointData], covariates: list[np.ndarray], 
         for ready, covariate, mask in zip(readies, covariates, masks):
             for s in range(0, len(ready), BLOCK):  # blocks of samples
                 sl = slice(s, s + BLOCK)
-                y = identification_regressor(robot, ready.q[sl], ready.dq[sl], ready.ddq[sl], options)
-                if ready.own is not None:  # exactly filtered before decimation
-                    place_motor_columns(robot, options, ready.own[sl], y)
+                y = log_regressor(robot, ready, sl, options)
                 load = shape.load(robot, ready.q[sl], ready.dq[sl], ready.ddq[sl])
                 w = np.concatenate([y[..., base.independent], shape.columns(ready.dq[sl], covariate[sl], load)], axis=2)
                 ne.add(w, ready.tau[sl], mask[sl])

@@ -119,10 +119,16 @@ class Estimator:
         free = np.flatnonzero(np.isfinite(self.std_))
         gain = np.linalg.solve(normal[np.ix_(free, free)], cross[np.ix_(free, free)])
         t = np.linalg.inv(np.eye(free.size) + gain)
-        cov = np.array(self.cov_, dtype=float)
-        cov[np.ix_(free, free)] = t @ cov[np.ix_(free, free)] @ t.T
-        self.cov_ = cov
-        self.std_ = np.where(np.isfinite(self.std_), np.sqrt(np.maximum(np.diag(cov), 0.0)), np.nan)
+        return self.with_free_covariance(t @ np.asarray(self.cov_, dtype=float)[np.ix_(free, free)] @ t.T)
+
+    def with_free_covariance(self, cov: np.ndarray) -> "Estimator":
+        """The covariance of the free parameters (those with a finite std_, in their order)
+        replaced by ``cov``; std_ and rel_std_ follow, the held parameters keep NaN."""
+        free = np.flatnonzero(np.isfinite(self.std_))
+        full = np.array(self.cov_, dtype=float)
+        full[np.ix_(free, free)] = cov
+        self.cov_ = full
+        self.std_ = np.where(np.isfinite(self.std_), np.sqrt(np.maximum(np.diag(full), 0.0)), np.nan)
         with np.errstate(divide="ignore", invalid="ignore"):
             self.rel_std_ = 100.0 * self.std_ / np.abs(self.coef_)
         return self

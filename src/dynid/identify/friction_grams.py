@@ -19,12 +19,11 @@ import math
 
 import numpy as np
 
-from dynid.data.preprocess import Preprocessing, edge_samples, prepared_rate
-from dynid.data.segments import segment_edge_mask
+from dynid.data.preprocess import Preprocessing, prepared_rate
 from dynid.errors import DataError
 from dynid.identify.crossval import fold_labels
-from dynid.identify.model import ModelOptions, identification_regressor, place_motor_columns
-from dynid.identify.pipeline import fitted_rest, row_mask
+from dynid.identify.model import ModelOptions, log_regressor
+from dynid.identify.pipeline import friction_fit_rows
 
 BLOCK = 8192  # samples per regressor evaluation
 CACHE_BYTES = 256 * 2**20  # base regressor blocks kept in memory for the passes of the load fit, at most
@@ -97,18 +96,11 @@ class RegressorBlocks:
         for ready, fold in zip(self.readies, self.labels):
             if ready.tau is None:
                 raise DataError(f"{ready.source}: no torques (tau1..taun) or currents (i1..in) to identify from")
-            keep = segment_edge_mask(ready, edge_samples(prep, prepared_rate(ready)))
-            mask = row_mask(ready.dq, keep, prep)
-            mask = np.ones(ready.dq.shape, dtype=bool) if mask is None else mask
-            rest = fitted_rest(robot, ready.dq, keep, prep)  # the fit's rests (``data.rest``), and only them
-            if rest is not None:  # held torque up to Fs, friction columns 0 for every model: nothing to choose by
-                mask = mask & ~rest
+            mask = friction_fit_rows(robot, ready, prep)  # without the fit's rests: nothing to choose by there
             sign = np.tanh(ready.dq / options.smooth_sign) if options.smooth_sign > 0 else np.sign(ready.dq)
             for s in range(0, len(ready), BLOCK):
                 sl = slice(s, s + BLOCK)
-                y = identification_regressor(robot, ready.q[sl], ready.dq[sl], ready.ddq[sl], options)
-                if ready.own is not None:  # exactly filtered before decimation
-                    place_motor_columns(robot, options, ready.own[sl], y)
+                y = log_regressor(robot, ready, sl, options)
                 yield (np.ascontiguousarray(y[..., self.base.independent]), ready.dq[sl], sign[sl], ready.tau[sl],
                        mask[sl], fold[sl])
 

@@ -197,16 +197,13 @@ def fitted_rows(robot, options: ModelOptions, base, readies, masks, block: int =
     """The rows of a fit of prepared logs ``readies`` on their fitted rows ``masks``
     (``drift_fit.fit_rows``), block by block: (log index, slice, q, dq, ddq, Y_b (N, n, b) as the
     fit formed it, mask (N, n))."""
-    from dynid.identify.model import identification_regressor, place_motor_columns
+    from dynid.identify.model import log_regressor
 
     for i, (ready, mask) in enumerate(zip(readies, masks)):
         for s in range(0, len(ready), block):  # blocks of samples
             sl = slice(s, s + block)
-            q, dq, ddq = ready.q[sl], ready.dq[sl], ready.ddq[sl]
-            y = identification_regressor(robot, q, dq, ddq, options)
-            if ready.own is not None:  # exactly filtered before decimation, as in the fit
-                place_motor_columns(robot, options, ready.own[sl], y)
-            yield i, sl, q, dq, ddq, y[..., base.independent], mask[sl]
+            y = log_regressor(robot, ready, sl, options)  # as the fit formed it
+            yield i, sl, ready.q[sl], ready.dq[sl], ready.ddq[sl], y[..., base.independent], mask[sl]
 
 
 def static_parts(robot, options: ModelOptions, base, readies, masks, fl: np.ndarray):

@@ -324,6 +324,16 @@ def identification_regressor(robot, q, dq, ddq, options: ModelOptions = ModelOpt
     return out[0] if single else out
 
 
+def log_regressor(robot, ready, rows, options: ModelOptions) -> np.ndarray:
+    """Y (N, n, p) of the rows ``rows`` (a slice or indices) of prepared log ``ready``
+    (``data.columns.JointData``), with each motor's own columns from its ``own`` signals where the
+    log carries them (exactly filtered before decimation) in place of those from dq, ddq."""
+    y = identification_regressor(robot, ready.q[rows], ready.dq[rows], ready.ddq[rows], options)
+    if ready.own is not None:
+        place_motor_columns(robot, options, ready.own[rows], y)
+    return y
+
+
 def full_parameters(robot, options: ModelOptions = ModelOptions(), friction_values=None,
                     offsets=None) -> np.ndarray:
     """The full parameter vector (p,) of a robot description.

@@ -198,6 +198,15 @@ class Spectrum:
         d = self.d
         return ((self.vec / self.lam) @ self.vec.T) * d[:, None] * d[None, :]
 
+    def pseudo_inverse(self, tol: float = RANK_TOL) -> np.ndarray:
+        """A^+ = D (V_k diag(1/lam_k) V_k^T) D over the directions above ``tol`` x the largest
+        eigenvalue (``kept``); the rows and columns of dead columns are 0."""
+        keep, d = self.kept(tol), self.d[self.live]
+        out = np.zeros((self.b, self.b))
+        out[np.ix_(self.live, self.live)] = (d[:, None] * self.vec[:, keep] / self.lam[keep]) @ (self.vec[:, keep].T
+                                                                                                * d[None, :])
+        return out
+
     def null_directions(self, tol: float = RANK_TOL) -> np.ndarray:
         """(b, k) eigen-directions (in the full parameter space, normalized units) at or below
         ``tol`` x the largest eigenvalue, zero on the dead columns."""

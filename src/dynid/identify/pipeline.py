@@ -35,7 +35,7 @@ from dynid.identify.threads import single_blas_thread
 from dynid.identify.base import BaseParameters, identifiability_table
 from dynid.identify.estimators import ESTIMATORS, Estimator
 from dynid.identify.gram import RegressorGram
-from dynid.identify.model import ModelOptions, identification_regressor, motor_columns, own_columns, place_motor_columns
+from dynid.identify.model import ModelOptions, log_regressor, motor_columns, own_columns
 from dynid.identify.normal_equations import NormalEquations
 from dynid.identify.rest_levels import RestLevels, RestRuns, remove_levels
 
@@ -143,6 +143,17 @@ def fitted_rest(robot, dq: np.ndarray, keep: np.ndarray | None, prep: Preprocess
     rest = rest_rows(robot, dq)
     mask = row_mask(dq, keep, prep)
     return rest if mask is None else rest & mask
+
+
+def friction_fit_rows(robot, ready: JointData, prep: Preprocessing) -> np.ndarray:
+    """(N, n) the rows of prepared data ``ready`` that a friction model is fitted and scored on:
+    the fitted rows (``row_mask``: settled filter, velocity mask, reversal rows) without the fit's
+    rests (``fitted_rest``: a held torque up to Fs, friction columns 0 for every model)."""
+    keep = segment_edge_mask(ready, edge_samples(prep, prepared_rate(ready)))
+    mask = row_mask(ready.dq, keep, prep)
+    mask = np.ones(ready.dq.shape, dtype=bool) if mask is None else mask
+    rest = fitted_rest(robot, ready.dq, keep, prep)
+    return mask if rest is None else mask & ~rest
 
 
 def rest_rows(robot, dq: np.ndarray) -> np.ndarray:
@@ -387,9 +398,7 @@ def regressor_arrays(robot, data: JointData, options: ModelOptions, base: BasePa
     """(Y_b (N, n, b), tau (N, n), mask (N, n)) of prepared in-memory data (mask: rows to fit)."""
     if data.tau is None:
         raise DataError(f"{data.source}: no torques (tau1..taun) or currents (i1..in) to identify from")
-    y = identification_regressor(robot, data.q, data.dq, data.ddq, options)
-    if data.own is not None:  # exactly filtered before decimation
-        place_motor_columns(robot, options, data.own, y)
+    y = log_regressor(robot, data, slice(None), options)
     tau, dq = data.tau, data.dq
     keep = segment_edge_mask(data, edge_samples(prep, prepared_rate(data)))
     y = y[..., base.independent]

@@ -29,11 +29,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dynid.data.preprocess import Preprocessing, edge_samples, prepared_rate
+from dynid.data.preprocess import Preprocessing
 from dynid.data.reversals import reversal_rows
-from dynid.data.segments import segment_edge_mask
-from dynid.identify.model import ModelOptions, identification_regressor, place_motor_columns
-from dynid.identify.pipeline import fitted_rest, row_mask
+from dynid.identify.model import ModelOptions, log_regressor
+from dynid.identify.pipeline import friction_fit_rows
 
 SMEAR_Z = 3.0  # (V3): the reversal rows are left out below -SMEAR_Z standard errors
 BLOCK = 8192  # rows per regressor evaluation
@@ -66,21 +65,14 @@ def reversal_smear(robot, readies, options: ModelOptions, base, prep: Preprocess
     sums, counts = np.zeros((2, n)), np.zeros((2, n), dtype=np.int64)  # [R; O]
     wide = tuple(2.0 * v for v in spans.reversal_span)
     for ready in readies:
-        keep = segment_edge_mask(ready, edge_samples(prep, prepared_rate(ready)))
-        mask = row_mask(ready.dq, keep, prep)
-        mask = np.ones(ready.dq.shape, dtype=bool) if mask is None else mask
-        rest = fitted_rest(robot, ready.dq, keep, prep)
-        if rest is not None:
-            mask &= ~rest
+        mask = friction_fit_rows(robot, ready, prep)
         near = reversal_rows(ready.dq, spans.reversal_span, spans.reversal_velocity)
         outer = reversal_rows(ready.dq, wide, spans.reversal_velocity) & ~near & mask & (ready.dq != 0)
         near &= mask & (ready.dq != 0)
         rows = np.flatnonzero((near | outer).any(axis=1))
         for s in range(0, rows.size, BLOCK):
             at = rows[s:s + BLOCK]
-            y = identification_regressor(robot, ready.q[at], ready.dq[at], ready.ddq[at], options)
-            if ready.own is not None:
-                place_motor_columns(robot, options, ready.own[at], y)
+            y = log_regressor(robot, ready, at, options)
             seen = (ready.tau[at] - y[..., base.independent] @ beta) * np.sign(ready.dq[at])
             for k, rows_k in enumerate((near[at], outer[at])):
                 sums[k] += np.sum(np.where(rows_k, seen, 0.0), axis=0)

@@ -92,6 +92,7 @@ from dynid.identify.base import base_parameters
 from dynid.identify.crossval import FOLDS, _tied
 from dynid.identify.friction_grams import FrictionGrams, RegressorBlocks, accumulate
 from dynid.identify.model import ModelOptions
+from dynid.identify.normal_equations import spectrum
 from dynid.identify.physical import pseudo_solve
 from dynid.identify.pipeline import prepared_sources
 from dynid.identify.threads import single_blas_thread
@@ -129,16 +130,6 @@ def _fit(S: np.ndarray, b: int, extra: list[np.ndarray]) -> np.ndarray:
     return pseudo_solve(a, rhs)
 
 
-def _pinv(a: np.ndarray) -> np.ndarray:
-    """Pseudo-inverse of a normal matrix, column-normalized (as ``physical.least_squares_form``:
-    directions below 1e-14 of the largest eigenvalue are left out)."""
-    diag = np.diag(a)
-    d = np.where(diag > 0, 1.0 / np.sqrt(np.where(diag > 0, diag, 1.0)), 0.0)
-    lam, vec = np.linalg.eigh(a * d[:, None] * d[None, :])
-    keep = lam > 1e-14 * lam[-1]
-    return (d[:, None] * vec[:, keep] / lam[keep]) @ (vec[:, keep].T * d[None, :])
-
-
 def _rss(S: np.ndarray, b: int, extra: list[np.ndarray], x: np.ndarray) -> np.ndarray:
     """(n,) residual sum of squares of each joint of Gram S (n, Q, Q) at x (``_fit``'s layout)."""
     out, start = np.empty(S.shape[0]), b
@@ -160,7 +151,7 @@ def joint_profile(S: np.ndarray, grams: "FrictionGrams", choice: np.ndarray, j: 
     b, cols = grams.b, grams.stribeck
     extra = [np.zeros(0, dtype=np.int64) if i == j else np.array([cols[choice[i]]]) for i in range(grams.n)]
     a0, rhs0, c = _normal(S, b, extra)
-    inverse = _pinv(a0)
+    inverse = spectrum(a0).pseudo_inverse()
     x0 = inverse @ rhs0
     rss0 = c - 2.0 * x0 @ rhs0 + x0 @ a0 @ x0
     cross = S[j][:b][:, cols]  # (b, M)
@@ -267,7 +258,7 @@ def static_excess(S: np.ndarray, grams: FrictionGrams, choice: np.ndarray, rows:
     NaN for a joint whose velocity is on the grid's edge."""
     extra = _extra(grams, "stribeck", choice)
     a, rhs, c = _normal(S, grams.b, extra)
-    inverse = _pinv(a)
+    inverse = spectrum(a).pseudo_inverse()
     x = inverse @ rhs
     s2 = max(c - 2.0 * x @ rhs + x @ a @ x, 0.0) / max(rows - x.size, 1)
     excess, std = x[grams.b:], np.sqrt(np.maximum(s2 * np.diag(inverse)[grams.b:], 0.0))

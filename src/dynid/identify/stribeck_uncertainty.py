@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dynid.identify.normal_equations import spectrum
 from dynid.identify.physical import pseudo_solve
 
 
@@ -97,7 +98,8 @@ def joint_covariance(est, ne, parts, velocity: np.ndarray, excess: np.ndarray, d
     (ols: 1, wls: 1 / sigma_j^2) and s^2 = sum_j w_j RSS_j / (rows - parameters - velocities).
     By the block inverse its beta block is s^2 N^-1 + K cov(v) K^T, K = N^-1 X (X = Y_b^T W h):
     the linear fit's covariance plus the share of the uncertainty of v_s, which the estimate at
-    a fixed v_s leaves out (Fs of a MuJoCo Stribeck log: 0.023 of spread, 0.009 at the fixed v_s).
+    a fixed v_s leaves out (Fs2 of the MuJoCo Stribeck log of tests/test_friction_mujoco.py: 0.013,
+    0.009 at the fixed v_s).
     ``parts``: the fit's rows, an iterable of (Y_b (N, n, b), dq (N, n), keep (N, n) or None);
     ``determined`` (n,): False for the joints whose v_s the log does not determine (grid's edge),
     whose velocity is left at its value (their Fs, Fc keep the std at that v_s). Returns False (std
@@ -126,15 +128,5 @@ def joint_covariance(est, ne, parts, velocity: np.ndarray, excess: np.ndarray, d
     m[f:, :f] = m[:f, f:].T
     m[f:, f:] = np.diag(w[used] * dd[used])
     s2 = float(np.sum(w * ne.residual_ss(est.coef_))) / max(int(ne.rows.sum()) - f - k, 1)
-    diag = np.diag(m)
-    d = np.where(diag > 0, 1.0 / np.sqrt(np.where(diag > 0, diag, 1.0)), 0.0)
-    lam, vec = np.linalg.eigh(m * d[:, None] * d[None, :])
-    keep = lam > 1e-14 * lam[-1]
-    cov = s2 * (d[:, None] * vec[:, keep] / lam[keep]) @ (vec[:, keep].T * d[None, :])
-    full = np.array(est.cov_, dtype=float)
-    full[np.ix_(free, free)] = cov[:f, :f]
-    est.cov_ = full
-    est.std_ = np.where(np.isfinite(est.std_), np.sqrt(np.maximum(np.diag(full), 0.0)), np.nan)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        est.rel_std_ = 100.0 * est.std_ / np.abs(est.coef_)
+    est.with_free_covariance((s2 * spectrum(m).pseudo_inverse())[:f, :f])
     return True
