@@ -89,6 +89,14 @@ class _Inputs:
         return text
 
 
+def json_floats(values) -> list:
+    """The numbers of a 1-D sequence for a JSON output: floats, None where not finite or None
+    (strict JSON has no NaN or infinity)."""
+    import numpy as np  # here: the command line starts without NumPy (tests/test_cli_startup.py)
+
+    return [float(v) if np.isfinite(v) else None for v in np.asarray(values, dtype=float)]
+
+
 def running_command() -> _Inputs | None:
     """The inputs registry of the running command (None outside ``command_scope``)."""
     return _inputs()

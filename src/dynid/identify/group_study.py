@@ -21,16 +21,13 @@ import numpy as np
 from dynid.data.columns import JointData
 from dynid.data.preprocess import Preprocessing, prepare, segments
 from dynid.errors import DataError
+from dynid.files.outputs import json_floats
 from dynid.identify.base import base_parameters
 from dynid.identify.cycle_groups import parse_cycles
 from dynid.identify.cycle_stats import default_skip_first, statistics_to_json, thesis_statistics
 from dynid.identify.model import ModelOptions, own_columns
 from dynid.identify.normal_equations import NormalEquations
 from dynid.identify.pipeline import make_estimator, regressor_arrays
-
-
-def _floats(a) -> list:
-    return [float(v) if np.isfinite(v) else None for v in np.asarray(a, dtype=float)]
 
 
 def group_study(robot, data: JointData, specs: list[tuple[str, str]], options: ModelOptions = ModelOptions(),
@@ -84,15 +81,15 @@ def group_study(robot, data: JointData, specs: list[tuple[str, str]], options: M
         cycles = parse_cycles(selection, column)
         est = fit([label for label in equations if int(float(label)) in cycles])
         distance = {k: float(np.sqrt(np.mean(((est.coef_ - m) / scale) ** 2))) for k, m in blocks.items()}
-        groups[name] = {"selection": selection, "cycles": cycles, "values": _floats(est.coef_),
-                        "std": _floats(est.std_), "distance": distance,
+        groups[name] = {"selection": selection, "cycles": cycles, "values": json_floats(est.coef_),
+                        "std": json_floats(est.std_), "distance": distance,
                         "closest": min(("first", "rest"), key=lambda k: distance[k])}
     return {"names": list(base.names), "skip_first": skip_first,
-            "per_cycle": {"labels": per["labels"], "values": values.tolist(), "std": _floats(per["std"]),
-                          "relative_spread": _floats(per["relative_spread"]), "failed": per["failed"],
+            "per_cycle": {"labels": per["labels"], "values": values.tolist(), "std": json_floats(per["std"]),
+                          "relative_spread": json_floats(per["relative_spread"]), "failed": per["failed"],
                           "statistics": statistics_to_json(thesis_statistics(values, per["labels"], skip_first),
                                                            list(base.names))},
-            "per_cycle_mean": {k: _floats(v) for k, v in blocks.items()}, "groups": groups}
+            "per_cycle_mean": {k: json_floats(v) for k, v in blocks.items()}, "groups": groups}
 
 
 def figure_parameters(study: dict, count: int = 6) -> list[int]:

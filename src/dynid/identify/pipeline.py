@@ -149,11 +149,9 @@ def friction_fit_rows(robot, ready: JointData, prep: Preprocessing) -> np.ndarra
     """(N, n) the rows of prepared data ``ready`` that a friction model is fitted and scored on:
     the fitted rows (``row_mask``: settled filter, velocity mask, reversal rows) without the fit's
     rests (``fitted_rest``: a held torque up to Fs, friction columns 0 for every model)."""
-    keep = segment_edge_mask(ready, edge_samples(prep, prepared_rate(ready)))
-    mask = row_mask(ready.dq, keep, prep)
+    mask = row_mask(ready.dq, segment_edge_mask(ready, edge_samples(prep, prepared_rate(ready))), prep)
     mask = np.ones(ready.dq.shape, dtype=bool) if mask is None else mask
-    rest = fitted_rest(robot, ready.dq, keep, prep)
-    return mask if rest is None else mask & ~rest
+    return mask & ~rest_rows(robot, ready.dq) if prep.rest_band else mask  # fitted_rest is rest_rows & mask
 
 
 def rest_rows(robot, dq: np.ndarray) -> np.ndarray:

@@ -31,6 +31,7 @@ import numpy as np
 
 from dynid.data.preprocess import Preprocessing
 from dynid.data.reversals import reversal_rows
+from dynid.files.outputs import json_floats
 from dynid.identify.model import ModelOptions, log_regressor
 from dynid.identify.pipeline import friction_fit_rows
 
@@ -51,7 +52,7 @@ class ReversalSmear:
         return np.nan_to_num(self.z, nan=0.0) < -SMEAR_Z
 
     def to_dict(self) -> dict:
-        return {"z": [float(v) if np.isfinite(v) else None for v in self.z], "rows": self.rows.tolist(),
+        return {"z": json_floats(self.z), "rows": self.rows.tolist(),
                 "left_out": self.joints.tolist(), "threshold": -SMEAR_Z}
 
 

@@ -88,6 +88,7 @@ from dynid.data.preprocess import Preprocessing, prepared_rate
 from dynid.data.reversals import with_reversals
 from dynid.identify.reversal_smear import reversal_smear
 from dynid.errors import DataError
+from dynid.files.outputs import json_floats
 from dynid.identify.base import base_parameters
 from dynid.identify.crossval import FOLDS, _tied
 from dynid.identify.friction_grams import FrictionGrams, RegressorBlocks, accumulate
@@ -266,10 +267,6 @@ def static_excess(S: np.ndarray, grams: FrictionGrams, choice: np.ndarray, rows:
     return np.where(inside, excess, np.nan), np.where(inside, std, np.nan)
 
 
-def _finite(x: np.ndarray) -> list:
-    return [float(v) if np.isfinite(v) else None for v in x]
-
-
 def stribeck_refusal(excess: np.ndarray, std: np.ndarray) -> str | None:
     """Why a Stribeck fit is not Stribeck friction (S5), or None. Stribeck friction breaks away
     at a static level above the sliding one, Fs >= Fc (Armstrong-Helouvry et al. 1994, sec. 2.1:
@@ -316,10 +313,11 @@ def select_friction(robot, paths, options: ModelOptions, prep: Preprocessing, ma
     with single_blas_thread():
         blocks, grams, rows, weights, sigma2, beta = _weighted_grams(robot, readies, linear, base, prep, grid, folds)
         # step 2: the rows where the log smears the friction flip at a reversal are left out (V3)
-        spans = with_reversals(prep, prepared_rate(readies[0]) * prep.decimate, np.ones(robot.n, dtype=bool))
+        fs = prepared_rate(readies[0]) * prep.decimate  # the log's rate before decimation
+        spans = with_reversals(prep, fs, np.ones(robot.n, dtype=bool))
         smear = reversal_smear(robot, readies, linear, base, prep, spans, beta, np.sqrt(sigma2))
         if smear.joints.any():
-            prep = with_reversals(prep, prepared_rate(readies[0]) * prep.decimate, smear.joints)
+            prep = with_reversals(prep, fs, smear.joints)
             blocks, grams, rows, weights, sigma2, beta = _weighted_grams(robot, readies, linear, base, prep, grid,
                                                                          folds)
         total = grams.S.sum(axis=0)
@@ -384,7 +382,7 @@ def select_friction(robot, paths, options: ModelOptions, prep: Preprocessing, ma
         "noise_std": np.sqrt(sigma2).tolist(), "samples": int(rows.max())}
     if velocity_std is not None:
         selection["stribeck_velocity_std"] = velocity_std
-    selection["static_excess"], selection["static_excess_std"] = _finite(excess), _finite(excess_std)
+    selection["static_excess"], selection["static_excess_std"] = json_floats(excess), json_floats(excess_std)
     if refused:
         selection["refused"] = refused
     selection["reversal_rows"] = {**smear.to_dict(), "span_samples": list(spans.reversal_span),

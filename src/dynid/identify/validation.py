@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from dynid.files.outputs import json_floats
+
 
 def rmsd(tau: np.ndarray, tau_hat: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
     """(n,) root-mean-square deviation per joint (thesis eq. 5.1); mask (N, n) selects samples."""
@@ -34,11 +36,6 @@ def relative_error(tau: np.ndarray, tau_hat: np.ndarray) -> float:
     """||tau - tau_hat||_F / ||tau||_F over all joints and samples."""
     tau, tau_hat = np.asarray(tau), np.asarray(tau_hat)
     return float(np.linalg.norm(tau - tau_hat) / np.linalg.norm(tau))
-
-
-def _list(values) -> list:
-    """Floats for JSON (None where not finite)."""
-    return [float(v) if np.isfinite(v) else None for v in np.asarray(values, dtype=float)]
 
 
 class ValidationSums:
@@ -81,8 +78,8 @@ class ValidationSums:
         rows = max(self.samples, 1)
         with np.errstate(divide="ignore", invalid="ignore"):
             relative = np.where(self.tau2 > 0, np.sqrt(self.err2 / np.where(self.tau2 > 0, self.tau2, 1)), np.nan)
-            out = {"samples": int(self.samples), "rmsd": _list(np.sqrt(self.err2 / rows)),
-                   "relative_rmsd": _list(relative),
+            out = {"samples": int(self.samples), "rmsd": json_floats(np.sqrt(self.err2 / rows)),
+                   "relative_rmsd": json_floats(relative),
                    "relative_error": float(np.sqrt(self.err2.sum()) / np.sqrt(self.tau2.sum())),
                    "torque_scale": float(self.cross.sum() / self.model2.sum()) if self.model2.sum() > 0 else None}
             if moving and self.min_velocity > 0:
@@ -90,8 +87,8 @@ class ValidationSums:
                 rms = np.sqrt(self.tau2_m / count)
                 rmsd_m = np.sqrt(self.err2_m / count)
                 out["min_velocity"] = self.min_velocity
-                out["moving"] = {"samples_per_joint": self.count_m.tolist(), "rmsd": _list(rmsd_m),
-                                 "relative_rmsd": _list(np.where(rms > 0, rmsd_m / np.where(rms > 0, rms, 1), np.nan))}
+                out["moving"] = {"samples_per_joint": self.count_m.tolist(), "rmsd": json_floats(rmsd_m),
+                                 "relative_rmsd": json_floats(np.where(rms > 0, rmsd_m / np.where(rms > 0, rms, 1), np.nan))}
         return out
 
 
