@@ -28,6 +28,10 @@ same random states (seeded), prints in one run:
   for any code that leaves Y's zeros alone), and how dynid.regressor writes this Y (streamed past
   the caches, its lines that hold a non-zero block written whole, or its non-zero blocks in place:
   dynamics/regressor.py);
+- `Y = dynid.regressor(robot, q, dq, ddq)` without `out`, on one thread, as users time it: "new Y"
+  (a loop of calls, each dropping the last Y: from its second call on, a Y takes the memory of the
+  one dropped, dynamics/recycled.py) and "new Y fresh" (the pool emptied before every call: memory
+  new from the system, zeroed by it page by page on first touch, what a single call pays);
 - agreement: max |Y_dynid - Y_pinocchio| and max |tau_dynid - tau_pinocchio| on these states.
 
 ``--target avx2`` compiles dynid's kernels and the C++ loop for an AVX2 CPU without AVX-512
@@ -115,6 +119,7 @@ def measure(robot, q, dq, ddq, y, cores: int, repeat: int) -> dict:
 
     threads = importlib.import_module("dynid.dynamics.threads")
     regressor = importlib.import_module("dynid.dynamics.regressor")
+    recycled = importlib.import_module("dynid.dynamics.recycled")
     rnea = importlib.import_module("dynid.dynamics.rnea")
     lanes = importlib.import_module("dynid.dynamics.lanes")
     constants, parents, slots, gravity = lanes.kernel_arrays(robot)
@@ -137,6 +142,14 @@ def measure(robot, q, dq, ddq, y, cores: int, repeat: int) -> dict:
         kind = f"regressor/{robot.n}" + ("/streamed" if stage else "") if key == "reg" else f"inverse_dynamics/{robot.n}"
         state = threads.scaling(kind, cores)
         timing[key, "chose"] = state.fastest() if len(state.probes) == 2 else 1
+    numba.set_num_threads(1)
+    timing["reg", "new"] = [t / count for t in best_of_both(lambda: dynid.regressor(robot, q, dq, ddq), repeat)]
+
+    def fresh():
+        recycled._pool.clear()  # memory new from the system, as a single call gets it
+        dynid.regressor(robot, q, dq, ddq)
+
+    timing["reg", "fresh"] = [t / count for t in best_of_both(fresh, repeat)]
     block = cache_block(robot.n)
     y_block, loop = np.zeros((block, *y.shape[1:])), in_cache_loop()
     numba.set_num_threads(1)
@@ -217,6 +230,13 @@ def main() -> None:
                   f"{allowed[0]:>8.3f} / {allowed[1]:.3f} ({timing[key, 'chose']}) {forced[0]:>7.3f} / {forced[1]:.3f} "
                   f"{bound_text:>13} {over:>14} {over_all:>14}")
         base = (pin["regressor_ns"][0] * 1e-3, pin["regressor_ns"][2] * 1e-3) if pin else (float("nan"),) * 2
+        for how, what, note in (("new", "regressor, new Y", "Y = dynid.regressor(robot, q, dq, ddq) in a loop: "
+                                 "from the second call on in the memory of the Y dropped"),
+                                ("fresh", "regressor, new Y fresh", "the same, the memory new from the system "
+                                 "each time (zeroed by it on first touch)")):
+            t = [x * 1e6 for x in timing["reg", how]]
+            print(f"{what:24} {base[0]:>6.3f} / {base[1]:.3f} {t[0]:>6.3f} / {t[1]:.3f} "
+                  f"{base[0] / t[0]:>5.1f}x/{base[1] / t[1]:.1f}x   ({note}; one thread)")
         cached = [t * 1e6 for t in timing["reg", "cache"]]
         print(f"{'regressor, Y in cache':24} {base[0]:>6.3f} / {base[1]:.3f} {cached[0]:>6.3f} / {cached[1]:.3f} "
               f"{base[0] / cached[0]:>5.1f}x/{base[1] / cached[1]:.1f}x   (dynid's kernel in a compiled loop, one Y of "

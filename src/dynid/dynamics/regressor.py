@@ -50,7 +50,7 @@ from pathlib import Path
 import numba as nb
 import numpy as np
 
-from dynid.dynamics import mimic, threads
+from dynid.dynamics import mimic, recycled, threads
 from dynid.dynamics.arrays import joint_arrays
 from dynid.dynamics.lanes import (
     CHUNK, FMA, JR, LANES, R_A, R_DV, R_DW, R_K, R_REL, R_T, R_V, R_W, at, cross3, forward_block,
@@ -237,8 +237,9 @@ def regressor_rows(ws, constants, parents, slots, m, row_of, xt, k0):
 
 
 @nb.njit(cache=True)
-def hot_lines(lines, stage, shift, runs, n):
-    """The whole cache lines that hold a number of a non-zero block, for samples that start at
+def hot_lines(lines, stage, shift, runs, n, every=False):
+    """The whole cache lines that hold a number of a non-zero block (every line when ``every``:
+    a Y in recycled memory, whose zeros must be written too), for samples that start at
     stage[shift] (placed as in Y: ``stage_shift``). The pattern repeats every P samples (P = 1, 2
     or 4: P stride numbers are whole lines, stride = 10 n^2), so ``lines`` gets the offsets x from
     stage[shift] of the lines stage[shift + x : shift + x + 8] that start in the first P
@@ -249,7 +250,7 @@ def hot_lines(lines, stage, shift, runs, n):
     while period % 8:
         period += stride
     head = (8 - (stage.ctypes.data // 8 + shift) % 8) % 8
-    hot = np.zeros(period // 8, dtype=np.bool_)
+    hot = np.full(period // 8, every, dtype=np.bool_)
     for s in range(2 * period // stride):  # a line that starts in the period may end in the next
         for r in range(runs.shape[0]):
             i, j0, count = runs[r, 0], runs[r, 1], runs[r, 2]
@@ -267,7 +268,7 @@ def hot_lines(lines, stage, shift, runs, n):
 
 
 @nb.njit(cache=True)
-def regressor_streamed(ws, constants, parents, slots, runs, m, y, k0, stage, shift, lines, line_count):
+def regressor_streamed(ws, constants, parents, slots, runs, m, y, k0, stage, shift, lines, line_count, every):
     """The same Y as ``regressor_pairs``, written past the caches: every link's blocks in lanes,
     then, S samples at a time, the runs transposed into ``stage`` (flat, zero-filled, S whole
     samples and 8 numbers: small enough for L1) and the lines of those samples that hold a
@@ -276,7 +277,7 @@ def regressor_streamed(ws, constants, parents, slots, runs, m, y, k0, stage, shi
     the stage's samples started last time (-1: nowhere yet); returns where they start now (the
     same within a range, as 4 samples are a whole number of lines; on a change the stage is
     cleared, as its zeros must stay where Y's zeros go, and its lines found again) and
-    ``line_count``."""
+    ``line_count``. ``every``: all lines of the samples (``hot_lines``)."""
     n = parents.shape[0]
     scratch = scratch_row(n, slots)
     for j in range(n):
@@ -290,7 +291,7 @@ def regressor_streamed(ws, constants, parents, slots, runs, m, y, k0, stage, shi
         if place != shift:
             if shift >= 0:
                 stage[:] = 0.0
-            line_count = hot_lines(lines, stage, place, runs, n)
+            line_count = hot_lines(lines, stage, place, runs, n, every)
         shift = place
         for r in range(runs.shape[0]):
             i, j0, count = runs[r, 0], runs[r, 1], runs[r, 2]
@@ -301,10 +302,12 @@ def regressor_streamed(ws, constants, parents, slots, runs, m, y, k0, stage, shi
 
 
 @nb.njit(cache=True, nogil=True)
-def regressor_range(q, dq, ddq, constants, parents, slots, runs, ws, y, start, stop, stage):
+def regressor_range(q, dq, ddq, constants, parents, slots, runs, ws, y, start, stop, stage, every=False):
     """Y[start:stop] of (N, n) q, dq, ddq into y (N, n, 10 n), block by block, in this thread:
     the non-zero blocks stored in place when ``stage`` is empty, else whole samples streamed
-    through ``stage``, a zero-filled flat array of S n 10 n + 8 numbers (``regressor_streamed``)."""
+    through ``stage``, a zero-filled flat array of S n 10 n + 8 numbers (``regressor_streamed``;
+    ``every``: all their lines, zeros included, so y's old contents do not matter). One
+    ``store_fence`` at the end orders every non-temporal store of the range."""
     shift = -1
     lines, line_count = np.zeros(5 * q.shape[1] ** 2 + 1, dtype=np.int64), 0  # ``hot_lines``
     for k0 in range(start, stop, LANES):
@@ -315,7 +318,7 @@ def regressor_range(q, dq, ddq, constants, parents, slots, runs, ws, y, start, s
             regressor_pairs(ws, constants, parents, slots, runs, m, y, k0)
         else:
             shift, line_count = regressor_streamed(ws, constants, parents, slots, runs, m, y, k0, stage, shift, lines,
-                                                   line_count)
+                                                   line_count, every)
     if stage.size > 0:
         store_fence()
 
@@ -332,7 +335,7 @@ def regressor_rows_serial(q, dq, ddq, constants, parents, slots, gravity, row_of
 
 
 @nb.njit(cache=True, parallel=True)
-def _regressor_parallel(q, dq, ddq, constants, parents, slots, gravity, y, threads, stage_samples=0):
+def _regressor_parallel(q, dq, ddq, constants, parents, slots, gravity, y, threads, stage_samples=0, every=False):
     """Y on ``threads`` threads (Numba's count set to it), one stretch of samples each; streamed
     through a stage of ``stage_samples`` samples per thread when > 0 (``regressor_range``)."""
     count, n = q.shape
@@ -342,18 +345,18 @@ def _regressor_parallel(q, dq, ddq, constants, parents, slots, gravity, y, threa
         ws = new_workspace(n, slots, constants, gravity, 10 * slots_used(slots))
         stage = np.zeros(stage_samples * 10 * n * n + 8 * (stage_samples > 0))
         regressor_range(q, dq, ddq, constants, parents, slots, runs, ws, y, t * count // parts,
-                        (t + 1) * count // parts, stage)
+                        (t + 1) * count // parts, stage, every)
 
 
 @nb.njit(cache=True, nogil=True)
-def regressor_serial(q, dq, ddq, constants, parents, slots, gravity, y, stage_samples=0):
+def regressor_serial(q, dq, ddq, constants, parents, slots, gravity, y, stage_samples=0, every=False):
     """The whole of Y in the calling thread, GIL released (streaming identification's workers:
     Y stays in cache for the Gram matrix that reads it next, so no ``stage_samples`` there)."""
     n = q.shape[1]
     runs = block_runs(slots)
     ws = new_workspace(n, slots, constants, gravity, 10 * slots_used(slots))
     regressor_range(q, dq, ddq, constants, parents, slots, runs, ws, y, 0, q.shape[0],
-                    np.zeros(stage_samples * 10 * n * n + 8 * (stage_samples > 0)))
+                    np.zeros(stage_samples * 10 * n * n + 8 * (stage_samples > 0)), every)
 
 
 def touched_lines(slots: np.ndarray) -> float:
@@ -401,15 +404,6 @@ def _cache_sizes() -> dict:
     return sizes
 
 
-def _zeros_in_whole_lines(shape) -> np.ndarray:
-    """np.zeros(shape) starting at a 64-byte boundary, so that every stage of a streamed Y fills
-    whole cache lines (no line shared by two stages, read before it is written)."""
-    size = int(np.prod(shape))
-    buffer = np.zeros(size + 8)
-    first = (-(buffer.ctypes.data // 8)) % 8
-    return buffer[first:first + size].reshape(shape)
-
-
 def regressor(robot, q, dq, ddq, out: np.ndarray | None = None) -> np.ndarray:
     """Joint-torque regressor of the rigid-body model, tau = Y @ robot.parameters().
 
@@ -417,7 +411,9 @@ def regressor(robot, q, dq, ddq, out: np.ndarray | None = None) -> np.ndarray:
     Returns Y: (N, n, 10 n); a single sample (n,) gives (n, 10 n). ``out`` may supply a
     zero-filled (N, n, 10 n) array to fill (entries of non-ancestor blocks are left alone, but for
     zeros written in the cache lines that hold a non-zero block when a Y larger than the last-level
-    cache is streamed past the caches: module docstring).
+    cache is streamed past the caches: module docstring). Without ``out``, a large Y may take the
+    memory of a Y this process no longer uses (``recycled.py``: no page faults, every number
+    written).
     A robot with mimic joints gives (N, n, 10 n_bodies) (dynamics/mimic.py). Runs on one
     thread, or on all of Numba's for a batch of at least 4096 samples when this process measured
     them faster, now (``threads.py``).
@@ -426,21 +422,24 @@ def regressor(robot, q, dq, ddq, out: np.ndarray | None = None) -> np.ndarray:
         return mimic.regressor(robot, q, dq, ddq, out, tree=regressor)
     (q, dq, ddq), single = joint_arrays(robot, q=q, dq=dq, ddq=ddq)
     shape = (q.shape[0], robot.n, 10 * robot.n)
+    every = False  # every number of Y written: its memory holds old numbers (recycled.py)
     if out is None:
-        out = _zeros_in_whole_lines(shape)
+        out, every = recycled.empty(shape)
     elif out.shape != shape or out.dtype != np.float64 or not out.flags.c_contiguous:
         raise ValueError(f"out: expected a C-contiguous float64 array of shape {shape}")
     q, dq, ddq = np.ascontiguousarray(q), np.ascontiguousarray(dq), np.ascontiguousarray(ddq)
     arrays = kernel_arrays(robot)
 
     stage = stream_stage_samples(robot, out.nbytes) if out.ctypes.data % 8 == 0 else 0  # whole lines need aligned numbers
+    if every and not stage:
+        out.fill(0.0)  # in place, the kernel leaves the non-ancestor blocks alone
 
     def call(workers, start, stop):
         args = (q[start:stop], dq[start:stop], ddq[start:stop], *arrays, out[start:stop])
         if workers == 1:
-            regressor_serial(*args, stage)
+            regressor_serial(*args, stage, every)
         else:
-            threads.with_threads(workers, _regressor_parallel, *args, workers, stage)
+            threads.with_threads(workers, _regressor_parallel, *args, workers, stage, every)
 
     threads.run(f"regressor/{robot.n}" + ("/streamed" if stage else ""), q.shape[0], call)
     return out[0] if single else out
