@@ -266,63 +266,74 @@ def forward_block(ws, constants, parents):
 def _joint_motion(ws, K, oi, op, general):
     """rel, t, w, v, dw, dv of one joint (constants K, rows from oi, its parent's from op) for
     every lane; ``general`` False: the linear part of the screw axis and t3 are zero."""
+    for k in range(lanes(ws)):
+        r, t, w, v, dw, dv = joint_motion(lane(ws, oi, R_C, k), lane(ws, oi, R_S, k), lane(ws, oi, R_Q, k),
+                                          lane(ws, oi, R_QD, k), lane(ws, oi, R_QDD, k), K, lane3(ws, op, R_W, k),
+                                          lane3(ws, op, R_V, k), lane3(ws, op, R_DW, k), lane3(ws, op, R_DV, k), general)
+        put3(ws, oi, R_REL, k, r[0], r[1], r[2])
+        put3(ws, oi, R_REL + 3, k, r[3], r[4], r[5])
+        put3(ws, oi, R_REL + 6, k, r[6], r[7], r[8])
+        put3(ws, oi, R_T, k, t[0], t[1], t[2])
+        put3(ws, oi, R_W, k, w[0], w[1], w[2])
+        put3(ws, oi, R_V, k, v[0], v[1], v[2])
+        put3(ws, oi, R_DW, k, dw[0], dw[1], dw[2])
+        put3(ws, oi, R_DV, k, dv[0], dv[1], dv[2])
+
+
+@nb.njit(cache=True, inline="always")
+def joint_motion(c, s, x, qd, qdd, K, wp, vp, ep, ap, general):
+    """rel (9, row major), t, w, v, dw, dv of a joint at cos q = c, sin q = s, q = x with
+    constants K (``joint_constants``) from its parent's w, v, dw, dv (3-tuples); ``general``
+    False: the linear part of the screw axis and t3 are zero. Plain arithmetic on its arguments,
+    so that ``folded.py`` runs it on symbols to write a robot's kernel with its constants folded."""
     a00, a01, a02, a10, a11, a12, a20, a21, a22 = K[0], K[1], K[2], K[3], K[4], K[5], K[6], K[7], K[8]
     b00, b01, b02, b10, b11, b12, b20, b21, b22 = K[9], K[10], K[11], K[12], K[13], K[14], K[15], K[16], K[17]
     c00, c01, c02, c10, c11, c12, c20, c21, c22 = K[18], K[19], K[20], K[21], K[22], K[23], K[24], K[25], K[26]
     t00, t01, t02, t10, t11, t12 = K[27], K[28], K[29], K[30], K[31], K[32]
     t20, t21, t22, t30, t31, t32 = K[33], K[34], K[35], K[36], K[37], K[38]
     su0, su1, su2, sv0, sv1, sv2 = K[39], K[40], K[41], K[42], K[43], K[44]
-    for k in range(lanes(ws)):
-        c, s = lane(ws, oi, R_C, k), lane(ws, oi, R_S, k)
-        qd, qdd = lane(ws, oi, R_QD, k), lane(ws, oi, R_QDD, k)
-        r00 = a00 + c * b00 + s * c00
-        r01 = a01 + c * b01 + s * c01
-        r02 = a02 + c * b02 + s * c02
-        r10 = a10 + c * b10 + s * c10
-        r11 = a11 + c * b11 + s * c11
-        r12 = a12 + c * b12 + s * c12
-        r20 = a20 + c * b20 + s * c20
-        r21 = a21 + c * b21 + s * c21
-        r22 = a22 + c * b22 + s * c22
-        tx = t00 + c * t10 + s * t20
-        ty = t01 + c * t11 + s * t21
-        tz = t02 + c * t12 + s * t22
-        if general:
-            x = lane(ws, oi, R_Q, k)
-            tx, ty, tz = tx + x * t30, ty + x * t31, tz + x * t32
-        put3(ws, oi, R_REL, k, r00, r01, r02)
-        put3(ws, oi, R_REL + 3, k, r10, r11, r12)
-        put3(ws, oi, R_REL + 6, k, r20, r21, r22)
-        put3(ws, oi, R_T, k, tx, ty, tz)
-        wp0, wp1, wp2 = lane3(ws, op, R_W, k)
-        vp0, vp1, vp2 = lane3(ws, op, R_V, k)
-        ep0, ep1, ep2 = lane3(ws, op, R_DW, k)
-        ap0, ap1, ap2 = lane3(ws, op, R_DV, k)
-        # X_{i<-p} m = (R^T w, R^T (v - t x w))
-        x0, x1, x2 = cross3(tx, ty, tz, wp0, wp1, wp2)
-        x0, x1, x2 = vp0 - x0, vp1 - x1, vp2 - x2
-        y0, y1, y2 = cross3(tx, ty, tz, ep0, ep1, ep2)
-        y0, y1, y2 = ap0 - y0, ap1 - y1, ap2 - y2
-        w0 = r00 * wp0 + r10 * wp1 + r20 * wp2 + su0 * qd
-        w1 = r01 * wp0 + r11 * wp1 + r21 * wp2 + su1 * qd
-        w2 = r02 * wp0 + r12 * wp1 + r22 * wp2 + su2 * qd
-        v0 = r00 * x0 + r10 * x1 + r20 * x2
-        v1 = r01 * x0 + r11 * x1 + r21 * x2
-        v2 = r02 * x0 + r12 * x1 + r22 * x2
-        # + V_i x S qd
-        g0, g1, g2 = cross3(w0, w1, w2, su0 * qd, su1 * qd, su2 * qd)
-        d0, d1, d2 = cross3(v0, v1, v2, su0 * qd, su1 * qd, su2 * qd)
-        dv0 = r00 * y0 + r10 * y1 + r20 * y2 + d0
-        dv1 = r01 * y0 + r11 * y1 + r21 * y2 + d1
-        dv2 = r02 * y0 + r12 * y1 + r22 * y2 + d2
-        if general:
-            v0, v1, v2 = v0 + sv0 * qd, v1 + sv1 * qd, v2 + sv2 * qd
-            h0, h1, h2 = cross3(w0, w1, w2, sv0 * qd, sv1 * qd, sv2 * qd)
-            d0, d1, d2 = cross3(sv0 * qd, sv1 * qd, sv2 * qd, su0 * qd, su1 * qd, su2 * qd)
-            dv0, dv1, dv2 = dv0 + sv0 * qdd + h0 + d0, dv1 + sv1 * qdd + h1 + d1, dv2 + sv2 * qdd + h2 + d2
-        put3(ws, oi, R_W, k, w0, w1, w2)
-        put3(ws, oi, R_V, k, v0, v1, v2)
-        put3(ws, oi, R_DW, k, r00 * ep0 + r10 * ep1 + r20 * ep2 + su0 * qdd + g0,
-             r01 * ep0 + r11 * ep1 + r21 * ep2 + su1 * qdd + g1,
-             r02 * ep0 + r12 * ep1 + r22 * ep2 + su2 * qdd + g2)
-        put3(ws, oi, R_DV, k, dv0, dv1, dv2)
+    r00 = a00 + c * b00 + s * c00
+    r01 = a01 + c * b01 + s * c01
+    r02 = a02 + c * b02 + s * c02
+    r10 = a10 + c * b10 + s * c10
+    r11 = a11 + c * b11 + s * c11
+    r12 = a12 + c * b12 + s * c12
+    r20 = a20 + c * b20 + s * c20
+    r21 = a21 + c * b21 + s * c21
+    r22 = a22 + c * b22 + s * c22
+    tx = t00 + c * t10 + s * t20
+    ty = t01 + c * t11 + s * t21
+    tz = t02 + c * t12 + s * t22
+    if general:
+        tx, ty, tz = tx + x * t30, ty + x * t31, tz + x * t32
+    wp0, wp1, wp2 = wp
+    vp0, vp1, vp2 = vp
+    ep0, ep1, ep2 = ep
+    ap0, ap1, ap2 = ap
+    # X_{i<-p} m = (R^T w, R^T (v - t x w))
+    x0, x1, x2 = cross3(tx, ty, tz, wp0, wp1, wp2)
+    x0, x1, x2 = vp0 - x0, vp1 - x1, vp2 - x2
+    y0, y1, y2 = cross3(tx, ty, tz, ep0, ep1, ep2)
+    y0, y1, y2 = ap0 - y0, ap1 - y1, ap2 - y2
+    w0 = r00 * wp0 + r10 * wp1 + r20 * wp2 + su0 * qd
+    w1 = r01 * wp0 + r11 * wp1 + r21 * wp2 + su1 * qd
+    w2 = r02 * wp0 + r12 * wp1 + r22 * wp2 + su2 * qd
+    v0 = r00 * x0 + r10 * x1 + r20 * x2
+    v1 = r01 * x0 + r11 * x1 + r21 * x2
+    v2 = r02 * x0 + r12 * x1 + r22 * x2
+    # + V_i x S qd
+    g0, g1, g2 = cross3(w0, w1, w2, su0 * qd, su1 * qd, su2 * qd)
+    d0, d1, d2 = cross3(v0, v1, v2, su0 * qd, su1 * qd, su2 * qd)
+    dv0 = r00 * y0 + r10 * y1 + r20 * y2 + d0
+    dv1 = r01 * y0 + r11 * y1 + r21 * y2 + d1
+    dv2 = r02 * y0 + r12 * y1 + r22 * y2 + d2
+    if general:
+        v0, v1, v2 = v0 + sv0 * qd, v1 + sv1 * qd, v2 + sv2 * qd
+        h0, h1, h2 = cross3(w0, w1, w2, sv0 * qd, sv1 * qd, sv2 * qd)
+        d0, d1, d2 = cross3(sv0 * qd, sv1 * qd, sv2 * qd, su0 * qd, su1 * qd, su2 * qd)
+        dv0, dv1, dv2 = dv0 + sv0 * qdd + h0 + d0, dv1 + sv1 * qdd + h1 + d1, dv2 + sv2 * qdd + h2 + d2
+    dw0 = r00 * ep0 + r10 * ep1 + r20 * ep2 + su0 * qdd + g0
+    dw1 = r01 * ep0 + r11 * ep1 + r21 * ep2 + su1 * qdd + g1
+    dw2 = r02 * ep0 + r12 * ep1 + r22 * ep2 + su2 * qdd + g2
+    return ((r00, r01, r02, r10, r11, r12, r20, r21, r22), (tx, ty, tz), (w0, w1, w2), (v0, v1, v2), (dw0, dw1, dw2),
+            (dv0, dv1, dv2))

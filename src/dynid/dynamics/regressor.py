@@ -50,7 +50,7 @@ from pathlib import Path
 import numba as nb
 import numpy as np
 
-from dynid.dynamics import mimic, recycled, threads
+from dynid.dynamics import folded, mimic, recycled, threads
 from dynid.dynamics.arrays import joint_arrays
 from dynid.dynamics.lanes import (
     CHUNK, FMA, JR, LANES, R_A, R_DV, R_DW, R_K, R_REL, R_T, R_V, R_W, at, cross3, forward_block,
@@ -125,6 +125,24 @@ def _put10(ws, o, k, b):
     ws[o + nb.uint64(9 * LANES) + k] = b[9]
 
 
+@nb.njit(cache=True, inline="always")
+def carry_axis(rel, t, up, sp):
+    """Joint i's axis (u, s) in frame j from (up, sp) in frame p(j): S_i^(j) = X_{j<-p} S_i^(p),
+    u = R^T up, s = R^T (sp - t x up), with R = rel (9, row major) and t of joint j."""
+    r00, r01, r02, r10, r11, r12, r20, r21, r22 = rel
+    p0, p1, p2 = up
+    l0, l1, l2 = sp
+    c0, c1, c2 = cross3(t[0], t[1], t[2], p0, p1, p2)
+    l0, l1, l2 = l0 - c0, l1 - c1, l2 - c2
+    u0 = r00 * p0 + r10 * p1 + r20 * p2
+    u1 = r01 * p0 + r11 * p1 + r21 * p2
+    u2 = r02 * p0 + r12 * p1 + r22 * p2
+    s0 = r00 * l0 + r10 * l1 + r20 * l2
+    s1 = r01 * l0 + r11 * l1 + r21 * l2
+    s2 = r02 * l0 + r12 * l1 + r22 * l2
+    return (u0, u1, u2), (s0, s1, s2)
+
+
 @nb.njit(cache=True, fastmath=FMA)
 def link_blocks(ws, constants, parents, slots, j, scratch):
     """The blocks Y[i, 10 j : 10 j + 10] of link j for every lane of a block after
@@ -155,22 +173,10 @@ def link_blocks(ws, constants, parents, slots, j, scratch):
         out = at(scratch + 10 * slots[i, j])
         src, dst = at(pair_row(n, slots[i, p])), at(pair_row(n, slots[i, j]))
         for k in range(lanes(ws)):
-            r00, r01, r02 = lane3(ws, oj, R_REL, k)
-            r10, r11, r12 = lane3(ws, oj, R_REL + 3, k)
-            r20, r21, r22 = lane3(ws, oj, R_REL + 6, k)
-            tx, ty, tz = lane3(ws, oj, R_T, k)
-            p0, p1, p2 = lane3(ws, src, 0, k)
-            l0, l1, l2 = lane3(ws, src, 3, k)
-            c0, c1, c2 = cross3(tx, ty, tz, p0, p1, p2)
-            l0, l1, l2 = l0 - c0, l1 - c1, l2 - c2
-            u0 = r00 * p0 + r10 * p1 + r20 * p2
-            u1 = r01 * p0 + r11 * p1 + r21 * p2
-            u2 = r02 * p0 + r12 * p1 + r22 * p2
-            s0 = r00 * l0 + r10 * l1 + r20 * l2
-            s1 = r01 * l0 + r11 * l1 + r21 * l2
-            s2 = r02 * l0 + r12 * l1 + r22 * l2
-            put3(ws, dst, 0, k, u0, u1, u2)
-            put3(ws, dst, 3, k, s0, s1, s2)
+            rel = lane3(ws, oj, R_REL, k) + lane3(ws, oj, R_REL + 3, k) + lane3(ws, oj, R_REL + 6, k)
+            u, s = carry_axis(rel, lane3(ws, oj, R_T, k), lane3(ws, src, 0, k), lane3(ws, src, 3, k))
+            put3(ws, dst, 0, k, u[0], u[1], u[2])
+            put3(ws, dst, 3, k, s[0], s[1], s[2])
         for k in range(lanes(ws)):
             u0, u1, u2 = lane3(ws, dst, 0, k)
             s0, s1, s2 = lane3(ws, dst, 3, k)
@@ -201,15 +207,13 @@ def block_runs(slots):
 
 
 @nb.njit(cache=True)
-def regressor_pairs(ws, constants, parents, slots, runs, m, y, k0):
-    """The ancestor blocks Y[i, 10 j : 10 j + 10] of the lanes 0 .. m of a block after
-    ``forward_block``, written to y[k0 : k0 + m] (N, n, 10 n): every link's blocks in lanes
-    (``link_blocks``), then each run of non-zero blocks of a row of Y (``block_runs``)
-    transposed to the samples, 4 numbers of 4 samples at a time (``tiles.lanes_to_samples``)."""
-    n = parents.shape[0]
+def regressor_pairs(ws, slots, runs, m, y, k0):
+    """The ancestor blocks Y[i, 10 j : 10 j + 10] of the lanes 0 .. m of a block, in lanes after
+    ``link_blocks``, written to y[k0 : k0 + m] (N, n, 10 n): each run of non-zero blocks of a row
+    of Y (``block_runs``) transposed to the samples, 4 numbers of 4 samples at a time
+    (``tiles.lanes_to_samples``)."""
+    n = slots.shape[0]
     scratch = scratch_row(n, slots)
-    for j in range(n):
-        link_blocks(ws, constants, parents, slots, j, scratch)
     flat, stride = y.reshape(-1), n * 10 * n
     for r in range(runs.shape[0]):
         i, j0, count = runs[r, 0], runs[r, 1], runs[r, 2]
@@ -268,9 +272,8 @@ def hot_lines(lines, stage, shift, runs, n, every=False):
 
 
 @nb.njit(cache=True)
-def regressor_streamed(ws, constants, parents, slots, runs, m, y, k0, stage, shift, lines, line_count, every):
-    """The same Y as ``regressor_pairs``, written past the caches: every link's blocks in lanes,
-    then, S samples at a time, the runs transposed into ``stage`` (flat, zero-filled, S whole
+def regressor_streamed(ws, slots, runs, m, y, k0, stage, shift, lines, line_count, every):
+    """The same Y as ``regressor_pairs``, written past the caches: S samples at a time, the runs transposed into ``stage`` (flat, zero-filled, S whole
     samples and 8 numbers: small enough for L1) and the lines of those samples that hold a
     non-zero block (``lines[:line_count]``, from ``hot_lines``) copied to y[k0 : k0 + m] in
     order by non-temporal stores of whole cache lines (``tiles.stream_samples``). ``shift``: where
@@ -278,10 +281,8 @@ def regressor_streamed(ws, constants, parents, slots, runs, m, y, k0, stage, shi
     same within a range, as 4 samples are a whole number of lines; on a change the stage is
     cleared, as its zeros must stay where Y's zeros go, and its lines found again) and
     ``line_count``. ``every``: all lines of the samples (``hot_lines``)."""
-    n = parents.shape[0]
+    n = slots.shape[0]
     scratch = scratch_row(n, slots)
-    for j in range(n):
-        link_blocks(ws, constants, parents, slots, j, scratch)
     flat, stride = y.reshape(-1), n * 10 * n
     samples = (stage.size - 8) // stride
     for s0 in range(0, m, samples):
@@ -308,19 +309,29 @@ def regressor_range(q, dq, ddq, constants, parents, slots, runs, ws, y, start, s
     through ``stage``, a zero-filled flat array of S n 10 n + 8 numbers (``regressor_streamed``;
     ``every``: all their lines, zeros included, so y's old contents do not matter). One
     ``store_fence`` at the end orders every non-temporal store of the range."""
-    shift = -1
-    lines, line_count = np.zeros(5 * q.shape[1] ** 2 + 1, dtype=np.int64), 0  # ``hot_lines``
+    n = parents.shape[0]
+    scratch = scratch_row(n, slots)
+    shift, lines, line_count = -1, np.zeros(5 * n ** 2 + 1, dtype=np.int64), 0  # ``hot_lines``
     for k0 in range(start, stop, LANES):
         m = min(LANES, stop - k0)
         load_block(q, dq, ddq, k0, m, ws)
         forward_block(ws, constants, parents)
-        if stage.size == 0:
-            regressor_pairs(ws, constants, parents, slots, runs, m, y, k0)
-        else:
-            shift, line_count = regressor_streamed(ws, constants, parents, slots, runs, m, y, k0, stage, shift, lines,
-                                                   line_count, every)
+        for j in range(n):
+            link_blocks(ws, constants, parents, slots, j, scratch)
+        shift, line_count = store_block(ws, slots, runs, m, y, k0, stage, shift, lines, line_count, every)
     if stage.size > 0:
         store_fence()
+
+
+@nb.njit(cache=True)
+def store_block(ws, slots, runs, m, y, k0, stage, shift, lines, line_count, every):
+    """The blocks of lanes 0 .. m in the workspace to y[k0 : k0 + m]: in place when ``stage`` is
+    empty (``regressor_pairs``), else streamed through it (``regressor_streamed``: its arguments
+    and what it returns)."""
+    if stage.size == 0:
+        regressor_pairs(ws, slots, runs, m, y, k0)
+        return shift, line_count
+    return regressor_streamed(ws, slots, runs, m, y, k0, stage, shift, lines, line_count, every)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -357,6 +368,9 @@ def regressor_serial(q, dq, ddq, constants, parents, slots, gravity, y, stage_sa
     ws = new_workspace(n, slots, constants, gravity, 10 * slots_used(slots))
     regressor_range(q, dq, ddq, constants, parents, slots, runs, ws, y, 0, q.shape[0],
                     np.zeros(stage_samples * 10 * n * n + 8 * (stage_samples > 0)), every)
+
+
+FOLDED_MIN_SAMPLES = 4096  # smaller batches keep the generic kernel (a generated one compiles once, for 5-15 s)
 
 
 def touched_lines(slots: np.ndarray) -> float:
@@ -434,12 +448,16 @@ def regressor(robot, q, dq, ddq, out: np.ndarray | None = None) -> np.ndarray:
     if every and not stage:
         out.fill(0.0)  # in place, the kernel leaves the non-ancestor blocks alone
 
+    kernel = folded.kernel_for(robot) if q.shape[0] >= FOLDED_MIN_SAMPLES and folded.enabled() else None
+    serial, parallel = (kernel.regressor_serial, kernel.regressor_parallel) if kernel else (regressor_serial,
+                                                                                            _regressor_parallel)
+
     def call(workers, start, stop):
         args = (q[start:stop], dq[start:stop], ddq[start:stop], *arrays, out[start:stop])
         if workers == 1:
-            regressor_serial(*args, stage, every)
+            serial(*args, stage, every)
         else:
-            threads.with_threads(workers, _regressor_parallel, *args, workers, stage, every)
+            threads.with_threads(workers, parallel, *args, workers, stage, every)
 
-    threads.run(f"regressor/{robot.n}" + ("/streamed" if stage else ""), q.shape[0], call)
+    threads.run(f"regressor/{robot.n}" + ("/streamed" if stage else "") + ("/folded" if kernel else ""), q.shape[0], call)
     return out[0] if single else out

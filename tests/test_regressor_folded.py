@@ -1,0 +1,82 @@
+"""A regressor kernel written for a robot's structure, its constant placements folded in
+(dynamics/folded.py), gives the generic kernel's Y to rounding and Pinocchio's to 1e-9; one
+kernel serves every robot of that structure (the non-trivial constants are read at run time);
+it lives outside the installed package."""
+
+import importlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+from oracles import pin_model, pin_regressor
+
+import dynid
+
+folded = importlib.import_module("dynid.dynamics.folded")
+regressor_module = importlib.import_module("dynid.dynamics.regressor")
+
+# a tree of two legs on a trunk: rpy multiples of pi/2 (cos(pi/2) = 6e-17 in the constants), axes
+# along frame axes, one prismatic joint (the general motion), translations with zeros
+_LINK = ('<link name="{0}"><inertial><origin xyz="0.01 -0.02 0.03" rpy="0 0 0"/><mass value="{1}"/>'
+         '<inertia ixx="0.02" ixy="0.001" ixz="0" iyy="0.03" iyz="0.002" izz="0.02"/></inertial></link>')
+_JOINTS = [("trunk", "base", "revolute", "0 0 {s}", "0 0 0", "0 0 1"),
+           ("hip_a", "trunk", "revolute", "{s} 0 0.1", "1.5707963267948966 0 0", "0 1 0"),
+           ("knee_a", "hip_a", "revolute", "0 0 -{s}", "0 0 0", "0 1 0"),
+           ("slide_a", "knee_a", "prismatic", "0 0 -0.2", "0 -1.5707963267948966 0", "1 0 0"),
+           ("hip_b", "trunk", "revolute", "-{s} 0 0.1", "0 0 3.141592653589793", "1 0 0"),
+           ("knee_b", "hip_b", "revolute", "0 {s} 0", "-1.5707963267948966 0 0", "0 0 1")]
+
+
+def _write(path: Path, scale: float) -> Path:
+    links = [_LINK.format(name, 1.0 + k) for k, (name, *_) in enumerate(_JOINTS)]
+    joints = [f'<joint name="j_{name}" type="{kind}"><parent link="{parent}"/><child link="{name}"/>'
+              f'<origin xyz="{xyz.format(s=scale)}" rpy="{rpy}"/><axis xyz="{axis}"/>'
+              f'<limit lower="-3" upper="3" effort="100" velocity="5"/></joint>'
+              for name, parent, kind, xyz, rpy, axis in _JOINTS]
+    path.write_text(f'<robot name="legs"><link name="base"/>{"".join(links)}{"".join(joints)}</robot>')
+    return path
+
+
+def _generic_and_folded(robot, count=300, seed=4):
+    q, dq, ddq = np.random.default_rng(seed).uniform(-2.0, 2.0, (3, count, robot.n))
+    arrays = regressor_module.kernel_arrays(robot)
+    generic, ours = (np.zeros((count, robot.n, 10 * robot.n)) for _ in range(2))
+    regressor_module.regressor_serial(q, dq, ddq, *arrays, generic)
+    kernel = folded.kernel_for(robot)
+    assert kernel is not None  # folding pays for these robots
+    kernel.regressor_serial(q, dq, ddq, *arrays, ours, 0, False)
+    return (q, dq, ddq), generic, ours, kernel
+
+
+@pytest.mark.parametrize("name", ["kr500-rail", "tree"])
+def test_folded_kernel_gives_the_generic_kernels_y_to_rounding(name, tmp_path):
+    robot = dynid.load_robot(str(_write(tmp_path / "legs.urdf", 0.3)) if name == "tree" else name)
+    _, generic, ours, _ = _generic_and_folded(robot)
+    assert np.abs(ours - generic).max() <= 1e-14 * np.abs(generic).max()
+    assert np.array_equal(ours == 0.0, generic == 0.0) or np.abs(ours[generic == 0.0]).max() < 1e-14
+
+
+def test_one_kernel_per_structure_and_pinocchio_agrees(tmp_path):
+    short, long = (dynid.load_robot(str(_write(tmp_path / f"legs{k}.urdf", scale))) for k, scale in enumerate((0.3, 0.7)))
+    assert folded.structure(short) == folded.structure(long)
+    (q, dq, ddq), generic, ours, kernel = _generic_and_folded(long, seed=9)
+    assert folded.kernel_for(short) is kernel
+    assert np.abs(ours - generic).max() <= 1e-14 * np.abs(generic).max()
+    model = pin_model(tmp_path / "legs1.urdf", long.gravity)
+    np.testing.assert_allclose(ours, pin_regressor(model, q, dq, ddq), rtol=0, atol=1e-9 * np.abs(generic).max())
+    package = Path(dynid.__file__).resolve().parent
+    assert package not in Path(kernel.__file__).resolve().parents  # generated outside the installed package
+
+
+def test_dynid_regressor_takes_the_folded_kernel_for_a_large_batch(tmp_path, monkeypatch):
+    robot = dynid.load_robot(str(_write(tmp_path / "legs.urdf", 0.3)))
+    monkeypatch.setattr(regressor_module, "FOLDED_MIN_SAMPLES", 64)
+    (q, dq, ddq), _, ours, kernel = _generic_and_folded(robot, count=200)
+    calls, serial = [], kernel.regressor_serial
+    monkeypatch.setattr(kernel, "regressor_serial", lambda *args: calls.append(1) or serial(*args))
+    y = dynid.regressor(robot, q, dq, ddq)
+    assert calls and np.array_equal(y, ours)
+    monkeypatch.setenv("DYNID_FOLDED_KERNELS", "0")
+    calls.clear()
+    dynid.regressor(robot, q, dq, ddq)
+    assert not calls
