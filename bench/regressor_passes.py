@@ -12,7 +12,9 @@ CPU time per sample of: the first pass alone, the first two, and all three with 
 blocks stored in place; the differences are each pass's share. Beside them: the whole kernel
 with Y streamed past the caches (``regressor_streamed``: whole samples staged in L1, the lines
 that hold a non-zero block written by non-temporal stores; what dynid.regressor does for a Y
-larger than the last-level cache), the write bound (Y's non-zero bytes over
+larger than the last-level cache), the same two with the robot's constant placements folded in
+(``dynamics/folded.py``: its forward pass and blocks; its whole kernel streamed, what
+dynid.regressor runs for a batch of 4096 samples or more), the write bound (Y's non-zero bytes over
 the CPU-time bandwidth of ordinary stores filling 256 MB, measured in the same run) and the
 streamed kernel over it. CPU time, so that a busy machine's preemptions do not count; the load
 average is printed beside every figure.
@@ -76,6 +78,23 @@ def compiled_passes():
     return forward, forward_and_blocks
 
 
+def folded_pass(kernel):
+    """Compiled loop over all samples of the generated kernel's forward pass and blocks
+    (dynamics/folded.py: the robot's constant placements folded in)."""
+    import numba
+
+    lanes = importlib.import_module("dynid.dynamics.lanes")
+    load_block, LANES, blocks = lanes.load_block, lanes.LANES, kernel.forward_and_blocks
+
+    @numba.njit(nogil=True)
+    def forward_and_blocks(q, dq, ddq, constants, gravity, ws):
+        for k0 in range(0, q.shape[0], LANES):
+            load_block(q, dq, ddq, k0, min(LANES, q.shape[0] - k0), ws)
+            blocks(ws, constants, gravity)
+
+    return forward_and_blocks
+
+
 def arithmetic_per_sample(robot) -> int:
     """Floating-point operations of one sample of the streamed kernel, counted from the source of
     dynamics/lanes.py, sincos.py and regressor.py (a multiply-add counts once; the transposes and
@@ -84,9 +103,9 @@ def arithmetic_per_sample(robot) -> int:
     - each joint's motion (``lanes._joint_motion``): 105 for a revolute joint about an axis through
       its origin (rel 18, t 6, two cross products with the parent's t 18, w 15, v 9, v x S qd and
       w x S qd 12, dv 12, dw 15), 36 more in the general loop (prismatic joints, offset axes);
-    - each link's classical acceleration and ``_link_terms`` (9 + 18) and its own block (36);
+    - each link's classical acceleration and ``block_formulas.link_terms`` (9 + 18) and its own block (36);
     - each (ancestor, link) pair: the axis carried down one motion transform (27) and its block
-      (``_link_block``: 36)."""
+      (``block_formulas.link_block``: 36)."""
     from dynid.dynamics.lanes import kernel_arrays
 
     constants, parents, slots, _ = kernel_arrays(robot)
@@ -172,6 +191,7 @@ def run(args) -> None:
 
     lanes = importlib.import_module("dynid.dynamics.lanes")
     regressor = importlib.import_module("dynid.dynamics.regressor")
+    folded = importlib.import_module("dynid.dynamics.folded")
     forward, forward_and_blocks = compiled_passes()
     print(f"CPU: {machine.cpu_model()}\nSIMD flags: {machine.simd_flags()}\ncompiled for: {machine.compiled_for()}")
     if args.contend:
@@ -185,14 +205,17 @@ def run(args) -> None:
           f"per cycle: {args.fma_per_cycle * hz / 1e9:.1f} G operations/s")
     floors = []
     print("CPU us per sample of one thread: the forward pass, with the blocks, with the transpose (Y stored in "
-          "place); the whole kernel with Y streamed; the write bound; streamed / bound")
+          "place); the whole kernel with Y streamed; the same with the robot's constants folded in (dynamics/folded.py: "
+          "its forward pass and blocks, the whole kernel streamed); the write bound; streamed / bound, generic and folded")
     print(f"{'robot':34} {'samples':>8} {'Y MB':>6} {'forward':>8} {'+ blocks':>9} {'+ transpose':>12} "
-          f"{'streamed':>9} {'bound':>7} {'ratio':>6} {'load':>6}")
+          f"{'streamed':>9} {'folded: f+b':>11} {'streamed':>9} {'bound':>7} {'ratio':>6} {'folded':>6} {'load':>6}")
     for name in args.robots.split(","):
         robot, label = bench_dynamics.find_robot(name)
         n = robot.n
         constants, parents, slots, gravity = lanes.kernel_arrays(robot)
         stage_samples = regressor.stream_stage_samples(robot, 2**62) or 8  # the stage dynid.regressor would take
+        kernel = folded.kernel_for(robot)
+        folded_blocks = folded_pass(kernel) if kernel else None
         for count in (int(c) for c in args.samples.split(",")):
             q, dq, ddq = np.random.default_rng(0).uniform(-2.0, 2.0, (3, count, n))
             y = np.zeros((count, n, 10 * n))
@@ -205,20 +228,31 @@ def run(args) -> None:
                                                       np.zeros(0)),
                      lambda: regressor.regressor_range(q, dq, ddq, constants, parents, slots, runs, ws, y, 0, count,
                                                       stage))
+            if kernel:
+                calls += (lambda: folded_blocks(q, dq, ddq, constants, gravity, ws),
+                          lambda: kernel.regressor_range(q, dq, ddq, constants, parents, slots, runs, ws, y, 0, count,
+                                                         stage, False, gravity))
             for call in calls:
                 call()  # compile or load
-            t = [cpu_per_sample(call, count) for call in calls]
+            t = [cpu_per_sample(call, count) for call in calls] + [float("nan")] * (6 - len(calls))
             written = 8 * int(np.count_nonzero(np.any(y != 0.0, axis=0)))
             bound = written / bandwidth * 1e6
             print(f"{label.split(' (')[0]:34} {count:8d} {y.nbytes / 1e6:6.1f} {t[0]:8.3f} {t[1]:9.3f} {t[2]:12.3f} "
-                  f"{t[3]:9.3f} {bound:7.3f} {t[3] / bound:5.1f}x {machine.load().split()[0]:>6}")
+                  f"{t[3]:9.3f} {t[4]:11.3f} {t[5]:9.3f} {bound:7.3f} {t[3] / bound:5.1f}x {t[5] / bound:5.1f}x "
+                  f"{machine.load().split()[0]:>6}")
         operations = arithmetic_per_sample(robot)
         arithmetic = operations / (args.fma_per_cycle * hz) * 1e6
         lines = 64 * regressor.touched_lines(slots) / bandwidth * 1e6
         floors.append((label.split(" (")[0], operations, arithmetic, lines, bound, t[3]))
+        if kernel:
+            folded_operations = folded.source(robot)[1] + 35 * n  # sin and cos of each joint are not folded
+            arithmetic = folded_operations / (args.fma_per_cycle * hz) * 1e6
+            floors.append((label.split(" (")[0] + ", folded", folded_operations, arithmetic, lines, bound, t[5]))
     print("\nFloors, us per sample of one thread: the arithmetic at the peak rate; the lines that hold a non-zero, "
           "written once; the best a kernel could do if its stores were wholly hidden behind its arithmetic (the larger "
-          "of the two) against the write bound; the streamed kernel (last batch) as a share of the arithmetic peak")
+          "of the two) against the write bound; the streamed kernel (last batch) as a share of the arithmetic peak; "
+          "', folded': the kernel with the robot's constants folded in, its operations counted on the source it runs "
+          "(dynamics/folded.py)")
     print(f"{'robot':34} {'operations':>10} {'arithmetic':>10} {'lines':>7} {'floor/bound':>11} {'2x bound':>8} "
           f"{'streamed':>9} {'of peak':>7}")
     for name, operations, arithmetic, lines, bound, streamed in floors:

@@ -50,7 +50,7 @@ def momentum_regressor(robot, q: np.ndarray, dq: np.ndarray, options: ModelOptio
 
 
 def _rigid_momentum(robot0, q, v):
-    return rigid_body_regressor(robot0, q, np.zeros_like(q), v)
+    return rigid_body_regressor(robot0, q, np.zeros_like(q), v, folded_kernel=False)  # as identification's
 
 
 def remainder_regressor(robot, q: np.ndarray, dq: np.ndarray, options: ModelOptions) -> np.ndarray:
@@ -63,7 +63,7 @@ def remainder_regressor(robot, q: np.ndarray, dq: np.ndarray, options: ModelOpti
     f = [_rigid_momentum(robot0, q + k * eps * dq, dq) for k in (-2, -1, 1, 2)]
     safe = np.where(eps > 0, eps, 1.0)[:, :, None]
     m_dot = (f[0] - 8.0 * f[1] + 8.0 * f[2] - f[3]) / (12.0 * safe)  # D_q Y_p along dq
-    out[:, :, : 10 * n] = rigid_body_regressor(robot, q, dq, np.zeros_like(q)) - m_dot
+    out[:, :, : 10 * n] = rigid_body_regressor(robot, q, dq, np.zeros_like(q), folded_kernel=False) - m_dot
     own = joint_columns(dq, np.zeros_like(dq), options)  # friction, (I_a: zero here), offset
     joints = np.arange(n)
     for c, index in enumerate(joint_column_indices(robot, options).T):

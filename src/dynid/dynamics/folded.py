@@ -13,7 +13,7 @@ at rest base turns with w = (0, 0, qd), its child's axis carried into a DH frame
 +-c, +-s and a constant, and so on down the tree.
 
 So ``kernel_for(robot)`` runs the kernels' own formulas (``lanes.joint_motion``,
-``regressor.carry_axis``, ``_link_terms``, ``_link_block``: the same functions, on symbols) over
+``block_formulas``: the same functions, on symbols) over
 the robot's tree, with each constant a symbol that is 0, 1, -1 or a named number read from the
 robot's constants at run time, and writes the result as Python source: one lane loop per joint
 (``LANES`` samples, vectorized like the others) with its forward step and every block of its
@@ -47,6 +47,7 @@ import numba
 import numpy as np
 
 from dynid.dynamics.lanes import JR, LANES, R_C, R_DV, R_DW, R_Q, R_QD, R_QDD, R_S, R_V, R_W, kernel_arrays, pair_row
+from dynid.dynamics.block_formulas import carry_axis, link_block, link_terms
 from dynid.dynamics.lanes import cross3, joint_motion
 
 TOLERANCE = 1e-15  # a constant this close to 0, 1 or -1 is taken as it
@@ -185,7 +186,6 @@ def source(robot) -> tuple[str, int, int]:
     """(Python source of the kernel's module, operations per sample folded, and not folded):
     ``forward_and_blocks(ws, constants, gravity)`` and its drivers (module docstring)."""
     constants, parents, slots, gravity = kernel_arrays(robot)
-    from dynid.dynamics.regressor import _link_block, _link_terms, carry_axis  # the kernels' own formulas
 
     n = len(parents)
     scratch = pair_row(n, int(np.sum(slots >= 0)))
@@ -221,9 +221,9 @@ def source(robot) -> tuple[str, int, int]:
                         known[j, row + a] = _store(w, (j * JR + row + a) * LANES, value)
             cc = _plain(cross3)(*wj, *vj)
             acc = (dv[0] + cc[0], dv[1] + cc[1], dv[2] + cc[2])
-            terms = _plain(_link_terms)(*wj, *e)
+            terms = _plain(link_terms)(*wj, *e)
             own = tuple(K[39:45])
-            _store_block(w, scratch + 10 * slots[j, j], _plain(_link_block)(*own, *acc, *e, terms))
+            _store_block(w, scratch + 10 * slots[j, j], _plain(link_block)(*own, *acc, *e, terms))
             i = p
             while i >= 0:
                 if i == p:
@@ -237,7 +237,7 @@ def source(robot) -> tuple[str, int, int]:
                 if children[j]:
                     for a, value in enumerate(u + sv):
                         kept[(i, j), a] = _store(w, (pair_row(n, slots[i, j]) + a) * LANES, value)
-                _store_block(w, scratch + 10 * slots[i, j], _plain(_link_block)(*u, *sv, *acc, *e, terms))
+                _store_block(w, scratch + 10 * slots[i, j], _plain(link_block)(*u, *sv, *acc, *e, terms))
                 i = parents[i]
             if fold:
                 folded += w.operations()
@@ -332,7 +332,7 @@ def _sources_digest() -> str:
     """Digest of the kernels' sources that a generated module calls or copies: a change to any of
     them makes a new module (Numba's cache would keep the compiled copies of the old ones)."""
     digest = hashlib.sha256()
-    for name in ("lanes", "regressor", "tiles", "sincos", "folded"):
+    for name in ("lanes", "block_formulas", "regressor", "tiles", "sincos", "folded"):
         digest.update((Path(__file__).parent / f"{name}.py").read_bytes())
     return digest.hexdigest()[:16]
 

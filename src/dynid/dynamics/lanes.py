@@ -39,7 +39,7 @@ accelerating by -gravity): ``R_REL`` rel (3x3, row major, parent <- link), ``R_T
 ``R_W``/``R_V``/``R_DW``/``R_DV`` motion (angular, linear at the origin, link frame),
 ``R_C``/``R_S`` cos q/sin q, ``R_Q``/``R_QD``/``R_QDD``, ``R_N``/``R_F`` the RNEA wrench,
 ``R_A`` classical acceleration of the origin, ``R_K`` the 15 terms of the regressor's blocks
-(``regressor._link_terms``). After the joints: 6 rows (u, s) per (ancestor i, link j) pair,
+(``block_formulas.link_terms``). After the joints: 6 rows (u, s) per (ancestor i, link j) pair,
 ``slots[i, j]``; the pairs (j, j) hold the constant screw axes.
 Then ``scratch`` rows, for a pass that gathers its results in lanes before storing them.
 

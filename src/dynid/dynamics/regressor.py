@@ -17,7 +17,7 @@ gives the block Y[i, 10 j : 10 j + 10]:
     Y_I = L(dw)^T u + L(w)^T (u x w) = G u,   L(w) I6 = I w                            (R3)
 
 with M = -[dw]x + w w^T - |w|^2 1 (3 x 3) and G (6 x 3) of link j alone: built once per link
-from dw and the six products w_a w_b (``_link_terms``: 15 numbers), they leave 36 multiply-adds
+from dw and the six products w_a w_b (``link_terms``: 15 numbers), they leave 36 multiply-adds
 per (ancestor, link) pair instead of 57 for the cross products.
 
 Only ancestors couple, so the rest of Y is zero and is not written. The kernels run over blocks
@@ -52,6 +52,7 @@ import numpy as np
 
 from dynid.dynamics import folded, mimic, recycled, threads
 from dynid.dynamics.arrays import joint_arrays
+from dynid.dynamics.block_formulas import carry_axis, link_block, link_terms
 from dynid.dynamics.lanes import (
     CHUNK, FMA, JR, LANES, R_A, R_DV, R_DW, R_K, R_REL, R_T, R_V, R_W, at, cross3, forward_block,
     kernel_arrays, lane, lane3, lanes, load_block, new_workspace, pair_row, put3, scratch_row, slots_used,
@@ -60,39 +61,8 @@ from dynid.dynamics.tiles import lanes_to_samples, stage_shift, store_fence, str
 
 
 @nb.njit(cache=True, inline="always")
-def _link_terms(w0, w1, w2, e0, e1, e2):
-    """The entries of M and G (module docstring, R2-R3) of a link with angular velocity w and
-    acceleration dw = e, besides e itself: with p_ab = w_a w_b,
-    M = [[-(p11 + p22), p01 + e2, p02 - e1], [p01 - e2, -(p00 + p22), p12 + e0],
-         [p02 + e1, p12 - e0, -(p00 + p11)]],
-    G = [[e0, p02, -p01], [e1 - p02, e0 + p12, p00 - p11], [e2 + p01, p22 - p00, e0 - p12],
-         [-p12, e1, p01], [p11 - p22, e2 - p01, e1 + p02], [p12, -p02, e2]];
-    returned as (p01, p02, p12, G10, G11, G12, G20, G21, G22, G40, G41, G42, M00, M11, M22)."""
-    p00, p11, p22, p01, p02, p12 = w0 * w0, w1 * w1, w2 * w2, w0 * w1, w0 * w2, w1 * w2
-    return (p01, p02, p12, e1 - p02, e0 + p12, p00 - p11, e2 + p01, p22 - p00, e0 - p12, p11 - p22, e2 - p01,
-            e1 + p02, -(p11 + p22), -(p00 + p22), -(p00 + p11))
-
-
-@nb.njit(cache=True, inline="always")
-def _link_block(u0, u1, u2, s0, s1, s2, a0, a1, a2, e0, e1, e2, t):
-    """Y[i, 10 j : 10 j + 10] from joint i's axis (u, s) and link j's classical acceleration a,
-    dw = e and ``_link_terms`` t, all in frame j: R1-R3 of the module docstring."""
-    p01, p02, p12, g10, g11, g12, g20, g21, g22, g40, g41, g42, m00, m11, m22 = t
-    return (s0 * a0 + s1 * a1 + s2 * a2,
-            m00 * s0 + g20 * s1 - g10 * s2 + a1 * u2 - a2 * u1,
-            m11 * s1 - g41 * s0 + g11 * s2 + a2 * u0 - a0 * u2,
-            m22 * s2 + g42 * s0 - g22 * s1 + a0 * u1 - a1 * u0,
-            e0 * u0 + p02 * u1 - p01 * u2,
-            g10 * u0 + g11 * u1 + g12 * u2,
-            g20 * u0 + g21 * u1 + g22 * u2,
-            e1 * u1 - p12 * u0 + p01 * u2,
-            g40 * u0 + g41 * u1 + g42 * u2,
-            e2 * u2 + p12 * u0 - p02 * u1)
-
-
-@nb.njit(cache=True, inline="always")
 def _put_terms(ws, o, k, t):
-    """The 15 ``_link_terms`` t into lane k of the rows R_K .. R_K + 15 after offset o (written
+    """The 15 ``link_terms`` t into lane k of the rows R_K .. R_K + 15 after offset o (written
     out: a loop over a tuple would index it at run time)."""
     put3(ws, o, R_K, k, t[0], t[1], t[2])
     put3(ws, o, R_K + 3, k, t[3], t[4], t[5])
@@ -103,7 +73,7 @@ def _put_terms(ws, o, k, t):
 
 @nb.njit(cache=True, inline="always")
 def _get_terms(ws, o, k):
-    """The 15 ``_link_terms`` of lane k stored by ``_put_terms``."""
+    """The 15 ``link_terms`` of lane k stored by ``_put_terms``."""
     return (lane(ws, o, R_K, k), lane(ws, o, R_K + 1, k), lane(ws, o, R_K + 2, k), lane(ws, o, R_K + 3, k),
             lane(ws, o, R_K + 4, k), lane(ws, o, R_K + 5, k), lane(ws, o, R_K + 6, k), lane(ws, o, R_K + 7, k),
             lane(ws, o, R_K + 8, k), lane(ws, o, R_K + 9, k), lane(ws, o, R_K + 10, k), lane(ws, o, R_K + 11, k),
@@ -125,24 +95,6 @@ def _put10(ws, o, k, b):
     ws[o + nb.uint64(9 * LANES) + k] = b[9]
 
 
-@nb.njit(cache=True, inline="always")
-def carry_axis(rel, t, up, sp):
-    """Joint i's axis (u, s) in frame j from (up, sp) in frame p(j): S_i^(j) = X_{j<-p} S_i^(p),
-    u = R^T up, s = R^T (sp - t x up), with R = rel (9, row major) and t of joint j."""
-    r00, r01, r02, r10, r11, r12, r20, r21, r22 = rel
-    p0, p1, p2 = up
-    l0, l1, l2 = sp
-    c0, c1, c2 = cross3(t[0], t[1], t[2], p0, p1, p2)
-    l0, l1, l2 = l0 - c0, l1 - c1, l2 - c2
-    u0 = r00 * p0 + r10 * p1 + r20 * p2
-    u1 = r01 * p0 + r11 * p1 + r21 * p2
-    u2 = r02 * p0 + r12 * p1 + r22 * p2
-    s0 = r00 * l0 + r10 * l1 + r20 * l2
-    s1 = r01 * l0 + r11 * l1 + r21 * l2
-    s2 = r02 * l0 + r12 * l1 + r22 * l2
-    return (u0, u1, u2), (s0, s1, s2)
-
-
 @nb.njit(cache=True, fastmath=FMA)
 def link_blocks(ws, constants, parents, slots, j, scratch):
     """The blocks Y[i, 10 j : 10 j + 10] of link j for every lane of a block after
@@ -151,7 +103,7 @@ def link_blocks(ws, constants, parents, slots, j, scratch):
     its links: ``pair_slots``). The axis of each ancestor i is carried into frame j,
     S_i^(j) = X_{j<-p} S_i^(p): u = R^T u_p, s = R^T (s_p - t x u_p), kept in the pair rows for
     j's children; j's own axis is constant in its frame. Stores link j's classical acceleration
-    a = dv + w x v (rows R_A) and ``_link_terms`` (rows R_K) first, for the ancestors' blocks."""
+    a = dv + w x v (rows R_A) and ``link_terms`` (rows R_K) first, for the ancestors' blocks."""
     n = parents.shape[0]
     oj, out = at(j * JR), at(scratch + 10 * slots[j, j])
     su0, su1, su2 = constants[j, 39], constants[j, 40], constants[j, 41]
@@ -164,9 +116,9 @@ def link_blocks(ws, constants, parents, slots, j, scratch):
         a0, a1, a2 = lane3(ws, oj, R_DV, k)
         a0, a1, a2 = a0 + c0, a1 + c1, a2 + c2
         put3(ws, oj, R_A, k, a0, a1, a2)
-        terms = _link_terms(w0, w1, w2, e0, e1, e2)
+        terms = link_terms(w0, w1, w2, e0, e1, e2)
         _put_terms(ws, oj, k, terms)
-        _put10(ws, out, k, _link_block(su0, su1, su2, sv0, sv1, sv2, a0, a1, a2, e0, e1, e2, terms))
+        _put10(ws, out, k, link_block(su0, su1, su2, sv0, sv1, sv2, a0, a1, a2, e0, e1, e2, terms))
     p = parents[j]
     i = p
     while i >= 0:
@@ -182,7 +134,7 @@ def link_blocks(ws, constants, parents, slots, j, scratch):
             s0, s1, s2 = lane3(ws, dst, 3, k)
             e0, e1, e2 = lane3(ws, oj, R_DW, k)
             a0, a1, a2 = lane3(ws, oj, R_A, k)
-            _put10(ws, out, k, _link_block(u0, u1, u2, s0, s1, s2, a0, a1, a2, e0, e1, e2, _get_terms(ws, oj, k)))
+            _put10(ws, out, k, link_block(u0, u1, u2, s0, s1, s2, a0, a1, a2, e0, e1, e2, _get_terms(ws, oj, k)))
         i = parents[i]
 
 
@@ -273,8 +225,8 @@ def hot_lines(lines, stage, shift, runs, n, every=False):
 
 @nb.njit(cache=True)
 def regressor_streamed(ws, slots, runs, m, y, k0, stage, shift, lines, line_count, every):
-    """The same Y as ``regressor_pairs``, written past the caches: S samples at a time, the runs transposed into ``stage`` (flat, zero-filled, S whole
-    samples and 8 numbers: small enough for L1) and the lines of those samples that hold a
+    """The same Y as ``regressor_pairs``, written past the caches: S samples at a time, the runs
+    transposed into ``stage`` (flat, zero-filled, S whole samples and 8 numbers: small enough for L1) and the lines of those samples that hold a
     non-zero block (``lines[:line_count]``, from ``hot_lines``) copied to y[k0 : k0 + m] in
     order by non-temporal stores of whole cache lines (``tiles.stream_samples``). ``shift``: where
     the stage's samples started last time (-1: nowhere yet); returns where they start now (the
@@ -418,7 +370,7 @@ def _cache_sizes() -> dict:
     return sizes
 
 
-def regressor(robot, q, dq, ddq, out: np.ndarray | None = None) -> np.ndarray:
+def regressor(robot, q, dq, ddq, out: np.ndarray | None = None, *, folded_kernel: bool | None = None) -> np.ndarray:
     """Joint-torque regressor of the rigid-body model, tau = Y @ robot.parameters().
 
     q, dq, ddq: (N, n) joint positions [rad | m], velocities, accelerations.
@@ -427,13 +379,17 @@ def regressor(robot, q, dq, ddq, out: np.ndarray | None = None) -> np.ndarray:
     zeros written in the cache lines that hold a non-zero block when a Y larger than the last-level
     cache is streamed past the caches: module docstring). Without ``out``, a large Y may take the
     memory of a Y this process no longer uses (``recycled.py``: no page faults, every number
-    written).
+    written). ``folded_kernel``: compute with the kernel written for the robot's structure, its
+    constant placements folded in (``folded.py``; the numbers equal the generic kernel's to
+    rounding, about 1e-14 of Y's largest); None: for a batch of ``FOLDED_MIN_SAMPLES`` or more, when
+    folding saves a fifth of the operations, unless DYNID_FOLDED_KERNELS=0. Identification passes
+    False: its in-memory and streamed paths give the same numbers bit for bit.
     A robot with mimic joints gives (N, n, 10 n_bodies) (dynamics/mimic.py). Runs on one
     thread, or on all of Numba's for a batch of at least 4096 samples when this process measured
     them faster, now (``threads.py``).
     """
     if robot.has_mimic:
-        return mimic.regressor(robot, q, dq, ddq, out, tree=regressor)
+        return mimic.regressor(robot, q, dq, ddq, out, tree=functools.partial(regressor, folded_kernel=folded_kernel))
     (q, dq, ddq), single = joint_arrays(robot, q=q, dq=dq, ddq=ddq)
     shape = (q.shape[0], robot.n, 10 * robot.n)
     every = False  # every number of Y written: its memory holds old numbers (recycled.py)
@@ -448,7 +404,9 @@ def regressor(robot, q, dq, ddq, out: np.ndarray | None = None) -> np.ndarray:
     if every and not stage:
         out.fill(0.0)  # in place, the kernel leaves the non-ancestor blocks alone
 
-    kernel = folded.kernel_for(robot) if q.shape[0] >= FOLDED_MIN_SAMPLES and folded.enabled() else None
+    if folded_kernel is None:
+        folded_kernel = q.shape[0] >= FOLDED_MIN_SAMPLES and folded.enabled()
+    kernel = folded.kernel_for(robot) if folded_kernel else None
     serial, parallel = (kernel.regressor_serial, kernel.regressor_parallel) if kernel else (regressor_serial,
                                                                                             _regressor_parallel)
 

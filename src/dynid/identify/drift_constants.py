@@ -187,7 +187,7 @@ def fit_joints(robot, elapsed: np.ndarray, q: np.ndarray, dq: np.ndarray, ddq: n
     if not FRICTION_MODELS[options.friction]:
         raise DataError("a friction drift fit needs a friction model (polynomial, coulomb-viscous or asymmetric)")
     lo, hi = bounds or search_bounds(elapsed)
-    rigid = rigid_regressor(robot, q, dq, ddq)  # (N, n, 10 n)
+    rigid = rigid_regressor(robot, q, dq, ddq, folded_kernel=False)  # (N, n, 10 n), as identification's
     load = load_torque(robot, q, dq, ddq, options) if options.friction == "load-dependent" else None
     F_all = friction_columns(dq, options, load)  # (N, n, k)
     fits = []

@@ -313,10 +313,10 @@ def identification_regressor(robot, q, dq, ddq, options: ModelOptions = ModelOpt
             raise DataError(f"out: expected a C-contiguous float64 array of shape {(count, n, p)}")
         out.fill(0.0)
     if p == rigid_size:
-        rigid_body_regressor(robot, q, dq, ddq, out=out)
+        rigid_body_regressor(robot, q, dq, ddq, out=out, folded_kernel=False)  # the streamed path's numbers
     else:
         rigid = np.zeros((count, n, rigid_size))
-        rigid_body_regressor(robot, q, dq, ddq, out=rigid)
+        rigid_body_regressor(robot, q, dq, ddq, out=rigid, folded_kernel=False)
         out[:, :, :rigid_size] = rigid
     extra = motor_columns(robot, dq, ddq, options, q=q)  # (N, n, e): each motor's own columns
     if extra.shape[2]:
