@@ -7,7 +7,6 @@ import importlib
 from pathlib import Path
 
 import numpy as np
-import pytest
 from oracles import pin_model, pin_regressor
 
 import dynid
@@ -15,16 +14,15 @@ import dynid
 folded = importlib.import_module("dynid.dynamics.folded")
 regressor_module = importlib.import_module("dynid.dynamics.regressor")
 
-# a tree of two legs on a trunk: rpy multiples of pi/2 (cos(pi/2) = 6e-17 in the constants), axes
+# a tree of two legs on a trunk (small: a kernel compiles for 5-15 s; the builtin chains and the
+# bench's robots are checked by bench/regressor_passes.py and the bench's agreement with Pinocchio): rpy multiples of pi/2 (cos(pi/2) = 6e-17 in the constants), axes
 # along frame axes, one prismatic joint (the general motion), translations with zeros
 _LINK = ('<link name="{0}"><inertial><origin xyz="0.01 -0.02 0.03" rpy="0 0 0"/><mass value="{1}"/>'
          '<inertia ixx="0.02" ixy="0.001" ixz="0" iyy="0.03" iyz="0.002" izz="0.02"/></inertial></link>')
 _JOINTS = [("trunk", "base", "revolute", "0 0 {s}", "0 0 0", "0 0 1"),
            ("hip_a", "trunk", "revolute", "{s} 0 0.1", "1.5707963267948966 0 0", "0 1 0"),
-           ("knee_a", "hip_a", "revolute", "0 0 -{s}", "0 0 0", "0 1 0"),
-           ("slide_a", "knee_a", "prismatic", "0 0 -0.2", "0 -1.5707963267948966 0", "1 0 0"),
-           ("hip_b", "trunk", "revolute", "-{s} 0 0.1", "0 0 3.141592653589793", "1 0 0"),
-           ("knee_b", "hip_b", "revolute", "0 {s} 0", "-1.5707963267948966 0 0", "0 0 1")]
+           ("slide_a", "hip_a", "prismatic", "0 0 -0.2", "0 -1.5707963267948966 0", "1 0 0"),
+           ("hip_b", "trunk", "revolute", "-{s} {s} 0", "0 0 3.141592653589793", "1 0 0")]
 
 
 def _write(path: Path, scale: float) -> Path:
@@ -48,9 +46,8 @@ def _generic_and_folded(robot, count=300, seed=4):
     return (q, dq, ddq), generic, ours, kernel
 
 
-@pytest.mark.parametrize("name", ["kr500-rail", "tree"])
-def test_folded_kernel_gives_the_generic_kernels_y_to_rounding(name, tmp_path):
-    robot = dynid.load_robot(str(_write(tmp_path / "legs.urdf", 0.3)) if name == "tree" else name)
+def test_folded_kernel_gives_the_generic_kernels_y_to_rounding(tmp_path):
+    robot = dynid.load_robot(str(_write(tmp_path / "legs.urdf", 0.3)))
     _, generic, ours, _ = _generic_and_folded(robot)
     assert np.abs(ours - generic).max() <= 1e-14 * np.abs(generic).max()
     assert np.array_equal(ours == 0.0, generic == 0.0) or np.abs(ours[generic == 0.0]).max() < 1e-14

@@ -38,6 +38,7 @@ SLOW_FILES = {
     "test_payload_honest.py",        # simulated payload logs and the real KUKA iiwa 14 logs
     "test_regularized_pc.py",        # MuJoCo logs fitted with the regularized pc, its weight by CV
     "test_regressor_streamed.py",    # compiles the streamed regressor kernels (one and two threads)
+    "test_regressor_folded.py",      # generates and compiles a robot's own regressor kernel (~10 s once)
     "test_streaming_memory.py",      # a long log streamed, its memory measured
     "test_report.py",                # the demo, then its report in a browser
     "test_thesis_protocol.py",       # a full thesis protocol log
