@@ -298,7 +298,8 @@ def regressor_range(q, dq, ddq, constants, parents, slots, runs, ws, y, start, s
         m = min(LANES, stop - k0)
         load_block(q, dq, ddq, k0, m, ws)
         forward_and_blocks(ws, constants, gravity)
-        shift, line_count = store_block(ws, slots, runs, m, y, k0, stage, shift, lines, line_count, every)
+        shift, line_count = store_block(ws, constants, parents, slots, runs, m, y, k0, stage, shift, lines, line_count,
+                                        every)
     if stage.size > 0:
         store_fence()
 

@@ -266,9 +266,14 @@ def forward_block(ws, constants, parents):
 def _joint_motion(ws, K, oi, op, general):
     """rel, t, w, v, dw, dv of one joint (constants K, rows from oi, its parent's from op) for
     every lane; ``general`` False: the linear part of the screw axis and t3 are zero."""
+    # the constants as numbers before the loop: read from K inside it, they would be loads the
+    # compiler cannot hoist past the workspace's stores (both float64 arrays): half the speed
+    c45 = (K[0], K[1], K[2], K[3], K[4], K[5], K[6], K[7], K[8], K[9], K[10], K[11], K[12], K[13], K[14], K[15],
+           K[16], K[17], K[18], K[19], K[20], K[21], K[22], K[23], K[24], K[25], K[26], K[27], K[28], K[29], K[30],
+           K[31], K[32], K[33], K[34], K[35], K[36], K[37], K[38], K[39], K[40], K[41], K[42], K[43], K[44])
     for k in range(lanes(ws)):
         r, t, w, v, dw, dv = joint_motion(lane(ws, oi, R_C, k), lane(ws, oi, R_S, k), lane(ws, oi, R_Q, k),
-                                          lane(ws, oi, R_QD, k), lane(ws, oi, R_QDD, k), K, lane3(ws, op, R_W, k),
+                                          lane(ws, oi, R_QD, k), lane(ws, oi, R_QDD, k), c45, lane3(ws, op, R_W, k),
                                           lane3(ws, op, R_V, k), lane3(ws, op, R_DW, k), lane3(ws, op, R_DV, k), general)
         put3(ws, oi, R_REL, k, r[0], r[1], r[2])
         put3(ws, oi, R_REL + 3, k, r[3], r[4], r[5])

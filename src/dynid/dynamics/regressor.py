@@ -159,13 +159,17 @@ def block_runs(slots):
 
 
 @nb.njit(cache=True)
-def regressor_pairs(ws, slots, runs, m, y, k0):
-    """The ancestor blocks Y[i, 10 j : 10 j + 10] of the lanes 0 .. m of a block, in lanes after
-    ``link_blocks``, written to y[k0 : k0 + m] (N, n, 10 n): each run of non-zero blocks of a row
-    of Y (``block_runs``) transposed to the samples, 4 numbers of 4 samples at a time
+def regressor_pairs(ws, constants, parents, slots, runs, m, y, k0, blocks=True):
+    """The ancestor blocks Y[i, 10 j : 10 j + 10] of the lanes 0 .. m of a block after
+    ``forward_block``, written to y[k0 : k0 + m] (N, n, 10 n): every link's blocks in lanes
+    (``link_blocks``; ``blocks`` False: in the workspace already), then each run of non-zero blocks
+    of a row of Y (``block_runs``) transposed to the samples, 4 numbers of 4 samples at a time
     (``tiles.lanes_to_samples``)."""
     n = slots.shape[0]
     scratch = scratch_row(n, slots)
+    if blocks:
+        for j in range(n):
+            link_blocks(ws, constants, parents, slots, j, scratch)
     flat, stride = y.reshape(-1), n * 10 * n
     for r in range(runs.shape[0]):
         i, j0, count = runs[r, 0], runs[r, 1], runs[r, 2]
@@ -224,8 +228,10 @@ def hot_lines(lines, stage, shift, runs, n, every=False):
 
 
 @nb.njit(cache=True)
-def regressor_streamed(ws, slots, runs, m, y, k0, stage, shift, lines, line_count, every):
-    """The same Y as ``regressor_pairs``, written past the caches: S samples at a time, the runs
+def regressor_streamed(ws, constants, parents, slots, runs, m, y, k0, stage, shift, lines, line_count, every,
+                       blocks=True):
+    """The same Y as ``regressor_pairs``, written past the caches: the blocks in lanes (``blocks``
+    as there), then, S samples at a time, the runs
     transposed into ``stage`` (flat, zero-filled, S whole samples and 8 numbers: small enough for L1) and the lines of those samples that hold a
     non-zero block (``lines[:line_count]``, from ``hot_lines``) copied to y[k0 : k0 + m] in
     order by non-temporal stores of whole cache lines (``tiles.stream_samples``). ``shift``: where
@@ -235,6 +241,9 @@ def regressor_streamed(ws, slots, runs, m, y, k0, stage, shift, lines, line_coun
     ``line_count``. ``every``: all lines of the samples (``hot_lines``)."""
     n = slots.shape[0]
     scratch = scratch_row(n, slots)
+    if blocks:
+        for j in range(n):
+            link_blocks(ws, constants, parents, slots, j, scratch)
     flat, stride = y.reshape(-1), n * 10 * n
     samples = (stage.size - 8) // stride
     for s0 in range(0, m, samples):
@@ -261,29 +270,31 @@ def regressor_range(q, dq, ddq, constants, parents, slots, runs, ws, y, start, s
     through ``stage``, a zero-filled flat array of S n 10 n + 8 numbers (``regressor_streamed``;
     ``every``: all their lines, zeros included, so y's old contents do not matter). One
     ``store_fence`` at the end orders every non-temporal store of the range."""
-    n = parents.shape[0]
-    scratch = scratch_row(n, slots)
-    shift, lines, line_count = -1, np.zeros(5 * n ** 2 + 1, dtype=np.int64), 0  # ``hot_lines``
+    shift = -1
+    lines, line_count = np.zeros(5 * q.shape[1] ** 2 + 1, dtype=np.int64), 0  # ``hot_lines``
     for k0 in range(start, stop, LANES):
         m = min(LANES, stop - k0)
         load_block(q, dq, ddq, k0, m, ws)
         forward_block(ws, constants, parents)
-        for j in range(n):
-            link_blocks(ws, constants, parents, slots, j, scratch)
-        shift, line_count = store_block(ws, slots, runs, m, y, k0, stage, shift, lines, line_count, every)
+        if stage.size == 0:
+            regressor_pairs(ws, constants, parents, slots, runs, m, y, k0)
+        else:
+            shift, line_count = regressor_streamed(ws, constants, parents, slots, runs, m, y, k0, stage, shift, lines,
+                                                   line_count, every)
     if stage.size > 0:
         store_fence()
 
 
 @nb.njit(cache=True)
-def store_block(ws, slots, runs, m, y, k0, stage, shift, lines, line_count, every):
-    """The blocks of lanes 0 .. m in the workspace to y[k0 : k0 + m]: in place when ``stage`` is
-    empty (``regressor_pairs``), else streamed through it (``regressor_streamed``: its arguments
-    and what it returns)."""
+def store_block(ws, constants, parents, slots, runs, m, y, k0, stage, shift, lines, line_count, every):
+    """The blocks of lanes 0 .. m, in the workspace already (a generated kernel's: folded.py), to
+    y[k0 : k0 + m]: in place when ``stage`` is empty (``regressor_pairs``), else streamed through
+    it (``regressor_streamed``: its arguments and what it returns)."""
     if stage.size == 0:
-        regressor_pairs(ws, slots, runs, m, y, k0)
+        regressor_pairs(ws, constants, parents, slots, runs, m, y, k0, False)
         return shift, line_count
-    return regressor_streamed(ws, slots, runs, m, y, k0, stage, shift, lines, line_count, every)
+    return regressor_streamed(ws, constants, parents, slots, runs, m, y, k0, stage, shift, lines, line_count, every,
+                              False)
 
 
 @nb.njit(cache=True, nogil=True)
