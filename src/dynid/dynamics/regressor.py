@@ -40,6 +40,11 @@ block (``hot_lines``; er3a: 30 of a sample's 45, solo12: 39 of 180) are copied t
 order by non-temporal stores of whole lines (``regressor_streamed``): memory sees each such line
 written once and no read; the other lines hold only zeros and are left alone, as in-place stores
 leave them. Both give the same numbers bit for bit.
+
+A batch of ``FOLDED_MIN_SAMPLES`` or more runs a kernel written for the robot's structure with its
+constant placements folded in (``folded.py``: the same formulas, ``block_formulas.py`` and
+``lanes.joint_motion``, without their multiplies by 0 and +-1) and the same writing of Y
+(``store_block``).
 """
 
 from __future__ import annotations
