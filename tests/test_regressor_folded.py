@@ -14,9 +14,9 @@ import dynid
 folded = importlib.import_module("dynid.dynamics.folded")
 regressor_module = importlib.import_module("dynid.dynamics.regressor")
 
-# a tree of two legs on a trunk (small: a kernel compiles for 5-15 s; the builtin chains and the
-# bench's robots are checked by bench/regressor_passes.py and the bench's agreement with Pinocchio): rpy multiples of pi/2 (cos(pi/2) = 6e-17 in the constants), axes
-# along frame axes, one prismatic joint (the general motion), translations with zeros
+# a tree of two legs on a trunk (small: a kernel compiles for 5-15 s; er3a, iiwa14 and solo12 are
+# checked against Pinocchio by bench/dynamics.py): rpy multiples of pi/2 (cos(pi/2) = 6e-17 in the
+# constants), axes along frame axes, one prismatic joint (the general motion), translations with zeros
 _LINK = ('<link name="{0}"><inertial><origin xyz="0.01 -0.02 0.03" rpy="0 0 0"/><mass value="{1}"/>'
          '<inertia ixx="0.02" ixy="0.001" ixz="0" iyy="0.03" iyz="0.002" izz="0.02"/></inertial></link>')
 _JOINTS = [("trunk", "base", "revolute", "0 0 {s}", "0 0 0", "0 0 1"),
@@ -54,7 +54,8 @@ def test_folded_kernel_gives_the_generic_kernels_y_to_rounding(tmp_path):
 
 
 def test_one_kernel_per_structure_and_pinocchio_agrees(tmp_path):
-    short, long = (dynid.load_robot(str(_write(tmp_path / f"legs{k}.urdf", scale))) for k, scale in enumerate((0.3, 0.7)))
+    short, long = (dynid.load_robot(str(_write(tmp_path / f"legs{k}.urdf", scale)))
+                   for k, scale in enumerate((0.3, 0.7)))
     assert folded.structure(short) == folded.structure(long)
     (q, dq, ddq), generic, ours, kernel = _generic_and_folded(long, seed=9)
     assert folded.kernel_for(short) is kernel

@@ -249,7 +249,8 @@ def source(robot) -> tuple[str, int, int]:
             f"# from the kernels {_sources_digest()} (Numba's cache of this file knows only this file)",
             "import numba as nb", "import numpy as np",
             "from dynid.dynamics.lanes import CHUNK, FMA, LANES, lanes, load_block, new_workspace, slots_used",
-            "from dynid.dynamics.regressor import block_runs, store_block", "from dynid.dynamics.tiles import store_fence", "",
+            "from dynid.dynamics.regressor import block_runs, store_block",
+            "from dynid.dynamics.tiles import store_fence", "",
             ""]
     for j, lines in enumerate(loops):  # a function per joint: LLVM compiles small functions much faster
         body = "\n".join(lines)
@@ -375,7 +376,8 @@ def _load(text: str):
     if key in _modules:
         return _modules[key]
     name = f"dynid_folded_{key}"
-    for directory in (kernel_dir(), Path(tempfile.gettempdir()) / f"dynid-kernels-{os.getuid()}"):
+    fallback = Path(tempfile.gettempdir()) / f"dynid-kernels-{getattr(os, 'getuid', lambda: 'user')()}"
+    for directory in (kernel_dir(), fallback):
         try:
             directory.mkdir(parents=True, exist_ok=True)
             path = directory / f"{name}.py"

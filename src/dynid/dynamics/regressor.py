@@ -236,8 +236,8 @@ def hot_lines(lines, stage, shift, runs, n, every=False):
 def regressor_streamed(ws, constants, parents, slots, runs, m, y, k0, stage, shift, lines, line_count, every,
                        blocks=True):
     """The same Y as ``regressor_pairs``, written past the caches: the blocks in lanes (``blocks``
-    as there), then, S samples at a time, the runs
-    transposed into ``stage`` (flat, zero-filled, S whole samples and 8 numbers: small enough for L1) and the lines of those samples that hold a
+    as there), then, S samples at a time, the runs transposed into ``stage`` (flat, zero-filled,
+    S whole samples and 8 numbers: small enough for L1) and the lines of those samples that hold a
     non-zero block (``lines[:line_count]``, from ``hot_lines``) copied to y[k0 : k0 + m] in
     order by non-temporal stores of whole cache lines (``tiles.stream_samples``). ``shift``: where
     the stage's samples started last time (-1: nowhere yet); returns where they start now (the
@@ -433,5 +433,6 @@ def regressor(robot, q, dq, ddq, out: np.ndarray | None = None, *, folded_kernel
         else:
             threads.with_threads(workers, parallel, *args, workers, stage, every)
 
-    threads.run(f"regressor/{robot.n}" + ("/streamed" if stage else "") + ("/folded" if kernel else ""), q.shape[0], call)
+    kind = f"regressor/{robot.n}" + ("/streamed" if stage else "") + ("/folded" if kernel else "")
+    threads.run(kind, q.shape[0], call)
     return out[0] if single else out
