@@ -5,30 +5,36 @@ The lane kernels (``lanes.py``, ``regressor.py``) take every joint's constants (
 rel = A0 + c A1 + s A2, t = t0 + c t1 + s t2 + q t3, the screw axis) as numbers, so they multiply
 by them all. A real arm's are mostly 0 or +-1: a DH or MDH table's alpha is 0 or +-pi/2, a URDF's
 rpy a multiple of pi/2, a joint axis a coordinate axis, and many offsets have a single non-zero
-component. Counted on the kernels' own arithmetic (``count``, a multiply-add counted once), the
-forward pass and the blocks of er3a take 2091 operations per sample of which 947 multiply by a
-constant 0 or +-1 or add a constant 0; iiwa14 1123 of 2660, solo12 2028 of 3048. Their results
-are known before any sample is seen, and so are the zeros they make further down: a first joint
-at rest base turns with w = (0, 0, qd), its child's axis carried into a DH frame is a column of
-+-c, +-s and a constant, and so on down the tree.
+component. Counted on the kernels' own formulas run on symbols (``source``: a multiply-add counts
+once, sin and cos left out), the forward pass and the blocks of er3a take 1971 operations per
+sample, 744 once the multiplies by a constant 0 or +-1 and the additions of a constant 0 are gone;
+iiwa14 2520 and 1333, solo12 2808 and 704. Their results are known before any sample is seen, and
+so are the zeros they make further down: the first joint, on a base at rest, turns with
+w = (0, 0, qd), its child's axis carried into a DH frame is a column of +-c, +-s and a constant, and
+so on down the tree.
 
-So ``kernel_for(robot)`` runs the kernels' own formulas (``lanes.joint_motion``,
-``block_formulas``: the same functions, on symbols) over
-the robot's tree, with each constant a symbol that is 0, 1, -1 or a named number read from the
-robot's constants at run time, and writes the result as Python source: one lane loop per joint
-(``LANES`` samples, vectorized like the others) with its forward step and every block of its
-link, the numbers that are 0 or +-1 folded away, the values a child needs kept in the workspace
-rows where the generic kernel keeps them, and the blocks in the same scratch rows, so that the
-same transposes and streaming (``regressor.store_block``) write Y. Results equal the generic
-kernel's to rounding (a term dropped is a multiply by 0; a constant within 1e-15 of 0 or +-1, as
-cos(pi/2) = 6e-17 of a URDF's rpy, counts as 0 or +-1; the last bits of a sum may differ where
-the compiler fuses other pairs into multiply-adds): tests/test_regressor_folded.py.
+So ``kernel_for(robot)`` runs the kernels' own formulas (``lanes.joint_motion`` and
+``block_formulas``: the same functions, on symbols) over the robot's tree, with each constant a
+symbol that is 0, 1, -1 or a named number read from the robot's constants at run time, and writes
+the result as Python source: one function per joint, a lane loop (``LANES`` samples, vectorized
+like the others) with its forward step and every block of its link, the numbers that are 0 or +-1
+folded away, the values a child needs kept in the workspace rows where the generic kernel keeps
+them, and the blocks in the same scratch rows, so that the same transposes and streaming
+(``regressor.store_block``) write Y. Results equal the generic kernel's to rounding (a term dropped
+is a multiply by 0; a constant within 1e-15 of 0 or +-1, as cos(pi/2) = 6e-17 of a URDF's rpy,
+counts as 0 or +-1; the last bits of a sum may differ where the compiler fuses other pairs into
+multiply-adds): at most 6.6e-16 of Y's largest entry on the builtin and bench robots,
+tests/test_regressor_folded.py. Y in memory, one thread, CPU time (bench/dynamics.py, AMD EPYC Zen 4,
+2026-11-26, load 5-7): er3a 0.261 -> 0.168 us per sample, solo12 0.362 -> 0.226; the forward pass and
+blocks alone take a half to a third of their time (bench/regressor_passes.py).
 
 The source depends only on the structure (the tree, which constants are 0, 1, -1 or other, and
 the gravity's zeros), so robots of one structure share one kernel. It is written once to
 ``kernel_dir()`` (``DYNID_KERNEL_DIR``, else the user's cache directory; never into the installed
-package) and compiled by Numba with ``cache=True`` there, so a process after the first loads it
-from disk.
+package) and compiled by Numba with ``cache=True`` there (5-15 s on that machine), so a process
+after the first loads it from disk. Its name carries a digest of the kernels' sources
+(``_sources_digest``): Numba's cache of a file knows only that file, so a new dynid writes new
+modules (the old ones stay in the directory until removed by hand).
 """
 
 from __future__ import annotations
