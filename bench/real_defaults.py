@@ -86,9 +86,10 @@ class Case:
     """A training set, a held-out file and the torque to score against: ``truth(t) -> (N, n)``."""
 
     def __init__(self, name: str, robot: str, n: int, train: list[Path], test: Path, truth, layout=(),
-                 what: str = "", also: dict | None = None):
+                 what: str = "", also: dict | None = None, hand: dict | None = None):
         self.name, self.robot, self.n, self.train, self.test, self.truth = name, robot, n, train, test, truth
         self.layout, self.what, self.also = list(layout), what, also or {}
+        self.hand = {**VARIANTS, **(hand or {})}  # the hand options tried with every cutoff
 
     def scores(self, work: Path, options: list[str]) -> dict[str, float]:
         """{case name: held-out relative error over all predicted rows (all joints pooled)} for its
@@ -178,6 +179,9 @@ def build_cases(work: Path, names: list[str]) -> list[Case]:
                           also={f"{name} off reversals": _truth_at(t, steady),
                                 f"{name} interior, off reversals": _truth_at(t, inner)}))
     cases += unseen_cases(work, names)
+    from log_kinds import round_two_cases
+
+    cases += round_two_cases(work, names)
     if "split" in names:
         robot = dynid.load_robot("kr500")
         data, t, tau = realistic_log(robot, 200.0, 90.0, seed=50, f0=0.1, harmonics=6)
@@ -330,7 +334,7 @@ def main() -> None:
             torque = ", torque filtered" if case.preprocessing.get("filter_torque") else ""
             grid = {}
             for cutoff in cutoffs:
-                for label, options in VARIANTS.items():
+                for label, options in case.hand.items():
                     setting = f"--lowpass {cutoff:g} {label}".strip()
                     try:
                         grid[setting] = case.scores(work, ["--lowpass", f"{cutoff:g}", *options])

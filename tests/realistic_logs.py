@@ -209,3 +209,32 @@ def logged_columns(data, gains=None, degrees=None) -> dict:
         else:
             out[name] = value
     return out
+
+
+def sensor_error(data, joint: int, bias: float = 0.0, scale: float = 1.0):
+    """``data`` whose torque sensor of ``joint`` (0-based) reads ``scale`` x tau + ``bias`` (a
+    strain-gauge offset and a gain error the user does not know of)."""
+    tau = data.tau.copy()
+    tau[:, joint] = scale * tau[:, joint] + bias
+    return replace(data, tau=tau)
+
+
+def stamps_at_resolution(data, resolution: float, jitter: float, seed: int):
+    """``data`` whose time stamps are the sampling instants plus a uniform jitter of
+    +-``jitter`` [s], rounded to ``resolution`` [s] (a logger's millisecond clock): some rows get
+    the stamp of the row before (equal time stamps), the order is kept."""
+    rng = np.random.default_rng(seed)
+    t = np.round((data.t + rng.uniform(-jitter, jitter, len(data))) / resolution) * resolution
+    return replace(data, t=np.maximum.accumulate(t))
+
+
+def wrapped(q: np.ndarray) -> np.ndarray:
+    """Angles wrapped to [-pi, pi) (an absolute encoder's or a driver's angle)."""
+    return (q + np.pi) % (2.0 * np.pi) - np.pi
+
+
+def position_glitch(data, joint: int, row: int, size: float):
+    """``data`` with one corrupt position sample: q[row, joint] off by ``size`` [rad | m]."""
+    q = data.q.copy()
+    q[row, joint] += size
+    return replace(data, q=q)
