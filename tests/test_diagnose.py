@@ -101,19 +101,25 @@ def test_each_injected_mistake_is_named(clean, tmp_path, mistake, check, joints)
 
 def test_the_estimated_delay_applied_with_delay_restores_the_clean_fit(clean, tmp_path):
     """The torque logged 30 ms late: identify with diagnose's estimate (--delay, the alias of
-    --tau-delay) fits as well as on the clean log; without it, far worse."""
+    --tau-delay) fits as well as on the clean log, and so do the defaults (--tau-delay auto,
+    identify/delay_selection.py), which leave the clean log as it is; as logged
+    (--tau-delay 0), far worse."""
     robot, data = clean
     write_joint_data(tmp_path / "clean.csv", data)
     late = _torque_lag(data, 6)
     delay = _alarms(_run(robot, late, tmp_path))["torque delay"].values["delay_s"]
     write_joint_data(tmp_path / "late.csv", late)
-    rmsd = {}
-    for name, path, extra in (("clean", "clean.csv", []), ("late", "late.csv", []),
-                              ("fixed", "late.csv", ["--delay", f"{delay:.4f}"])):
+    rmsd, results = {}, {}
+    for name, path, extra in (("clean", "clean.csv", []), ("late", "late.csv", ["--tau-delay", "0"]),
+                              ("fixed", "late.csv", ["--delay", f"{delay:.4f}"]), ("defaults", "late.csv", [])):
         run_ok("identify", "-r", "planar2", "--data", tmp_path / path, "--out", tmp_path / f"{name}.json",
                "--lowpass", "10", *extra)
-        rmsd[name] = np.array(json.loads((tmp_path / f"{name}.json").read_text())["fit"]["rmsd"])
+        results[name] = json.loads((tmp_path / f"{name}.json").read_text())
+        rmsd[name] = np.array(results[name]["fit"]["rmsd"])
     assert np.all(rmsd["fixed"] <= 1.2 * rmsd["clean"]) and np.all(rmsd["late"] > 2.0 * rmsd["clean"]), rmsd
+    assert np.all(rmsd["defaults"] <= 1.2 * rmsd["clean"]), rmsd
+    assert results["defaults"]["delay_selection"]["samples"] == 6  # 30 ms at 200 Hz
+    assert results["clean"]["preprocessing"]["tau_delay"] == 0.0, results["clean"]["delay_selection"]
 
 
 def test_gravity_of_the_description_wrong_for_the_data(clean, tmp_path):

@@ -68,12 +68,15 @@ def test_the_fleet_refuses_the_options_it_does_not_carry_rather_than_dropping_th
         Settings.of(Identification("planar2", lowpass=None))  # the bridge from the motion is identify's default
     with pytest.raises(DataError, match="rest='off'"):
         Settings.of(Identification("planar2", lowpass=None, bridge_gap=0.02))  # rest detection is identify's default
+    with pytest.raises(DataError, match="tau_delay=SECONDS"):
+        Settings.of(Identification("planar2", lowpass=None, bridge_gap=0.02, rest="off"))  # the delay from the log
+    fixed = {"lowpass": None, "bridge_gap": 0.02, "rest": "off", "tau_delay": 0.0}
     with pytest.raises(DataError, match="--friction stribeck: the fleet sums normal equations"):
-        Settings.of(Identification("planar2", lowpass=None, bridge_gap=0.02, rest="off", friction="stribeck"))
+        Settings.of(Identification("planar2", **fixed, friction="stribeck"))
     with pytest.raises(DataError, match="essential=True"):
-        Settings.of(Identification("planar2", lowpass=None, bridge_gap=0.02, rest="off", essential=True))
+        Settings.of(Identification("planar2", **fixed, essential=True))
     idn = Identification("planar2", estimator="wls", offset=True, lowpass=12.0, rest="off", still_range=0.1,
-                         bridge_gap=0.03)
+                         bridge_gap=0.03, tau_delay=0.0)
     settings = Settings.of(idn)
     again = settings.identification(idn.robot, idn.spec)
     assert again.prep == idn.prep and again.options == idn.options  # filter_torque None is off with a fixed cutoff

@@ -57,6 +57,10 @@ BRIDGE_GAP = typer.Option("auto", "--bridge-gap", help="steps up to this long [s
                           "0.0396 s Hz / the motion's bandwidth measured on the log, within 0.02-0.1 s")
 TAU_DELAY = typer.Option(0.0, "--tau-delay", "--delay", help="the logged torque lags the positions by this much [s] (a "
                          "driver's filter): tau is moved earlier by whole samples before fitting and scoring")
+TAU_DELAY_AUTO = typer.Option("auto", "--tau-delay", "--delay", help="the logged torque lags the positions by this "
+                              "much [s] (a driver's filter): tau is moved earlier by whole samples before fitting "
+                              "and scoring; auto: the shift (up to 0.25 s either way) that held-out folds prefer over "
+                              "none by more than one standard error")
 REST = typer.Option("auto", "--rest", help="auto: find where each joint stands still from its raw positions (within "
                     "8 x their noise, measured on the log, over 0.05 s): velocity 0 there (no Coulomb torque of a "
                     "random sign), each rest's held torque a level of its own in the fit; off: the filtered velocity "
@@ -92,6 +96,17 @@ def lowpass_from(text: str | None) -> float | str | None:
     except ValueError:
         from dynid.errors import DataError
         raise DataError(f"--lowpass: expected a cutoff in Hz, 0 (off) or 'auto', got '{text}'") from None
+
+
+def tau_delay_from(text: str | None) -> float | str:
+    """--tau-delay text: 'auto' (chosen on the log, identify/delay_selection.py) or a delay [s]."""
+    if text is None or str(text).strip().lower() == "auto":
+        return "auto"
+    try:
+        return float(text)
+    except ValueError:
+        from dynid.errors import DataError
+        raise DataError(f"--tau-delay: expected a delay in seconds or 'auto', got '{text}'") from None
 
 
 def bridge_gap_from(text: str | None) -> float | str:

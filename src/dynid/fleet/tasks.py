@@ -74,8 +74,8 @@ class Settings:
     @classmethod
     def of(cls, idn) -> "Settings":
         """The settings of a ``dynid.Identification`` (its lowpass a cutoff or None: the fleet
-        does not cross-validate it per group, ``lowpass="auto"`` is refused, and so is
-        ``bridge_gap="auto"``: nothing is measured on a group's files before its fit). Options the fleet
+        does not cross-validate it per group, ``lowpass="auto"`` is refused, and so are
+        ``bridge_gap="auto"`` and ``tau_delay="auto"``: nothing is measured on a group's files before its fit). Options the fleet
         does not carry (``NOT_CARRIED``, rest detection: rest="off", friction chosen or fitted on
         the samples: auto, stribeck) are refused rather than dropped."""
         if idn.lowpass == "auto":
@@ -88,6 +88,9 @@ class Settings:
         if idn.rest != "off":
             raise DataError("the fleet does not detect rests per group (its settings carry no rest bands): give "
                             "rest='off'")
+        if idn.tau_delay == "auto":
+            raise DataError("the fleet does not measure the torque's delay per group: give tau_delay=SECONDS (0: the "
+                            "fleet command's default)")
         defaults = {f.name: f.default for f in fields(idn)}
         dropped = [f"{name}={getattr(idn, name)!r}" for name in NOT_CARRIED if getattr(idn, name) != defaults[name]]
         if dropped:

@@ -30,6 +30,7 @@ from dynid.identify.physical import pseudo_solve
 
 MAX_DELAY = 0.25  # s, largest delay looked for
 MAX_COARSE = 60  # shifts of the coarse pass
+ALIGNED_RMS_RATIO = 0.7  # a delay is found when the shifted torque's residual RMS is below this share of the logged one
 
 
 def _shifts(limit: int) -> np.ndarray:
@@ -82,7 +83,7 @@ def torque_delay(fit: LogFit) -> list[Finding]:
     delay = shift / fit.fs
     rms0, rms = np.sqrt(max(rss[0], 0.0) / rows), np.sqrt(max(min(rss.values()), 0.0) / rows)
     values = {"delay_s": delay, "samples": shift, "rms_residual_aligned": rms, "rms_residual_as_logged": rms0}
-    if abs(shift) < 1.0 or rms > 0.7 * rms0:
+    if abs(shift) < 1.0 or rms > ALIGNED_RMS_RATIO * rms0:
         return []
     lag = "lags" if delay > 0 else "leads"
     return [Finding("torque delay", "alarm",
