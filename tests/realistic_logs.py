@@ -219,12 +219,12 @@ def sensor_error(data, joint: int, bias: float = 0.0, scale: float = 1.0):
     return replace(data, tau=tau)
 
 
-def stamps_at_resolution(data, resolution: float, jitter: float, seed: int):
-    """``data`` whose time stamps are the sampling instants plus a uniform jitter of
-    +-``jitter`` [s], rounded to ``resolution`` [s] (a logger's millisecond clock): some rows get
-    the stamp of the row before (equal time stamps), the order is kept."""
+def stamps_at_resolution(data, resolution: float, latency: float, seed: int):
+    """``data`` whose time stamps are the sampling instants plus a random latency uniform in
+    [0, ``latency``] [s] (the logger's thread), cut to ``resolution`` [s] (a millisecond clock):
+    two rows logged within one tick get equal stamps, the order is kept."""
     rng = np.random.default_rng(seed)
-    t = np.round((data.t + rng.uniform(-jitter, jitter, len(data))) / resolution) * resolution
+    t = np.floor((data.t + rng.uniform(0.0, latency, len(data))) / resolution + 1e-9) * resolution
     return replace(data, t=np.maximum.accumulate(t))
 
 

@@ -161,3 +161,25 @@ def test_the_fallback_cutoff_is_recorded(tmp_path):
     assert result["preprocessing"]["lowpass_hz"] == pytest.approx(10.0)
     assert result["lowpass_selection"]["chosen_hz"] == pytest.approx(10.0)
     assert "10 Hz used" in " ".join(result["data_notes"])
+
+
+def test_folds_share_out_the_motion_of_a_log_that_mostly_rests():
+    """A log that moves in its first tenth only (the real iiwa's first 20 s: one 2 s move, then
+    rest): with rest bands, each fold of the cutoff's cross-validation holds a fifth of the
+    moving rows. Folds of equal rows leave four without motion, where q is constant whatever
+    the filter and the other folds cannot determine the parameters (the real log's choice was
+    then 1.86 Hz and its prediction 610 % off; step 1 of identify/crossval.py)."""
+    from dynid.data.columns import JointData
+    from dynid.identify.crossval import fold_labels, moving_rows
+
+    t = np.arange(0.0, 20.0, 1.0 / 200.0)
+    moving = t < 2.0
+    ramp = np.where(moving, 0.5 * (1.0 - np.cos(np.pi * t / 2.0)), 1.0)  # 0 -> 1 rad, at rest from 2 s on
+    block = JointData(t, np.column_stack([ramp, 0.2 * ramp]), tau=np.zeros((t.size, 2)))
+    weights = moving_rows([block], Preprocessing(rest_band=(1e-3, 1e-3)))
+    assert weights is not None and abs(int(weights[0].sum()) - int(moving.sum())) < 0.05 * moving.sum()
+    balanced, equal_rows = fold_labels([t.size], 5, 0, weights)[0], fold_labels([t.size], 5, 0)[0]
+    share = [np.count_nonzero(moving & (balanced == k)) / moving.sum() for k in range(5)]
+    assert all(abs(s - 0.2) < 0.03 for s in share), share
+    assert sum(not np.any(moving & (equal_rows == k)) for k in range(5)) == 4
+    assert moving_rows([block], Preprocessing()) is None  # without rest bands: the folds of equal rows

@@ -14,7 +14,16 @@ motion, so it is measured on the log rather than guessed:
    Information Sciences 191). Around a cut inside a block, ``gap`` samples on each side
    belong to no fold (h-block cross-validation, Burman et al.); a cut near the boundary of a
    file, segment or block (within a quarter of a fold) moves onto it, so that with enough
-   files or segments the folds are whole ones (blocks of a long log are folds of their own);
+   files or segments the folds are whole ones (blocks of a long log are folds of their own).
+   When rest detection found rests (``data.rest``), the cuts share out the *moving* rows (some
+   joint not still, ``data.still`` R2-R3) equally rather than all rows: a fold that holds only
+   rest says nothing of the cutoff (q is constant there, whatever the filter), and when it is
+   the motion that is left out, the other folds cannot determine the parameters, so every
+   candidate scores the same nonsense. The real iiwa's log cut to its first 20 s (one 2 s
+   move, then rest; ``bench/real_defaults.py --cases iiwashort``): four of the five folds of
+   equal rows held no motion and the choice, 1.86 Hz, predicted the other log 610 % off (the
+   cutoffs of 15-50 Hz: 14-37 %); with folds of equal motion, 28 Hz and 37 %. The shortest
+   fold then bounds the grid (step 5);
 2. per candidate cutoff f_c, each block is preprocessed exactly as ``identify`` does
    (``prepare`` with lowpass_hz = f_c), and its base regressor and torques go into one set of
    per-joint normal equations per fold, (A_k, B_k, C_k) (``RegressorGram``, the accumulator
@@ -177,17 +186,28 @@ def lowest_cutoff(fold_seconds: float) -> float:
     return FOLD_PERIODS / max(fold_seconds, 1e-9)
 
 
-def fold_labels(lengths: list[int], folds: int, gap: int) -> list[np.ndarray]:
+def fold_labels(lengths: list[int], folds: int, gap: int, weights: list[np.ndarray] | None = None) -> list[np.ndarray]:
     """Fold of every row of consecutive pieces (-1: in a gap). The rows are cut into ``folds``
-    runs of about equal count; a cut within a quarter of a fold of a piece boundary (another
+    runs of about equal count (with ``weights``, (m,) per piece: of about equal total weight,
+    e.g. the moving rows, step 1); a cut within a quarter of a fold of a piece boundary (another
     file or segment, or a block of a long log) moves onto it, otherwise ``gap`` rows on each
     side of the cut belong to no fold (module docstring, step 1)."""
     total = sum(lengths)
     bounds = np.cumsum([0] + list(lengths))
+    if weights is None:
+        at = bounds.astype(float)  # a row count up to each piece boundary
+        targets = np.arange(1, folds) * total / folds
+        rows_at = targets
+    else:
+        mass = np.concatenate([np.zeros(1), np.cumsum(np.concatenate(weights).astype(float))])  # (total + 1,)
+        at = mass[bounds]
+        targets = np.arange(1, folds) * mass[-1] / folds
+        rows_at = np.searchsorted(mass, targets, side="left").astype(float)  # the row where each share is reached
     cuts = []
-    for c in np.arange(1, folds) * total / folds:
-        near = bounds[np.argmin(np.abs(bounds - c))]
-        cuts.append((int(near), True) if abs(near - c) <= 0.25 * total / folds else (int(math.ceil(c)), False))
+    for c, r in zip(targets, rows_at):
+        k = int(np.argmin(np.abs(at - c)))
+        span = 0.25 * (at[-1] / folds)
+        cuts.append((int(bounds[k]), True) if abs(at[k] - c) <= span else (int(math.ceil(r)), False))
     edges = np.array([0] + [c for c, _ in cuts] + [total])
     labels = []
     for m, offset in zip(lengths, bounds[:-1]):
@@ -198,6 +218,28 @@ def fold_labels(lengths: list[int], folds: int, gap: int) -> list[np.ndarray]:
                 lab[np.abs(g - c) < gap] = -1
         labels.append(np.minimum(lab, folds - 1))
     return labels
+
+
+def moving_rows(blocks: list[JointData], prep: Preprocessing) -> list[np.ndarray] | None:
+    """(m,) per block: True where some joint moves (not still by its rest band, ``data.still``
+    R2-R3), the weights of motion-balanced folds (step 1); None without rest bands or when the
+    blocks hold no rest (every row moves: the folds of equal row counts)."""
+    if not prep.rest_band:
+        return None
+    from dynid.data.still import REST_WINDOW, still_mask
+
+    out = [~np.all(still_mask(b.q, sample_rate(b.t), prep.rest_band, prep.rest_window or REST_WINDOW), axis=1)
+           for b in blocks]
+    moving = sum(int(m.sum()) for m in out)
+    return None if moving == 0 or moving == sum(m.size for m in out) else out
+
+
+def shortest_fold(blocks: list[JointData], labels: list[np.ndarray], folds: int) -> float:
+    """Duration [s] of the shortest fold (its rows over the blocks' rate)."""
+    counts = np.zeros(folds, dtype=np.int64)
+    for lab in labels:
+        counts += np.bincount(lab[lab >= 0], minlength=folds)[:folds]
+    return float(counts.min()) / sample_rate(blocks[0].t)
 
 
 def fold_equations(robot, blocks: list[JointData], labels: list[np.ndarray], options: ModelOptions,
@@ -295,13 +337,19 @@ def select_lowpass(robot, blocks: list[JointData], options: ModelOptions, base: 
     cpu = time.process_time()
     fs = sample_rate(blocks[0].t)
     fold_seconds = sum(float(b.t[-1] - b.t[0]) for b in blocks) / folds
+    moving = moving_rows(blocks, prep)
+    if moving is not None:  # folds of equal motion: their durations differ, the shortest bounds the grid
+        fold_seconds = min(fold_seconds, shortest_fold(blocks, fold_labels([len(b) for b in blocks], folds, 0,
+                                                                             moving), folds))
     grid, info = cutoff_grid(fs, fold_seconds, bandwidth)
     while True:  # the lowest cutoff whose edges leave every fold one of its periods (step 5)
         trim_prep = replace(prep, lowpass_hz=float(grid[0]), trim=None)
         trim = edge_samples(trim_prep, fs / prep.decimate) * prep.decimate
-        usable = [b for b in blocks if len(b) > 2 * trim + 2]  # pieces the lowest cutoff's edges would empty
+        kept = [k for k, b in enumerate(blocks) if len(b) > 2 * trim + 2]  # pieces the lowest cutoff's edges would empty
+        usable = [blocks[k] for k in kept]
         gap = min(math.ceil(fs / grid[0]), max(sum(len(b) for b in usable) // (20 * folds), 1))
-        labels = fold_labels([len(b) for b in usable], folds, gap) if usable else []
+        weights = None if moving is None else [moving[k] for k in kept]
+        labels = fold_labels([len(b) for b in usable], folds, gap, weights) if usable else []
         try:
             if not usable:
                 raise CrossValidationError(f"{source}: every piece of the log is shorter than the filter edges "
