@@ -164,7 +164,7 @@ def round_two_cases(work: Path, names: list[str]) -> list:
         for part, folder in (("train", "joint_2_to_7_dynamic_motion"), ("test", "joint_3_to_7_dynamic_motion")):
             run("convert", iiwa_dir / folder, "--signals", signals, "--out", work / f"iiwashort_{part}.parquet")
         whole = pq.read_table(work / "iiwashort_train.parquet")
-        pq.write_table(whole.slice(0, 4000), work / "iiwashort_train.parquet")  # its first 20 s: one 2 s move, then rest
+        pq.write_table(whole.slice(0, 4000), work / "iiwashort_train.parquet")  # 20 s: one 2 s move, then rest
         table = pq.read_table(work / "iiwashort_test.parquet")
         measured = -np.column_stack([table.column(f"tau{j + 1}").to_numpy() for j in range(7)])
 

@@ -13,7 +13,8 @@ def _scores(as_logged: float, best_shift: int, remaining: float, spread: float =
     """Held-out residual sums of 5 folds: as logged, and at ``best_shift`` a share ``remaining``
     of it, each fold off by +-``spread`` of its value."""
     wiggle = 1.0 + spread * np.array([1.0, -1.0, 0.5, -0.5, 0.0])
-    return {0: as_logged / 5 * np.ones(5), best_shift: remaining * as_logged / 5 * wiggle, 1: as_logged / 5 * np.ones(5)}
+    fold = as_logged / 5 * np.ones(5)
+    return {0: fold, best_shift: remaining * fold * wiggle, 1: fold}
 
 
 def test_a_shift_that_explains_most_of_the_residual_is_applied():

@@ -75,9 +75,9 @@ class Settings:
     def of(cls, idn) -> "Settings":
         """The settings of a ``dynid.Identification`` (its lowpass a cutoff or None: the fleet
         does not cross-validate it per group, ``lowpass="auto"`` is refused, and so are
-        ``bridge_gap="auto"`` and ``tau_delay="auto"``: nothing is measured on a group's files before its fit). Options the fleet
-        does not carry (``NOT_CARRIED``, rest detection: rest="off", friction chosen or fitted on
-        the samples: auto, stribeck) are refused rather than dropped."""
+        ``bridge_gap="auto"`` and ``tau_delay="auto"``: nothing is measured on a group's files before
+        its fit). Options the fleet does not carry (``NOT_CARRIED``, rest detection: rest="off",
+        friction chosen or fitted on the samples: auto, stribeck) are refused rather than dropped."""
         if idn.lowpass == "auto":
             raise DataError("the fleet identifies with a fixed low-pass cutoff: give lowpass=HZ, or None for "
                             "min(20 Hz, fs/10)")

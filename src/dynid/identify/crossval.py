@@ -345,7 +345,7 @@ def select_lowpass(robot, blocks: list[JointData], options: ModelOptions, base: 
     while True:  # the lowest cutoff whose edges leave every fold one of its periods (step 5)
         trim_prep = replace(prep, lowpass_hz=float(grid[0]), trim=None)
         trim = edge_samples(trim_prep, fs / prep.decimate) * prep.decimate
-        kept = [k for k, b in enumerate(blocks) if len(b) > 2 * trim + 2]  # pieces the lowest cutoff's edges would empty
+        kept = [k for k, b in enumerate(blocks) if len(b) > 2 * trim + 2]  # pieces the lowest cutoff's edges empty
         usable = [blocks[k] for k in kept]
         gap = min(math.ceil(fs / grid[0]), max(sum(len(b) for b in usable) // (20 * folds), 1))
         weights = None if moving is None else [moving[k] for k in kept]

@@ -341,8 +341,9 @@ class Identification:
         info = extra["delay_selection"]
         return replace(prep, tau_delay=delay), [
             f"torque delay {delay * 1e3:.4g} ms ({info['samples']} samples) chosen on the log (--tau-delay auto): the "
-            f"torque shifted earlier by it predicts held-out folds better than as logged (by {info['held_out_gain']:.4g}"
-            f" N^2 m^2, one standard error {info['standard_error']:.4g}); --tau-delay 0 keeps the log as it is"]
+            "torque shifted earlier by it predicts held-out folds better than as logged (by "
+            f"{info['held_out_gain']:.4g} N^2 m^2, one standard error {info['standard_error']:.4g}); --tau-delay 0 "
+            "keeps the log as it is"]
 
     def rest_detection(self, sources: list, mapping: ColumnMapping,
                        prep: Preprocessing | None = None) -> tuple[Preprocessing, dict, list[str]]:
