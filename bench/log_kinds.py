@@ -157,21 +157,10 @@ def round_two_cases(work: Path, names: list[str]) -> list:
     if "iiwashort" in names and iiwa_dir is not None:
         import pyarrow.parquet as pq
 
-        from real_defaults import run
+        from real_defaults import IIWA_LAYOUT, iiwa_logs
 
-        signals = ("t=cur_traj_time_s.txt,q=joint_position_measured.txt,dq=joint_velocity_measured.txt,"
-                   "tau=joint_torque_measured.txt")
-        for part, folder in (("train", "joint_2_to_7_dynamic_motion"), ("test", "joint_3_to_7_dynamic_motion")):
-            run("convert", iiwa_dir / folder, "--signals", signals, "--out", work / f"iiwashort_{part}.parquet")
-        whole = pq.read_table(work / "iiwashort_train.parquet")
-        pq.write_table(whole.slice(0, 4000), work / "iiwashort_train.parquet")  # 20 s: one 2 s move, then rest
-        table = pq.read_table(work / "iiwashort_test.parquet")
-        measured = -np.column_stack([table.column(f"tau{j + 1}").to_numpy() for j in range(7)])
-
-        def truth(t, measured=measured):
-            assert t.size == len(measured), "predict wrote another number of rows"
-            return measured
-        cases.append(Case("iiwashort", iiwa, 7, [work / "iiwashort_train.parquet"], work / "iiwashort_test.parquet",
-                          truth, layout=["--negate", "tau", "--ignore", "dq"],
+        train, test, truth = iiwa_logs(work, iiwa_dir, "iiwashort")
+        pq.write_table(pq.read_table(train).slice(0, 4000), train)  # 20 s: one 2 s move, then rest
+        cases.append(Case("iiwashort", iiwa, 7, [train], test, truth, layout=IIWA_LAYOUT,
                           what="real iiwa 14, 200 Hz, trained on its first 20 s (one 2 s move, then rest)"))
     return cases

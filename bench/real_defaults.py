@@ -28,13 +28,17 @@ Cases built afterwards as an independent check of the defaults (robots, rates an
 of the above has; not in the default run, ``unseen_cases``): ``panda4k``, ``ur10deg``,
 ``coulomb``, ``current1k``, ``scara2k``; and ``motor5k:SEED``, motor5k's log with another seed
 (scored against rigid body and friction, also without the rows within one sample of a velocity
-reversal, and without the test file's ends).
+reversal, and without the test file's ends). Round 2 (``bench/log_kinds.py``, same protocol, each
+case also tried with its own hand options, e.g. ``--offset``, ``--tau-delay``): ``bias``, ``delay``,
+``rate50``, ``rate8k``, ``shortfast``, ``longrest``, ``int16``, ``wrap``, ``glitch``, ``dupstamp``,
+``coarse1k``, ``restart``, ``cycledrop``, ``iiwashort``.
 
     .venv/bin/python bench/real_defaults.py                    # all cases, full grid
     .venv/bin/python bench/real_defaults.py --cases rest,slow  # some
     .venv/bin/python bench/real_defaults.py --quick            # cutoffs 2, 10, 50 only
     .venv/bin/python bench/real_defaults.py --cases panda4k,ur10deg,coulomb,current1k,scara2k
     .venv/bin/python bench/real_defaults.py --cases motor5k:61,motor5k:71,motor5k:81
+    .venv/bin/python bench/real_defaults.py --cases bias,delay,rate50,rate8k,shortfast,longrest,int16,wrap,glitch,dupstamp,coarse1k,restart,cycledrop,iiwashort
 
 Prints one line per case: the defaults' held-out relative error (all joints pooled), the best
 hand setting's, their ratio (goal: <= 1.10), the best cutoff without other options, and the CPU
@@ -199,23 +203,32 @@ def build_cases(work: Path, names: list[str]) -> list[Case]:
         cases.append(Case("slow", iiwa_urdf, robot.n, [work / "slow_train.csv"], work / "slow_test.csv",
                           _truth_at(t, tau), what="iiwa URDF, 500 Hz, harmonics up to 0.2 Hz"))
     if "iiwa" in names and iiwa_dir is not None:
-        signals = ("t=cur_traj_time_s.txt,q=joint_position_measured.txt,dq=joint_velocity_measured.txt,"
-                   "tau=joint_torque_measured.txt")
-        for part, folder in (("train", "joint_2_to_7_dynamic_motion"), ("test", "joint_3_to_7_dynamic_motion")):
-            run("convert", iiwa_dir / folder, "--signals", signals, "--out", work / f"iiwa_{part}.parquet")
-        import pyarrow.parquet as pq
-
-        table = pq.read_table(work / "iiwa_test.parquet")
-        measured = -np.column_stack([table.column(f"tau{j + 1}").to_numpy() for j in range(7)])
-        times = table.column("t").to_numpy()
-
-        def truth(t, times=times, measured=measured):
-            assert t.size == times.size, "predict wrote another number of rows"
-            return measured  # row for row (the file's time restarts at each segment)
-        cases.append(Case("iiwa", iiwa_urdf, 7, [work / "iiwa_train.parquet"], work / "iiwa_test.parquet", truth,
-                          layout=["--negate", "tau", "--ignore", "dq"],
+        train, test, truth = iiwa_logs(work, iiwa_dir, "iiwa")
+        cases.append(Case("iiwa", iiwa_urdf, 7, [train], test, truth, layout=IIWA_LAYOUT,
                           what="real iiwa 14, 200 Hz, scored against the measured torque"))
     return cases
+
+
+IIWA_LAYOUT = ["--negate", "tau", "--ignore", "dq"]  # the real iiwa's driver conventions (docs/workflow-own-robot.md)
+
+
+def iiwa_logs(work: Path, iiwa_dir: Path, name: str):
+    """(training Parquet, test Parquet, truth) of the real iiwa logs converted into ``work``:
+    trained on joint_2_to_7_dynamic_motion, predicted on joint_3_to_7_dynamic_motion, scored row
+    for row against its measured torque (negated: the sensor reports the reaction)."""
+    import pyarrow.parquet as pq
+
+    signals = ("t=cur_traj_time_s.txt,q=joint_position_measured.txt,dq=joint_velocity_measured.txt,"
+               "tau=joint_torque_measured.txt")
+    for part, folder in (("train", "joint_2_to_7_dynamic_motion"), ("test", "joint_3_to_7_dynamic_motion")):
+        run("convert", iiwa_dir / folder, "--signals", signals, "--out", work / f"{name}_{part}.parquet")
+    table = pq.read_table(work / f"{name}_test.parquet")
+    measured = -np.column_stack([table.column(f"tau{j + 1}").to_numpy() for j in range(7)])
+
+    def truth(t, measured=measured):
+        assert t.size == len(measured), "predict wrote another number of rows"
+        return measured  # row for row (the file's time restarts at each segment)
+    return work / f"{name}_train.parquet", work / f"{name}_test.parquet", truth
 
 
 def _jittered(data, rate: float, tau: np.ndarray, spread: float, seed: int):

@@ -98,26 +98,17 @@ def lowpass_from(text: str | None) -> float | str | None:
         raise DataError(f"--lowpass: expected a cutoff in Hz, 0 (off) or 'auto', got '{text}'") from None
 
 
-def tau_delay_from(text: str | None) -> float | str:
-    """--tau-delay text: 'auto' (chosen on the log, identify/delay_selection.py) or a delay [s]."""
+def seconds_or_auto(text: str | None, option: str, what: str) -> float | str:
+    """Text of an option measured on the log by default (``--bridge-gap``: from the motion's
+    bandwidth, data/segments.py S2; ``--tau-delay``: identify/delay_selection.py): 'auto' or
+    ``what`` in seconds."""
     if text is None or str(text).strip().lower() == "auto":
         return "auto"
     try:
         return float(text)
     except ValueError:
         from dynid.errors import DataError
-        raise DataError(f"--tau-delay: expected a delay in seconds or 'auto', got '{text}'") from None
-
-
-def bridge_gap_from(text: str | None) -> float | str:
-    """--bridge-gap text: 'auto' (from the motion's bandwidth, data/segments.py S2) or a step [s]."""
-    if text is None or str(text).strip().lower() == "auto":
-        return "auto"
-    try:
-        return float(text)
-    except ValueError:
-        from dynid.errors import DataError
-        raise DataError(f"--bridge-gap: expected a step in seconds or 'auto', got '{text}'") from None
+        raise DataError(f"{option}: expected {what} in seconds or 'auto', got '{text}'") from None
 
 
 def rest_from(text: str) -> bool:
