@@ -27,9 +27,9 @@ def main(folder: Path) -> None:
     simulate_fleet(str(root), spec, say=lambda _: None)
 
     # every group is identified with these options (each with the model fleet.yaml names for its robot;
-    # the fleet takes a fixed cutoff, None = min(20 Hz, fs/10), and detects no rests)
+    # the fleet takes a fixed cutoff, None = min(20 Hz, fs/10), a fixed bridge and torque delay, and detects no rests)
     settings = Settings.of(dynid.Identification(spec.model, estimator="wls", lowpass=None, rest="off",
-                                                     bridge_gap=0.02))
+                                                     bridge_gap=0.02, tau_delay=0.0))
     plan = make_plan(str(root), load_config(str(root / "fleet.yaml")), ("robot", "date"), settings)
     with dask_client(workers=2) as client:                # a LocalCluster of 2 worker processes, stopped after
         summary = identify_fleet(client, plan, out, say=lambda _: None)
