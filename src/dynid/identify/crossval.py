@@ -22,8 +22,8 @@ motion, so it is measured on the log rather than guessed:
    candidate scores the same nonsense. The real iiwa's log cut to its first 20 s (one 2 s
    move, then rest; ``bench/real_defaults.py --cases iiwashort``): four of the five folds of
    equal rows held no motion and the choice, 1.86 Hz, predicted the other log 610 % off (the
-   cutoffs of 15-50 Hz: 14-37 %); with folds of equal motion, 28 Hz and 37 %. The shortest
-   fold then bounds the grid (step 5);
+   best hand setting: 18 %); with folds of equal motion, 28 Hz and 37 %. The shortest fold then
+   bounds the grid (step 5);
 2. per candidate cutoff f_c, each block is preprocessed exactly as ``identify`` does
    (``prepare`` with lowpass_hz = f_c), and its base regressor and torques go into one set of
    per-joint normal equations per fold, (A_k, B_k, C_k) (``RegressorGram``, the accumulator
