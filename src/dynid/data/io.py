@@ -7,6 +7,8 @@ counted from 1 after the header, so CSV row k is file line k + 1):
 - NaN / empty fields in t, q, dq, ddq, tau, i: the row is dropped (``nan="drop"``, default,
   with a note) or rejected (``nan="reject"``)
 - duplicated time stamps: the later rows are dropped, with a note
+- revolute angles logged within one turn (a step beyond pi between two samples): made
+  continuous again (``data.angles``, W1), with a note
 - time going backwards: rejected, unless ``--segments auto`` makes it a new segment
 - gaps longer than ``--max-gap`` x the median step, a ``segment`` column: segments
   (``data.segments``)
@@ -32,6 +34,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
+from dynid.data.angles import AngleUnwrap
 from dynid.data.arrays import ArrayLog
 from dynid.data.bags import is_bag, read_bag
 from dynid.data.columns import ColumnMapping, JointData, check_header
@@ -286,6 +289,10 @@ def load_joint_data(path: str | Path, robot, mapping: ColumnMapping = ColumnMapp
     inside = mapping.in_time_range(data.t)  # --time-range, on the stamps in seconds
     if inside is not None:
         data = data.select(inside)
+    unwrap = AngleUnwrap(robot.is_revolute, str(path))  # angles logged within one turn (data.angles)
+    data = unwrap(data)
+    if unwrap.summary():
+        data.notes.append(unwrap.summary())
     if mapping.part():
         data.notes.append(f"{len(data)} rows within {mapping.part()} read")
     if segmenter.summary():

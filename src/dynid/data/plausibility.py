@@ -18,7 +18,8 @@ O(chunk) memory:
   a step below 5 us: the time unit option is wrong the other way;
 - jumps: a position step far larger than the joint's usual step (50 x its median and 0.1 rad or
   0.01 m, and beyond 1.5 x the joint's speed limit x the time step) inside a segment: an isolated
-  spike (a corrupt sample), a jump of one turn (an angle wrapped to +-pi), or a glitch;
+  spike (a corrupt sample), a jump of one turn (an angle wrapped to +-pi: the readers undo a
+  revolute joint's steps of one turn before these checks, ``data.angles``), or a glitch;
 - a torque that is one number in every sample while its joint moves (a placeholder column:
   a moving joint feels friction at least);
 - a filled stretch: ``FILL_SAMPLES`` samples or more (and ``FILL_SECONDS``) over which every

@@ -30,6 +30,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
+from dynid.data.angles import AngleUnwrap
 from dynid.data.arrays import ArrayLog
 from dynid.data.bags import is_bag, robot_tables
 from dynid.data.columns import TIME_UNITS, ColumnMapping, JointData
@@ -120,6 +121,7 @@ def raw_chunks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapping()
     offset, kept = 0, 0
     segmenter = Segmenter.for_preprocessing(str(path), prep, None if plan is None else plan.step)
     checks = LogChecks(robot, str(path))
+    unwrap = AngleUnwrap(robot.is_revolute, str(path))  # angles logged within one turn (data.angles)
     columns_notes: list[str] = []
     for table in tables:
         if offset == 0:
@@ -131,6 +133,7 @@ def raw_chunks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapping()
             inside = mapping.in_time_range(data.t)  # --time-range, on the stamps in seconds
             if inside is not None:
                 data = data.select(inside)
+            data = unwrap(data)
             checks.update(data)
             kept += len(data)
             if len(data):
@@ -148,6 +151,8 @@ def raw_chunks(path: str | Path, robot, mapping: ColumnMapping = ColumnMapping()
         notes.append(f"{kept} rows within {mapping.part()} read")
     if segmenter.summary():
         notes.append(segmenter.summary())
+    if unwrap.summary():
+        notes.append(unwrap.summary())
     if notes:
         yield JointData(np.empty(0), np.empty((0, robot.n)), source=str(path), notes=notes)
 
