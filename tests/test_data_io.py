@@ -78,7 +78,8 @@ def test_currents_become_torques_with_the_given_gains(tmp_path):
 def test_parquet_and_csv_hold_the_same_numbers_and_chunks_reassemble_the_file(tmp_path):
     rng = np.random.default_rng(0)
     t = np.cumsum(rng.uniform(0.009, 0.011, 1000))
-    cols = {"t": t, "q1": rng.normal(size=1000), "q2": rng.normal(size=1000),
+    # positions within +-1 rad: steps beyond pi would be read as angles wrapped within one turn (data/angles.py)
+    cols = {"t": t, "q1": rng.uniform(-1.0, 1.0, size=1000), "q2": rng.uniform(-1.0, 1.0, size=1000),
             "tau1": rng.normal(size=1000), "tau2": rng.normal(size=1000)}
     for name in ("a.csv", "a.parquet"):
         write_columns(tmp_path / name, cols)
