@@ -11,8 +11,9 @@ filtered by a 2nd-order Butterworth low-pass at ``--corner`` Hz, zero phase, res
 standard deviation (``filtered``: a drive's current filter, ~fs / (2 corner) correlated samples).
 Per base parameter, ratio = (spread of the estimates over the draws) / (mean reported std): 1 is
 honest, < 1 std too large, > 1 std too small. Printed: the ratios' median, 10-90 % range, extremes
-and the share within 0.7..1.3 (a 24-draw spread itself scatters by ~15 %), and the covariance
-result.json reports.
+and the share within 0.7..1.3 (a 24-draw spread itself scatters by ~15 %); the RMS over the draws
+of (estimate - truth) / std, which counts the bias the log's errors common to every draw leave
+(drive ripple, quantization, rests; 1 is honest); and the covariance result.json reports.
 
 Real: the KUKA iiwa 14 logs of shared/real (joint_2_to_7 and joint_3_to_7, the layout options of
 docs/workflow-own-robot.md), each identified with the defaults: for the base parameters both
@@ -39,26 +40,33 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 
 def clean_log(robot, rate: float, seconds: float, seed: int):
-    """(JointData without torque noise, noise scale (n,)): tests/realistic_logs.resting_log."""
+    """(JointData without torque noise, noise scale (n,), true base parameters {name: value}):
+    tests/realistic_logs.resting_log."""
     from realistic_logs import resting_log
 
+    from dynid.identify.base import base_parameters
+    from dynid.identify.model import ModelOptions, full_parameters
+
     data, t, tau, at_rest, tau_model, friction = resting_log(robot, rate, seconds, seed=seed, noise=0.0)
-    return data, np.sqrt(np.mean(tau_model ** 2, axis=0))
+    base = base_parameters(robot, ModelOptions())
+    truth = dict(zip(base.names, base.to_base(full_parameters(robot, ModelOptions(), friction))))
+    return data, np.sqrt(np.mean(tau_model ** 2, axis=0)), truth
 
 
 def noise(shape, sigma: np.ndarray, rate: float, kind: str, corner: float, seed: int) -> np.ndarray:
     """(N, n) torque noise of standard deviation sigma (n,): white or low-pass filtered."""
     import scipy.signal
 
-    e = np.random.default_rng(seed).normal(size=shape)
-    if kind == "filtered":
-        sos = scipy.signal.butter(2, corner, fs=rate, output="sos")
-        e = scipy.signal.sosfiltfilt(sos, e, axis=0)
-        e /= e.std(axis=0)
-    return e * sigma
+    rng = np.random.default_rng(seed)
+    if kind != "filtered":
+        return rng.normal(size=shape) * sigma
+    pad = int(20 * rate / corner)  # the filter's edges left out: stationary noise
+    e = scipy.signal.sosfiltfilt(scipy.signal.butter(2, corner, fs=rate, output="sos"),
+                                 rng.normal(size=(shape[0] + 2 * pad, shape[1])), axis=0)
+    return e[pad:pad + shape[0]] / e.std(axis=0) * sigma
 
 
-def coverage(robot, data, scale, rate, args, kind: str) -> None:
+def coverage(robot, data, scale, truth, rate, args, kind: str) -> None:
     import dynid
 
     sigma = args.noise * scale
@@ -72,16 +80,20 @@ def coverage(robot, data, scale, rate, args, kind: str) -> None:
             result = dynid.Identification(robot, estimator=estimator).fit(data.t, data.q, tau)
             seconds[estimator] += time.perf_counter() - start
             runs[estimator].append((np.array(result.values, dtype=float), np.array(result.std, dtype=float)))
-            kinds[estimator] = result.document.get("covariance_kind", "white (Khalil-Gautier)")
+            true = np.array([truth[name] for name in result.names])
+            kinds[estimator] = (result.document.get("uncertainty") or {}).get("covariance", "white")
     for estimator, rows in runs.items():
         values, stds = np.array([r[0] for r in rows]), np.array([r[1] for r in rows])
         ok = np.all(np.isfinite(stds), axis=0) & (np.nanmean(stds, axis=0) > 0)
         ratio = np.std(values[:, ok], axis=0, ddof=1) / np.mean(stds[:, ok], axis=0)
         lo, mid, hi = np.percentile(ratio, [10, 50, 90])
         within = np.mean((ratio > 0.7) & (ratio < 1.3))
+        z = np.sqrt(np.mean(((values - true) / stds)[:, ok] ** 2, axis=0))  # bias included
         print(f"  {kind:8s} {estimator}: spread/std median {mid:.2f}, 10-90 % {lo:.2f}-{hi:.2f}, "
               f"range {ratio.min():.2f}-{ratio.max():.2f}, {100 * within:.0f} % of {ratio.size} within 0.7-1.3; "
-              f"{seconds[estimator] / args.draws:.2f} s per fit; covariance: {kinds[estimator]}", flush=True)
+              f"RMS (x - truth)/std median {np.median(z):.2f}, 90 % {np.percentile(z, 90):.2f}, "
+              f"largest {z.max():.1f}; {seconds[estimator] / args.draws:.2f} s per fit; "
+              f"covariance: {kinds[estimator]}", flush=True)
 
 
 def real(args) -> None:
@@ -133,7 +145,7 @@ def real(args) -> None:
             print(f"  real iiwa {estimator}: |z| of {z.size} parameters both logs determine: median {np.median(z):.2f} "
                   f"(1 std honest: 0.67), {100 * np.mean(z < 2):.0f} % below 2 (honest: 95 %), largest "
                   f"{', '.join(f'{names[k]} {z[k]:.1f}' for k in worst)}; "
-                  f"{s1:.1f} s and {s2:.1f} s; covariance: {d1.get('covariance_kind', 'white (Khalil-Gautier)')}",
+                  f"{s1:.1f} s and {s2:.1f} s; covariance: {(d1.get('uncertainty') or {}).get('covariance', 'white')}",
                   flush=True)
 
 
@@ -155,12 +167,12 @@ def main() -> None:
     print(f"{os.uname().nodename}; {args.draws} draws; {open('/proc/loadavg').read().split()[:3]} load")
     if not args.no_sim:
         robot = dynid.load_robot(args.robot)
-        data, scale = clean_log(robot, args.rate, args.seconds, seed=3)
+        data, scale, truth = clean_log(robot, args.rate, args.seconds, seed=3)
         print(f"{args.robot}, {args.seconds:g} s at {args.rate:g} Hz ({len(data)} rows), noise {args.noise:g} x "
               f"each joint's RMS torque (filtered: {args.corner:g} Hz)")
         with single_blas_thread():
             for kind in args.cases.split(","):
-                coverage(robot, data, scale, args.rate, args, kind)
+                coverage(robot, data, scale, truth, args.rate, args, kind)
     if args.real or args.no_sim:
         real(args)
 

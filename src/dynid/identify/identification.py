@@ -47,6 +47,8 @@ from dynid.errors import DataError, DynidWarning
 from dynid.identify.model import ModelOptions
 from dynid.identify.undetermined import STILL_RANGE
 
+WHITE_STRIBECK = {"covariance": "white", "why": "friction stribeck: the joint covariance with the Stribeck velocities "
+                                                "(identify.stribeck_uncertainty) under white residuals"}
 CHOSEN_FRICTION = ("stribeck", "load-dependent", "auto")  # friction models the data decide (``identify.stribeck``)
 
 
@@ -275,6 +277,8 @@ class Identification:
                 acc = self.accumulate(sources, mapping, base, prep)
                 fitted = self.solve(acc.ne, acc.q_min, acc.q_max, base, weight)
                 fitted.samples, fitted.notes = acc.samples, list(acc.notes)
+                extra["uncertainty"] = self.correlated_std(fitted, base, sources, mapping, prep) \
+                    if self.options.friction != "stribeck" else WHITE_STRIBECK
                 if self.options.friction == "load-dependent":  # the std of the fixed point (load_friction, L3)
                     from dynid.identify.drift_fit import fit_rows
                     from dynid.identify.load_friction import fitted_fl, static_parts
@@ -523,7 +527,31 @@ class Identification:
                 readies = without_drift(r, readies, covariates, drifting.drift)
             more["per_" + self.per] = self._per(readies, base, prep, weight)
         more["sources"] = [c.to_dict() for c in counts]
+        more["uncertainty"] = {"covariance": "white", "why": "fitted in memory (irls, --cycles, --friction-drift): "
+                                                             "Khalil-Gautier's s^2 (W^T W)^-1"}
         return Fitted(est, ne, sum(c.samples for c in counts), notes, found, more)
+
+    def correlated_std(self, fitted: "Fitted", base, sources: list, mapping: ColumnMapping,
+                       prep: Preprocessing) -> dict:
+        """ols and wls: ``fitted.est``'s covariance made the per-joint sandwich whose scores carry
+        the correlation of the residuals in time, measured on pieces of ``sources``
+        (``identify.residual_correlation`` R1-R3); result.json "uncertainty" says which covariance
+        the std are (the others keep Khalil-Gautier's white-noise one: "white")."""
+        est = fitted.est
+        if est.joint_weights() is None:
+            return {"covariance": "white", "why": f"estimator {est.name}: Khalil-Gautier's s^2 (W^T W)^-1"}
+        from dynid.identify.residual_correlation import measured_residuals, residual_correlation
+
+        measured = residual_correlation(measured_residuals(self.robot, sources, self.options, base, prep, est.coef_,
+                                                           mapping, self.nan, self.chunk_rows))
+        white = np.array(est.std_, dtype=float)
+        est.with_correlated_residuals(fitted.ne, measured.scores(fitted.ne, est.coef_))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = est.std_ / white
+        shown = ratio[np.isfinite(ratio)]
+        return {"covariance": "correlated", **measured.to_dict(),
+                "std_over_white": {"min": float(shown.min()), "median": float(np.median(shown)),
+                                   "max": float(shown.max())} if shown.size else None}
 
     def _fixed_point_std(self, fitted: "Fitted", base, parts) -> None:
         """Friction load-dependent: ``fitted.est``'s covariance made that of the fixed point of its

@@ -1,0 +1,179 @@
+"""How much a log's residuals are worth: their correlation in time, measured per joint and column.
+
+Khalil-Gautier's covariance s^2 (W^T W)^-1 counts every sample as an independent one of one
+noise variance. A real log's residuals are neither: they are low-pass filtered (the cutoff of
+``--lowpass``, a drive's current filter: at 1 kHz behind a 5 Hz filter about a hundred samples
+carry one independent value, so the white-noise std is about ten times too small), and joints
+differ in noise (OLS pools them into one variance). The default's standard deviations
+(``Estimator.with_correlated_residuals``) therefore use, per joint j with the fit's weight w_j
+and residual variance sigma_j^2 = RSS_j / (r_j - b_j), the per-joint sandwich
+
+    C = N^-1 (sum_j w_j^2 sigma_j^2 K_j A_j K_j) N^-1,    N = sum_j w_j A_j               (R1)
+
+(A_j joint j's normal matrix; ols w_j = 1, wls w_j = 1 / sigma_j^2, so that with white
+residuals it is s^2 N^-1 again), where K_j = diag(sqrt(kappa_jk)) scales each column's score
+by the long-run variance of z(t) = y_jk(t) r_j(t) (joint j's regressor column k times its
+residual) over its white value:
+
+    kappa_jk = sum_{|l| < 2 M_j} w(l) gamma_z(l) / (sigma_j^2 sum_t y_jk(t)^2)              (R2)
+
+gamma_z the autocovariance of z, w a trapezoid (1 up to lag M_j, 0 at 2 M_j: Politis & Romano's
+flat-top taper, 1995); kappa is at least 1 (the white-noise figure stays a floor). The window
+M_j comes from the residual's own autocorrelation rho_j (Sokal's automatic windowing, 1997):
+
+    tau_j(M) = 1 + 2 sum_{l=1..M} rho_j(l),   M_j = the smallest M >= C_WINDOW tau_j(M)     (R3)
+
+tau_j is the number of samples per independent one of joint j's residual ("correlated_samples"
+in result.json "uncertainty"). The residuals are those of the fit (``coef_``) on evenly spread
+contiguous pieces of the prepared logs (``PIECE_ROWS`` at most, ``data.blocks``), whose
+regressor is built in memory; each piece's lags stay within it.
+
+What this does not cover: an error that is a function of the state (a ripple, a missed effect)
+and comes back every period of the excitation is as correlated as the period is long; it is a
+bias common to every noise draw, and the payload's cluster jackknife (``identify.sandwich``)
+is the tool for it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+C_WINDOW = 5.0  # Sokal's c of (R3)
+PIECE_ROWS = 24_000  # rows of the logs whose residuals are measured (evenly spread pieces)
+PIECES = 4  # pieces of a log longer than PIECE_ROWS
+
+
+@dataclass
+class ResidualCorrelation:
+    """(R2)-(R3) of a fit over the measured pieces: per joint the scores' long-run covariance
+    ``long_run`` (n, b, b) and its white value ``white`` (n, b, b) (sigma_j^2 Y_j^T Y_j), the
+    correlated samples ``tau`` (n,) and window ``window`` (n,), the rows measured."""
+
+    long_run: np.ndarray
+    white: np.ndarray
+    tau: np.ndarray
+    window: np.ndarray
+    rows: int
+
+    def to_dict(self) -> dict:
+        return {"correlated_samples": [float(v) for v in self.tau], "window": [int(v) for v in self.window],
+                "rows": int(self.rows)}
+
+    def scores(self, ne, beta: np.ndarray) -> np.ndarray:
+        """(n, b, b) the long-run covariance of each joint's scores over all the fit's rows ``ne``
+        at the estimate ``beta``: its white value sigma_j^2 A_j carried through the inflation the
+        pieces measured (R4), G_j = W^-1/2 L W^-1/2 with its eigenvalues raised to at least 1."""
+        from dynid.identify.estimators import joint_noise_variances
+
+        var = joint_noise_variances(ne, beta)
+        return np.array([_carried(self.long_run[j], self.white[j], var[j] * ne.A[j]) for j in range(ne.n)])
+
+
+def _root(m: np.ndarray, inverse: bool = False) -> np.ndarray:
+    """Symmetric square root (or pseudo-inverse square root) of a PSD matrix."""
+    e, v = np.linalg.eigh(0.5 * (m + m.T))
+    keep = e > 1e-10 * max(float(e.max()), 1e-300)
+    r = np.where(keep, np.sqrt(np.where(keep, e, 1.0)) ** (-1.0 if inverse else 1.0), 0.0)
+    return (v * r) @ v.T
+
+
+def _carried(long_run: np.ndarray, white: np.ndarray, full: np.ndarray) -> np.ndarray:
+    """(R4) L_full = D_f F^1/2 G F^1/2 D_f, G = W^-1/2 L W^-1/2 (eigenvalues >= 1), W and L the
+    pieces' white and long-run covariances and F the full data's white one, each normalized by
+    the square root of its diagonal (D); columns the pieces or the data do not excite are left white."""
+    out = np.array(full, dtype=float)
+    dw, df = np.sqrt(np.maximum(np.diag(white), 0.0)), np.sqrt(np.maximum(np.diag(full), 0.0))
+    a = np.flatnonzero((dw > 0) & (df > 0))
+    if a.size == 0:
+        return out
+    nw, nl = np.outer(dw[a], dw[a]), np.outer(dw[a], dw[a])
+    wi = _root(white[np.ix_(a, a)] / nw, inverse=True)
+    g = wi @ (long_run[np.ix_(a, a)] / nl) @ wi
+    e, v = np.linalg.eigh(0.5 * (g + g.T))
+    g = (v * np.maximum(e, 1.0)) @ v.T
+    fr = _root(full[np.ix_(a, a)] / np.outer(df[a], df[a]))
+    out[np.ix_(a, a)] = np.outer(df[a], df[a]) * (fr @ g @ fr)
+    return out
+
+
+def _autocovariance(x: np.ndarray, lags: int) -> np.ndarray:
+    """(lags + 1, ...) sum_t x(t) x(t + l) for l = 0..lags along axis 0 (by FFT, no wrap; 0 from
+    lag N on)."""
+    size = 1 << int(np.ceil(np.log2(max(2 * x.shape[0] - 1, lags + 1))))
+    f = np.fft.rfft(x, size, axis=0)
+    return np.fft.irfft(f * np.conj(f), size, axis=0)[:lags + 1]
+
+
+def _long_run(z: np.ndarray, m: int) -> np.ndarray:
+    """(b, b) sum_{|l| < 2m} w(l) sum_t z(t) z(t + l)^T of z (N, b), w the flat-top taper (R2), by
+    the FFT of z (zero padded: no wrap) and that of the taper."""
+    span = min(2 * m, len(z) - 1)
+    size = 1 << int(np.ceil(np.log2(len(z) + span + 1)))
+    lag = np.arange(size)
+    lag = np.minimum(lag, size - lag)
+    taper = np.where(lag <= span, np.clip(2.0 - lag / max(m, 1), 0.0, 1.0), 0.0)
+    spectrum = np.fft.rfft(taper).real  # the taper is even: its transform is real
+    f = np.fft.rfft(z, size, axis=0)  # (size // 2 + 1, b)
+    weight = spectrum * np.where((np.arange(f.shape[0]) == 0) | (np.arange(f.shape[0]) == size // 2), 1.0, 2.0)
+    out = (np.conj(f).T * weight) @ f / size
+    return 0.5 * (out.real + out.real.T)
+
+
+def window_of(rho: np.ndarray) -> tuple[float, int]:
+    """(tau, M) of (R3) from the autocorrelation rho (L + 1,) (rho[0] = 1); M at most L."""
+    tau = 1.0 + 2.0 * np.cumsum(rho[1:])
+    m = np.arange(1, rho.size)
+    ok = np.flatnonzero(m >= C_WINDOW * tau)
+    k = int(ok[0]) if ok.size else rho.size - 2
+    return float(max(tau[k], 1.0)), int(m[k])
+
+
+def residual_correlation(parts) -> ResidualCorrelation:
+    """(R2)-(R3) over ``parts``, an iterable of (y (N, n, b), r (N, n), keep (N, n) bool) of
+    contiguous rows each (y the base regressor, r the fit's residual, keep the fitted rows)."""
+    parts = [(np.where(keep[..., None], y, 0.0), np.where(keep, r, 0.0)) for y, r, keep in parts]
+    parts = [(y, r) for y, r in parts if len(r) > 8]
+    if not parts:
+        raise ValueError("residual_correlation: no rows")
+    n, b = parts[0][0].shape[1:]
+    lags = max(max(len(r) for _, r in parts) // 4, 2)
+    acov = sum(_autocovariance(r, lags) for _, r in parts)  # (lags + 1, n), each piece's lags within it
+    rows = sum(int(np.count_nonzero(r.any(axis=1))) for _, r in parts)
+    tau, window = np.ones(n), np.ones(n, dtype=np.int64)
+    long_run, white = np.zeros((n, b, b)), np.zeros((n, b, b))
+    for j in range(n):
+        if acov[0, j] > 0:
+            tau[j], window[j] = window_of(acov[:, j] / acov[0, j])
+        sigma2 = acov[0, j] / max(sum(np.count_nonzero(r[:, j]) for _, r in parts), 1)
+        for y, r in parts:
+            long_run[j] += _long_run(y[:, j, :] * r[:, j, None], int(window[j]))
+            white[j] += sigma2 * (y[:, j, :].T @ y[:, j, :])
+    return ResidualCorrelation(long_run, white, tau, window, rows)
+
+
+def measured_residuals(robot, sources, options, base, prep, coef: np.ndarray, mapping=None, nan: str = "drop",
+                       chunk_rows: int = 50_000, rows: int = PIECE_ROWS):
+    """(y, r, keep) of evenly spread contiguous pieces of ``sources`` (at most ``rows`` rows
+    together; ``data.blocks.read_blocks``, cut at segment boundaries), each prepared as the fit's
+    data are (``prep``: cutoff, rests, edges) with the residual r = tau - y coef of the fit."""
+    from dynid.data.blocks import pieces, read_blocks
+    from dynid.data.columns import ColumnMapping
+    from dynid.data.preprocess import prepare
+    from dynid.identify.model import own_columns
+    from dynid.identify.pipeline import regressor_arrays
+
+    mapping = mapping or ColumnMapping()
+    share = max(rows // max(len(sources), 1), 1)
+    columns = own_columns(robot, options)
+    for raw in pieces([b for s in sources for b in read_blocks(s, robot, mapping, nan, share, PIECES, chunk_rows,
+                                                                   prep)]):
+        if len(raw) < 16:
+            continue
+        ready = prepare(raw, prep, joint_columns=columns)
+        if ready.tau is None or len(ready) < 16:
+            continue
+        y, tau, keep = regressor_arrays(robot, ready, options, base, prep)
+        keep = np.ones(tau.shape, dtype=bool) if keep is None else keep
+        yield y, tau - y @ coef, keep
