@@ -117,3 +117,25 @@ def test_wls_weights_are_iterated_until_they_are_the_residuals_own():
     first = OrdinaryLeastSquares().fit_normal_equations(ne)
     two_step = ne.residual_ss(first.coef_) / (ne.rows - ne.active_counts())
     assert np.max(np.abs(two_step / own - 1.0)) > 0.1, two_step / own
+
+
+def test_identify_reports_which_covariance_its_std_are():
+    """dynid.Identification with the defaults (ols, --lowpass auto, --rest auto) on a log whose
+    torque noise is filtered at 5 Hz: result.json "uncertainty" says the std are the correlated
+    residuals' (about fs / (2 x 5 Hz) = 25 samples per independent one measured on the loud joint;
+    more on the quiet one, whose residual is mostly the low-pass filter's slow error) and they are
+    several times the white-noise ones (the draws above: that is the spread); irls, fitted in
+    memory, says its std are white."""
+    robot = dynid.load_robot("planar2")
+    t = np.arange(0.0, SECONDS, 1.0 / RATE)
+    q, dq, ddq = random_multisine(robot, seed=7, f0=0.1, harmonics=6).sample(t)
+    tau = dynid.inverse_dynamics(robot, q, dq, ddq) + _noise(np.random.default_rng(0), q.shape, 5.0)
+    result = dynid.Identification(robot).fit(t, q, tau)
+    uncertainty = result.document["uncertainty"]
+    assert uncertainty["covariance"] == "correlated"
+    loud, quiet = uncertainty["correlated_samples"]  # the quiet joint's residual: the filter's slow errors too
+    assert 10 < loud < 60 and quiet > 10, uncertainty
+    assert uncertainty["std_over_white"]["median"] > 2.5, uncertainty
+    cov = np.array(result.document["covariance"])
+    assert np.allclose(np.sqrt(np.diag(cov)), result.std, rtol=1e-9)
+    assert dynid.Identification(robot, estimator="irls").fit(t, q, tau).document["uncertainty"]["covariance"] == "white"

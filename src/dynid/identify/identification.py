@@ -541,9 +541,11 @@ class Identification:
         if est.joint_weights() is None:
             return {"covariance": "white", "why": f"estimator {est.name}: Khalil-Gautier's s^2 (W^T W)^-1"}
         from dynid.identify.residual_correlation import measured_residuals, residual_correlation
+        from dynid.identify.threads import single_blas_thread
 
-        measured = residual_correlation(measured_residuals(self.robot, sources, self.options, base, prep, est.coef_,
-                                                           mapping, self.nan, self.chunk_rows))
+        with single_blas_thread():  # small products: BLAS threads only contend
+            measured = residual_correlation(measured_residuals(self.robot, sources, self.options, base, prep,
+                                                               est.coef_, mapping, self.nan, self.chunk_rows))
         white = np.array(est.std_, dtype=float)
         est.with_correlated_residuals(fitted.ne, measured.scores(fitted.ne, est.coef_))
         with np.errstate(divide="ignore", invalid="ignore"):

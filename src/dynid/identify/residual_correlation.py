@@ -101,24 +101,28 @@ def _carried(long_run: np.ndarray, white: np.ndarray, full: np.ndarray) -> np.nd
 def _autocovariance(x: np.ndarray, lags: int) -> np.ndarray:
     """(lags + 1, ...) sum_t x(t) x(t + l) for l = 0..lags along axis 0 (by FFT, no wrap; 0 from
     lag N on)."""
-    size = 1 << int(np.ceil(np.log2(max(2 * x.shape[0] - 1, lags + 1))))
-    f = np.fft.rfft(x, size, axis=0)
-    return np.fft.irfft(f * np.conj(f), size, axis=0)[:lags + 1]
+    import scipy.fft
+
+    size = scipy.fft.next_fast_len(max(2 * x.shape[0] - 1, lags + 1), real=True)
+    f = scipy.fft.rfft(x, size, axis=0)
+    return scipy.fft.irfft(f * np.conj(f), size, axis=0)[:lags + 1]
 
 
 def _long_run(z: np.ndarray, m: int) -> np.ndarray:
-    """(b, b) sum_{|l| < 2m} w(l) sum_t z(t) z(t + l)^T of z (N, b), w the flat-top taper (R2), by
-    the FFT of z (zero padded: no wrap) and that of the taper."""
+    """(b, b) sum_{|l| < 2m} w(l) sum_t z(t) z(t + l)^T of z (N, b), w the flat-top taper (R2):
+    z^T (w * z), the convolution by FFT (zero padded: no wrap)."""
+    import scipy.fft
+
     span = min(2 * m, len(z) - 1)
-    size = 1 << int(np.ceil(np.log2(len(z) + span + 1)))
+    size = scipy.fft.next_fast_len(len(z) + span + 1, real=True)
     lag = np.arange(size)
     lag = np.minimum(lag, size - lag)
     taper = np.where(lag <= span, np.clip(2.0 - lag / max(m, 1), 0.0, 1.0), 0.0)
-    spectrum = np.fft.rfft(taper).real  # the taper is even: its transform is real
-    f = np.fft.rfft(z, size, axis=0)  # (size // 2 + 1, b)
-    weight = spectrum * np.where((np.arange(f.shape[0]) == 0) | (np.arange(f.shape[0]) == size // 2), 1.0, 2.0)
-    out = (np.conj(f).T * weight) @ f / size
-    return 0.5 * (out.real + out.real.T)
+    spectrum = scipy.fft.rfft(taper).real  # the taper is even: its transform is real
+    zt = np.ascontiguousarray(z.T)  # (b, N): transforms along contiguous rows
+    smoothed = scipy.fft.irfft(scipy.fft.rfft(zt, size, axis=-1) * spectrum, size, axis=-1)[:, :len(z)]
+    out = zt @ smoothed.T
+    return 0.5 * (out + out.T)
 
 
 def window_of(rho: np.ndarray) -> tuple[float, int]:
