@@ -544,8 +544,12 @@ class Identification:
         from dynid.identify.threads import single_blas_thread
 
         with single_blas_thread():  # small products: BLAS threads only contend
-            measured = residual_correlation(measured_residuals(self.robot, sources, self.options, base, prep,
-                                                               est.coef_, mapping, self.nan, self.chunk_rows))
+            parts = list(measured_residuals(self.robot, sources, self.options, base, prep, est.coef_, mapping,
+                                            self.nan, self.chunk_rows))
+            if not any(keep.any() for _, _, keep in parts):
+                return {"covariance": "white", "why": "no piece of the logs long enough to measure the residuals' "
+                                                      "correlation: Khalil-Gautier's s^2 (W^T W)^-1"}
+            measured = residual_correlation(parts)
         white = np.array(est.std_, dtype=float)
         est.with_correlated_residuals(fitted.ne, measured.scores(fitted.ne, est.coef_))
         with np.errstate(divide="ignore", invalid="ignore"):
