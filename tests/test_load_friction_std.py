@@ -20,6 +20,7 @@ from dynid.identify.model import (
     ModelOptions, full_parameters, identification_regressor, load_parameters, model_torques,
 )
 from dynid.identify.normal_equations import NormalEquations
+from dynid.identify.residual_correlation import residual_correlation
 from dynid.identify.threads import single_blas_thread
 from dynid.simulate import default_friction, random_multisine
 
@@ -83,7 +84,8 @@ def test_the_fixed_points_std_is_the_spread_over_noise_draws_where_the_last_fits
 
 def test_identify_reports_the_fixed_points_std():
     """dynid.Identification (wls, the streamed path) reports the std of the fixed point: that of
-    the linear fit at its stored load torque propagated through (L3), not the fit's own."""
+    the linear fit at its stored load torque (with its residuals' correlation in time,
+    identify/residual_correlation.py) propagated through (L3), not the fit's own."""
     robot = dynid.load_robot("planar2")
     truth, theta = _truth(robot)
     t = np.arange(0.0, 10.0, 0.02)
@@ -103,6 +105,8 @@ def test_identify_reports_the_fixed_points_std():
     last = est.std_.copy()
     ne = NormalEquations(robot.n, base.rank)
     ne.add(a, tau, keep)
+    # identify's std hold the residuals' correlation in time (identify/residual_correlation.py), then L3
+    est.with_correlated_residuals(ne, residual_correlation([(a, tau - a @ est.coef_, keep)]).scores(ne, est.coef_))
     load = a[..., inertial_base_columns(robot, options, base)] @ est.coef_[inertial_base_columns(robot, options,
                                                                                                   base)]
     fl = np.array([result.values[result.names.index(f"Fl{j + 1}")] for j in range(robot.n)])

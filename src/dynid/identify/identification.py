@@ -557,7 +557,8 @@ class Identification:
         shown = ratio[np.isfinite(ratio)]
         return {"covariance": "correlated", **measured.to_dict(),
                 "std_over_white": {"min": float(shown.min()), "median": float(np.median(shown)),
-                                   "max": float(shown.max())} if shown.size else None}
+                                   "max": float(shown.max())} if shown.size else None,
+                "white_std": [float(v) if np.isfinite(v) else None for v in white]}
 
     def _fixed_point_std(self, fitted: "Fitted", base, parts) -> None:
         """Friction load-dependent: ``fitted.est``'s covariance made that of the fixed point of its
