@@ -78,3 +78,32 @@ def test_dynid_regressor_takes_the_folded_kernel_for_a_large_batch(tmp_path, mon
     calls.clear()
     dynid.regressor(robot, q, dq, ddq)
     assert not calls
+
+
+def test_whole_lines_written_straight_from_the_lanes_equal_the_in_place_y(tmp_path):
+    """A sample of this tree's Y is 160 numbers, whole cache lines: the streamed kernel transposes
+    each line in registers from the lanes (regressor.write_lines). Every placement of Y in a line,
+    Y's old contents overwritten or not, a batch that is no whole number of blocks or groups of
+    eight, two threads: the in-place kernel's numbers bit for bit, nothing written past Y."""
+    robot = dynid.load_robot(str(_write(tmp_path / "legs.urdf", 0.3)))
+    kernel = folded.kernel_for(robot)
+    count, n = 1100, robot.n
+    assert (10 * n * n) % 8 == 0
+    q, dq, ddq = np.random.default_rng(5).uniform(-2.0, 2.0, (3, count, n))
+    arrays = regressor_module.kernel_arrays(robot)
+    in_place = np.zeros((count, n, 10 * n))
+    kernel.regressor_serial(q, dq, ddq, *arrays, in_place, 0, False)
+    size = count * 10 * n * n
+    for shift in range(8):
+        for every, fill in ((False, 0.0), (True, np.nan)):
+            buffer = np.full(size + 16, fill)
+            y = buffer[shift:shift + size].reshape(count, n, 10 * n)
+            part = count - 13  # the last samples' lines are left alone
+            kernel.regressor_serial(q[:part], dq[:part], ddq[:part], *arrays, y[:part], 4, every)
+            assert np.array_equal(y[:part], in_place[:part])
+            rest = buffer[shift + part * 10 * n * n:]
+            assert np.array_equal(rest, np.full(rest.size, fill), equal_nan=True)
+            assert np.array_equal(buffer[:shift], np.full(shift, fill), equal_nan=True)
+    y = np.zeros((count, n, 10 * n))
+    kernel.regressor_parallel(q, dq, ddq, *arrays, y, 2, 4, False)
+    assert np.array_equal(y, in_place)

@@ -16,7 +16,9 @@ For a Y that does not fit the caches, ``stream_samples`` copies whole samples fr
 stage to Y by non-temporal stores of whole cache lines (``stream8``, LLVM's ``!nontemporal``:
 vmovntpd on x86, no read of the line before it is written), only the lines that hold a non-zero
 block, then ``store_fence`` orders them (dynamics/regressor.py, "Writing a Y larger than the
-last-level cache").
+last-level cache"). ``lines8`` goes without the stage where a sample of Y is whole lines: eight
+rows of eight lanes transposed in registers (three butterfly stages, 24 shuffles) into eight whole
+lines of eight samples, each stored past the caches.
 """
 
 from __future__ import annotations
@@ -170,3 +172,35 @@ def stream_samples(stage, shift, total, y, d, lines, count):
         p += period
     for r in range(end, total):
         y[d + r] = stage[shift + r]
+
+
+@intrinsic
+def lines8(typingctx, ws, o0, o1, o2, o3, o4, o5, o6, o7, y, d, stride):
+    """Eight whole cache lines of y from eight workspace rows: row r's lanes o_r .. o_r + 8 of ws
+    (flat float64) transposed in registers (three butterfly stages of shuffles), so that line t,
+    y[d + t stride : d + t stride + 8], gets lane t of each row, stored by a non-temporal store
+    (y + d and stride 8-number aligned: whole lines)."""
+    signature = types.void(ws, o0, o1, o2, o3, o4, o5, o6, o7, y, d, stride)
+
+    def codegen(context, builder, sig, args):
+        src = context.make_array(sig.args[0])(context, builder, args[0]).data
+        dst = context.make_array(sig.args[9])(context, builder, args[9]).data
+        d_v, stride_v = args[10], args[11]
+        rows = [builder.load(_vector_at(builder, src, args[1 + r], 8), align=8) for r in range(8)]
+        for s in (1, 2, 4):
+            for i in range(8):
+                if i & s:
+                    continue
+                x, z = rows[i], rows[i + s]
+                low = [t if not t & s else 8 + t - s for t in range(8)]
+                high = [t + s if not t & s else 8 + t for t in range(8)]
+                rows[i] = builder.shuffle_vector(x, z, _mask(*low))
+                rows[i + s] = builder.shuffle_vector(x, z, _mask(*high))
+        note = builder.module.add_metadata([ir.Constant(_I32, 1)])
+        for t in range(8):
+            index = builder.add(d_v, builder.mul(stride_v, ir.Constant(_I64, t)))
+            store = builder.store(rows[t], _vector_at(builder, dst, index, 8), align=64)
+            store.set_metadata("nontemporal", note)
+        return context.get_dummy_value()
+
+    return signature, codegen
