@@ -207,9 +207,16 @@ def main() -> None:
         print(f"\n{label}: n = {n}, {count} random states (seed {args.seed}); Y: {written} bytes of non-zero entries "
               f"per sample, in {lines:.1f} of its {80 * n * n / 64:.1f} cache lines ({64 * lines:.0f} bytes)\n  [{cpu.split(' (')[0]} | {flags} | compiled for {target.split(' (')[0]} | {stores} | "
               f"load {load_before} -> {machine.load()}]")
-        print("  dynid.regressor writes Y " + (f"streamed: whole samples staged in L1 ({timing['stage']} samples), then "
-              f"the lines that hold a non-zero block by non-temporal stores" if timing["stage"] else
-              "in place: the non-zero blocks, ordinary stores"))
+        regressor = importlib.import_module("dynid.dynamics.regressor")
+        folded = importlib.import_module("dynid.dynamics.folded")
+        lines_direct = timing["stage"] and (10 * n * n) % 8 == 0 and count >= regressor.FOLDED_MIN_SAMPLES \
+            and folded.enabled() and folded.kernel_for(robot) is not None
+        print("  dynid.regressor writes Y " + (
+            "streamed: each line that holds a non-zero block transposed from the lanes in registers, by non-temporal "
+            "stores (its samples are whole lines: no stage; regressor.write_lines)" if lines_direct else
+            f"streamed: whole samples staged in L1 ({timing['stage']} samples), then "
+            f"the lines that hold a non-zero block by non-temporal stores" if timing["stage"] else
+            "in place: the non-zero blocks, ordinary stores"))
         print(f"{'us/sample':24} {'Pinocchio C++':>15} {'dynid 1 thread':>15} {'ratio':>12} "
               f"{f'dynid {cores} thr allowed':>21} {f'{cores} thr forced':>15} {'write bound':>13} {'dynid / bound':>14} "
               f"{'dynid / bound':>14}")

@@ -14,7 +14,8 @@ with Y streamed past the caches (``regressor_streamed``: whole samples staged in
 that hold a non-zero block written by non-temporal stores; what dynid.regressor does for a Y
 larger than the last-level cache), the same two with the robot's constant placements folded in
 (``dynamics/folded.py``: its forward pass and blocks; its whole kernel streamed, what
-dynid.regressor runs for a batch of 4096 samples or more), the write bound (Y's non-zero bytes over
+dynid.regressor runs for a batch of 4096 samples or more: for an even n without the stage, each line
+transposed from the lanes in registers, ``regressor.write_lines``), the write bound (Y's non-zero bytes over
 the CPU-time bandwidth of ordinary stores filling 256 MB, measured in the same run) and the
 streamed kernel over it. CPU time, so that a busy machine's preemptions do not count; the load
 average is printed beside every figure.
@@ -230,8 +231,8 @@ def run(args) -> None:
                                                       stage))
             if kernel:
                 calls += (lambda: folded_blocks(q, dq, ddq, constants, gravity, ws),
-                          lambda: kernel.regressor_range(q, dq, ddq, constants, parents, slots, runs, ws, y, 0, count,
-                                                         stage, False, gravity))
+                          lambda: kernel.regressor_serial(q, dq, ddq, constants, parents, slots, gravity, y,
+                                                          stage_samples, False))  # what dynid.regressor runs
             for call in calls:
                 call()  # compile or load
             t = [cpu_per_sample(call, count) for call in calls] + [float("nan")] * (6 - len(calls))
