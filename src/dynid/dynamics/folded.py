@@ -53,9 +53,9 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from dynid.dynamics.lanes import JR, LANES, R_C, R_DV, R_DW, R_Q, R_QD, R_QDD, R_S, R_V, R_W, kernel_arrays, pair_row
 from dynid.dynamics.block_formulas import carry_axis, link_block, link_terms
-from dynid.dynamics.lanes import cross3, joint_motion
+from dynid.dynamics.lanes import (JR, LANES, R_C, R_DV, R_DW, R_Q, R_QD, R_QDD, R_S, R_V, R_W, cross3, joint_motion,
+                                  kernel_arrays, pair_row, pure_rotation, scratch_row)
 
 TOLERANCE = 1e-15  # a constant this close to 0, 1 or -1 is taken as it
 MIN_SAVING = 0.2  # a generated kernel is used when it leaves out at least this share of the operations
@@ -195,7 +195,7 @@ def source(robot) -> tuple[str, int, int]:
     constants, parents, slots, gravity = kernel_arrays(robot)
 
     n = len(parents)
-    scratch = pair_row(n, int(np.sum(slots >= 0)))
+    scratch = scratch_row(n, slots)
     children = {j: [c for c in range(n) if parents[c] == j] for j in range(n)}
     prologue, loops, folded, generic = [], [], 0, 0
     for fold in (False, True):  # the same walk without folding: the operations it would take
@@ -209,7 +209,7 @@ def source(robot) -> tuple[str, int, int]:
             else:
                 K = [Sym(w, f"k{j}_{e}") for e in range(45)]
                 g = [Sym(w, f"g{e}") for e in range(3)]
-            general = bool(np.any(constants[j, 36:39] != 0.0) or np.any(constants[j, 42:45] != 0.0))
+            general = not pure_rotation(constants[j])  # as forward_block chooses its loop
             c, s = _row(w, j * JR + R_C), _row(w, j * JR + R_S)
             x = _row(w, j * JR + R_Q) if general else Sym(w, "0.0", 0.0)
             qd, qdd = _row(w, j * JR + R_QD), _row(w, j * JR + R_QDD)
@@ -385,19 +385,21 @@ def kernel_dir() -> Path:
 
 
 _modules: dict = {}
+_by_structure: dict = {}  # structure and loop kinds -> module or None: a robot of a known structure writes no source
 
 
 def kernel_for(robot):
     """The generated module of the robot's structure (``regressor_range``), or None when folding
-    leaves out less than ``MIN_SAVING`` of the operations (cached on the robot)."""
+    leaves out less than ``MIN_SAVING`` of the operations (cached on the robot and per structure)."""
     cached = robot.__dict__.get("_folded_kernel", False)
     if cached is not False:
         return cached
-    text, folded, generic = source(robot)
-    module = None
-    if folded <= (1.0 - MIN_SAVING) * generic:
-        module = _load(text)
-    robot.__dict__["_folded_kernel"] = module
+    constants = kernel_arrays(robot)[0]
+    key = (structure(robot), tuple(bool(pure_rotation(k)) for k in constants))  # all that ``source`` depends on
+    if key not in _by_structure:
+        text, folded, generic = source(robot)
+        _by_structure[key] = _load(text) if folded <= (1.0 - MIN_SAVING) * generic else None
+    robot.__dict__["_folded_kernel"] = module = _by_structure[key]
     return module
 
 

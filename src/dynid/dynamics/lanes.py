@@ -244,6 +244,13 @@ def load_block(q, dq, ddq, k0, m, ws):
                     ws[o + nb.uint64(R_S * LANES) + k] = math.sin(x)
 
 
+@nb.njit(cache=True, inline="always")
+def pure_rotation(K):
+    """A revolute joint about an axis through its frame's origin (``joint_constants`` K: screw
+    axis (a, 0), no q t3 term): every revolute joint of a URDF or a DH table."""
+    return K[36] == 0.0 and K[37] == 0.0 and K[38] == 0.0 and K[42] == 0.0 and K[43] == 0.0 and K[44] == 0.0
+
+
 @nb.njit(cache=True, fastmath=FMA)
 def forward_block(ws, constants, parents):
     """Forward recursion (Featherstone 2008, Table 5.1) for the lanes of a loaded block:
@@ -254,9 +261,7 @@ def forward_block(ws, constants, parents):
     for i in range(n):
         p = parents[i] if parents[i] >= 0 else n
         K = constants[i]
-        pure_rotation = (K[36] == 0.0 and K[37] == 0.0 and K[38] == 0.0 and K[42] == 0.0 and K[43] == 0.0
-                         and K[44] == 0.0)
-        if pure_rotation:
+        if pure_rotation(K):
             _joint_motion(ws, K, at(i * JR), at(p * JR), False)
         else:
             _joint_motion(ws, K, at(i * JR), at(p * JR), True)

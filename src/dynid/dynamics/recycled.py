@@ -76,9 +76,10 @@ def _give_back(mapping: mmap.mmap, size: int) -> None:
         mapping.madvise(mmap.MADV_FREE)
     except (AttributeError, OSError, ValueError):
         return  # no lazy freeing here: let the system have it now
+    limit = keep_bytes()
     with _lock:
         _pool.append((mapping, size))
-        while len(_pool) > KEEP or sum(s for _, s in _pool) > keep_bytes():
+        while len(_pool) > KEEP or sum(s for _, s in _pool) > limit:
             _pool.pop(0)  # unmapped when its last reference goes
 
 
