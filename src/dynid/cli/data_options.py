@@ -55,12 +55,11 @@ MAX_GAP = typer.Option(5.0, "--max-gap", help="a time step longer than this mult
 BRIDGE_GAP = typer.Option("auto", "--bridge-gap", help="steps up to this long [s] never split a log (dropped "
                           "cycles of a real-time controller): they are resampled inside the segment; auto: "
                           "0.0396 s Hz / the motion's bandwidth measured on the log, within 0.02-0.1 s")
-TAU_DELAY = typer.Option(0.0, "--tau-delay", "--delay", help="the logged torque lags the positions by this much [s] (a "
-                         "driver's filter): tau is moved earlier by whole samples before fitting and scoring")
-TAU_DELAY_AUTO = typer.Option("auto", "--tau-delay", "--delay", help="the logged torque lags the positions by this "
-                              "much [s] (a driver's filter): tau is moved earlier by whole samples before fitting "
-                              "and scoring; auto: the shift (up to 0.25 s either way) that held-out folds prefer over "
-                              "none by more than one standard error")
+_TAU_DELAY_HELP = ("the logged torque lags the positions by this much [s] (a driver's filter): tau is moved earlier "
+                   "by whole samples before fitting and scoring")
+TAU_DELAY = typer.Option(0.0, "--tau-delay", "--delay", help=_TAU_DELAY_HELP)
+TAU_DELAY_AUTO = typer.Option("auto", "--tau-delay", "--delay", help=_TAU_DELAY_HELP + "; auto: the shift (up to 0.25 s "
+                              "either way) that held-out folds prefer over none by more than one standard error")
 REST = typer.Option("auto", "--rest", help="auto: find where each joint stands still from its raw positions (within "
                     "8 x their noise, measured on the log, over 0.05 s): velocity 0 there (no Coulomb torque of a "
                     "random sign), each rest's held torque a level of its own in the fit; off: the filtered velocity "

@@ -194,20 +194,17 @@ def fold_labels(lengths: list[int], folds: int, gap: int, weights: list[np.ndarr
     side of the cut belong to no fold (module docstring, step 1)."""
     total = sum(lengths)
     bounds = np.cumsum([0] + list(lengths))
-    if weights is None:
-        at = bounds.astype(float)  # a row count up to each piece boundary
-        targets = np.arange(1, folds) * total / folds
-        rows_at = targets
-    else:
-        mass = np.concatenate([np.zeros(1), np.cumsum(np.concatenate(weights).astype(float))])  # (total + 1,)
-        at = mass[bounds]
-        targets = np.arange(1, folds) * mass[-1] / folds
-        rows_at = np.searchsorted(mass, targets, side="left").astype(float)  # the row where each share is reached
+    if weights is None:  # every row weighs one: the cuts share out the rows
+        weights = [np.ones(m) for m in lengths]
+    mass = np.concatenate([np.zeros(1), np.cumsum(np.concatenate(weights).astype(float))])  # (total + 1,)
+    at = mass[bounds]  # the weight up to each piece boundary
+    targets = np.arange(1, folds) * mass[-1] / folds
+    rows_at = np.searchsorted(mass, targets, side="left")  # the row where each share is reached
+    span = 0.25 * (at[-1] / folds)
     cuts = []
     for c, r in zip(targets, rows_at):
         k = int(np.argmin(np.abs(at - c)))
-        span = 0.25 * (at[-1] / folds)
-        cuts.append((int(bounds[k]), True) if abs(at[k] - c) <= span else (int(math.ceil(r)), False))
+        cuts.append((int(bounds[k]), True) if abs(at[k] - c) <= span else (int(r), False))
     edges = np.array([0] + [c for c, _ in cuts] + [total])
     labels = []
     for m, offset in zip(lengths, bounds[:-1]):

@@ -49,7 +49,7 @@ def held_out_by_shift(fits: list, limit: int, folds: int = FOLDS) -> dict[int, n
     """{k: (folds,) held-out residual sums E_{k,f} (T1-T2)} over coarse shifts of up to ``limit``
     samples and every shift around the best, pooled over ``fits`` (``diagnose.context.LogFit``
     of the same rate; fold f pools the f-th contiguous block of each)."""
-    from dynid.identify.diagnose.timing import _shifts, _within_segment
+    from dynid.identify.diagnose.timing import _within_segment, searched_shifts
     from dynid.identify.normal_equations import spectrum
 
     pieces = []  # (fold, y, rows, tau)
@@ -64,12 +64,8 @@ def held_out_by_shift(fits: list, limit: int, folds: int = FOLDS) -> dict[int, n
         a_f[f] += np.einsum("inb,inc->bc", y, y)
     a = a_f.sum(axis=0)
     other = [spectrum(a - a_f[f]).pseudo_inverse() for f in range(folds)]  # (A - A_f)^+, the same for every k
-    scores: dict[int, np.ndarray] = {}
 
     def evaluate(ks):
-        ks = [k for k in ks if k not in scores]
-        if not ks:
-            return
         b_f = np.zeros((folds, len(ks), b_cols))
         c_f = np.zeros((folds, len(ks)))
         for f, y, rows, tau in pieces:
@@ -81,13 +77,9 @@ def held_out_by_shift(fits: list, limit: int, folds: int = FOLDS) -> dict[int, n
         for f in range(folds):
             beta = (b - b_f[f]) @ other[f]  # (K, b): (T1), A^+ symmetric
             held[:, f] = c_f[f] - 2.0 * np.sum(b_f[f] * beta, axis=1) + np.einsum("kb,bc,kc->k", beta, a_f[f], beta)
-        scores.update(zip(ks, held))  # (T2)
+        return list(held)  # (T2)
 
-    coarse, step = _shifts(limit)
-    evaluate(coarse)
-    best = min(scores, key=lambda k: scores[k].sum())
-    evaluate(range(max(-limit, best - step), min(limit, best + step) + 1))
-    return scores
+    return searched_shifts(evaluate, limit, np.sum)
 
 
 def chosen_shift(scores: dict[int, np.ndarray]) -> tuple[int, float, float]:

@@ -540,6 +540,7 @@ class Identification:
         est = fitted.est
         if est.joint_weights() is None:
             return {"covariance": "white", "why": f"estimator {est.name}: Khalil-Gautier's s^2 (W^T W)^-1"}
+        from dynid.files.outputs import json_floats
         from dynid.identify.residual_correlation import measured_residuals, residual_correlation
         from dynid.identify.threads import single_blas_thread
 
@@ -558,7 +559,7 @@ class Identification:
         return {"covariance": "correlated", **measured.to_dict(),
                 "std_over_white": {"min": float(shown.min()), "median": float(np.median(shown)),
                                    "max": float(shown.max())} if shown.size else None,
-                "white_std": [float(v) if np.isfinite(v) else None for v in white]}
+                "white_std": json_floats(white)}
 
     def _fixed_point_std(self, fitted: "Fitted", base, parts) -> None:
         """Friction load-dependent: ``fitted.est``'s covariance made that of the fixed point of its

@@ -38,6 +38,19 @@ def _shifts(limit: int) -> np.ndarray:
     return np.unique(np.concatenate([-np.arange(0, limit + 1, step), np.arange(0, limit + 1, step)])), step
 
 
+def searched_shifts(values_of, limit: int, cost) -> dict:
+    """{k: values_of(ks)[i]} over the coarse shifts (``_shifts``) and then every shift within one
+    coarse step of the one of least ``cost(value)``; ``values_of`` maps a list of shifts to their
+    values, in order."""
+    coarse, step = _shifts(limit)
+    out = dict(zip(coarse.tolist(), values_of(coarse.tolist())))
+    best = min(out, key=lambda k: cost(out[k]))
+    fine = [k for k in range(max(-limit, best - step), min(limit, best + step) + 1) if k not in out]
+    if fine:
+        out.update(zip(fine, values_of(fine)))
+    return out
+
+
 def _parabola(k: int, values: dict) -> float:
     """Vertex of the parabola through (k-1, k, k+1) (k itself when a neighbour is missing)."""
     if k - 1 not in values or k + 1 not in values:
@@ -53,23 +66,15 @@ def residual_by_shift(fit: LogFit, limit: int) -> tuple[dict, float]:
     rows, y = fit.rows[ok], fit.y[ok]
     a = np.einsum("inb,inc->bc", y, y)
     tau = fit.ready.tau
-    rss = {}
 
     def evaluate(ks):
-        ks = [k for k in ks if k not in rss]
-        if not ks:
-            return
         shifted = tau[rows[:, None] + np.asarray(ks)[None, :]]  # (m, K, n)
         b = np.einsum("inb,ikn->kb", y, shifted)
         c = np.einsum("ikn,ikn->k", shifted, shifted)
-        for j, k in enumerate(ks):
-            beta = pseudo_solve(a, b[j])
-            rss[k] = float(c[j] - 2 * b[j] @ beta + beta @ a @ beta)
+        betas = [pseudo_solve(a, b[j]) for j in range(len(ks))]
+        return [float(c[j] - 2 * b[j] @ beta + beta @ a @ beta) for j, beta in enumerate(betas)]
 
-    coarse, step = _shifts(limit)
-    evaluate(coarse)
-    best = min(rss, key=rss.get)
-    evaluate(range(max(-limit, best - step), min(limit, best + step) + 1))
+    rss = searched_shifts(evaluate, limit, float)
     best = min(rss, key=rss.get)
     return rss, _parabola(best, rss)
 
