@@ -19,7 +19,7 @@ from dynid.export import identified_model
 from dynid.identify.model import parameter_slices
 from dynid.identify.prediction import predict_file
 from dynid.identify.result import load_result, result_model
-from dynid.simulate.mujoco_bridge import inverse_torques, load_model
+from dynid.simulate.mujoco_bridge import inverse_torques, load_model, replay
 from dynid.simulate.mujoco_check import mujoco_check
 
 AGREEMENT = 1e-5  # of the RMS torque (measured ~1e-9: MuJoCo diagonalizes the inertia itself)
@@ -179,20 +179,35 @@ def test_each_kind_of_term_urdf_cannot_carry_is_one_note():
     assert dynamics is None and len(said) == 2 and "coupled transmission" in said[1], said
 
 
-def test_mimic_robot_is_refused_for_mjcf(tmp_path):
+def test_mimic_joints_are_joint_equalities_mujoco_moves_and_inverts_like_dynid(tmp_path):
+    """A follower (j4 = -0.7 j2 + 0.3, a second finger or a parallel link) is written as its own
+    joint tied to its leader by an ``<equality joint>``; MuJoCo's inverse dynamics, mapped onto the
+    actuated coordinates through that equality (read back from MuJoCo's model, not from dynid),
+    equals ``dynid predict``, and MuJoCo's forward simulation keeps the follower on its leader."""
     from urdf_factory import random_urdf
 
-    path = random_urdf(tmp_path / "mimic.urdf", np.random.default_rng(0), [0, 1, 2], ["revolute"] * 3,
-                       mimic={2: (1, 1.0, 0.0)})
-    log, result = tmp_path / "log.csv", tmp_path / "r.json"
+    path = random_urdf(tmp_path / "mimic.urdf", np.random.default_rng(0), [0, 1, 2, 2], ["revolute"] * 4,
+                       mimic={3: (1, -0.7, 0.3)})
+    log, result, xml = tmp_path / "log.csv", tmp_path / "r.json", tmp_path / "m.xml"
     run_ok("simulate", "-r", path, "--out", log, "--duration", "6")
     run_ok("identify", "-r", path, "--data", log, "--out", result, "--estimator", "pc", "--lowpass", "8")
-    line = failing("export", "-r", path, "--params", result, "--mjcf", tmp_path / "m.xml")
-    assert "mimic joints" in line and not (tmp_path / "m.xml").exists()
-    # with other outputs asked for too, the refusal comes before any file is written
-    line = failing("export", "-r", path, "--params", result, "--urdf", tmp_path / "m.urdf", "--mjcf",
-                   tmp_path / "m.xml", "--json", tmp_path / "m.json")
-    assert "mimic joints" in line and not any((tmp_path / f"m.{ext}").exists() for ext in ("urdf", "xml", "json"))
+    assert "3 joints and 1 mimic joint as equalities" in run_ok("export", "-r", path, "--params", result, "--mjcf", xml)
+    robot = dynid.load_robot(path)
+    mj = load_model(xml)
+    assert mj.nv == 4 and mj.neq == 1 and mj.nu == 3
+    np.testing.assert_allclose(mj.eq_data[0, :5], [0.3, -0.7, 0, 0, 0], rtol=1e-15)
+    agreement, pred = _agreement(robot, result, xml, log)
+    assert np.all(agreement < AGREEMENT), agreement
+    fit = load_result(result, robot)
+    check = mujoco_check(robot, fit, identified_model(robot, fit), xml, log, 0.5)
+    good = np.array(check.tracking(logged=True)["max"])
+    assert np.all(good < 0.1 * np.ptp(check.q, axis=0)), good
+    keep = np.asarray(pred["interior"], dtype=bool)
+    every, _, _ = replay(mj, robot.joint_names, pred["t"], pred["q"], pred["dq"], pred["tau"], 0.5, keep=keep,
+                         every_joint=True)
+    every = every[np.all(np.isfinite(every), axis=1)]
+    slip = every[:, 3] - (-0.7 * every[:, 1] + 0.3)
+    assert np.max(np.abs(slip)) < 1e-3, np.max(np.abs(slip))
 
 
 def test_point_masses_and_massless_links_are_raised_to_what_mujoco_accepts(er3a_pc, tmp_path):

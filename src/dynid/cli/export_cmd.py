@@ -57,7 +57,9 @@ def export(robot: str = robot_option("the robot identified: builtin name, .urdf 
         atomic_write_text(mjcf, text)
         for note in notes:
             warnings.warn(DynidWarning(f"{mjcf}: {note}"), stacklevel=1)
-        console.print(f"wrote [bold]{mjcf}[/] (MJCF, {model.robot.n} joints: inertials, armature, damping, "
+        followers = model.robot.n_bodies - model.robot.n
+        tied = f" and {followers} mimic joint{'s' * (followers > 1)} as equalities" if followers else ""
+        console.print(f"wrote [bold]{mjcf}[/] (MJCF, {model.robot.n} joints{tied}: inertials, armature, damping, "
                       "frictionloss)")
     content = model_dict(model, result)
     if forced:

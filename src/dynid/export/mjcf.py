@@ -9,6 +9,17 @@ carries ``<inertial pos mass fullinertia>`` (centre of mass, mass, central inert
 17 significant digits); ``<compiler inertiafromgeom="false">`` keeps MuJoCo from replacing them,
 and the capsules drawn between joints (``group 1``, no contact, no mass) are only for viewing.
 
+A mimic joint (URDF ``<mimic>``: q_f = a q_l + b) is a joint of its own without motor or motor
+terms, tied to its leader by ``<equality><joint joint1=follower joint2=leader polycoef="b a 0 0 0">``
+(MuJoCo: y - y0 = a0 + a1 (x - x0), reference positions 0 here). MuJoCo's inverse dynamics with
+constraints disabled then gives the force on every joint, and G^T of it is dynid's torque on the
+actuated coordinates (simulate/mujoco_bridge.coordinate_map, the virtual work of
+Robot.mimic_map). In a forward simulation the equality is MuJoCo's soft constraint: ``solref``
+``EQUALITY_SOLREF`` (time constant 2 ms, critically damped; MuJoCo raises it to twice the time
+step when the step is longer) and ``solimp`` ``EQUALITY_SOLIMP`` keep the follower within ~1e-4
+rad of its leader on test robots (tests/test_export_mjcf.py); the follower's own motion is then
+slightly compliant, as MuJoCo's every constraint.
+
 Identified model terms (identify.model), joint side, per motor k:
 
     tau += I_a,k ddq_k + Fv_k dq_k + Fc_k sign(dq_k)   ->   armature, damping, frictionloss
@@ -30,7 +41,7 @@ Fv2 dq^2 sign(dq) + Fv3 dq^3 (only Fc and Fv are written), the Stribeck model's 
 Fc, not Fs), the load-dependent model's Fl |tau_load| sign(dq) (Fc and Fv written; MuJoCo's
 frictionloss is a constant per joint, it cannot grow with the torque the joint transmits), the
 tanh of ``--smooth-sign``
-(frictionloss has its own regularization), and mimic joints (refused: not written). MuJoCo
+(frictionloss has its own regularization). MuJoCo
 refuses point masses, rods and massless moving bodies: their principal moments and mass are
 raised to ``INERTIA_FLOOR`` and ``MASS_FLOOR``, with a note (``mujoco_inertial``).
 """
@@ -44,7 +55,6 @@ from xml.sax.saxutils import quoteattr
 import numpy as np
 
 from dynid.data.io import atomic_write_text
-from dynid.errors import DataError
 from dynid.export.urdf import _num, _unique_names, _vec
 from dynid.export.motor_terms import motor_terms
 from dynid.robot.inertia import to_mass_com_inertia
@@ -52,6 +62,8 @@ from dynid.robot.inertia import to_mass_com_inertia
 VIEW_RADIUS = 0.02  # m, capsules drawn between joints (viewing only)
 INERTIA_FLOOR = 1e-12  # kg m^2: MuJoCo refuses a principal moment <= 0 (point masses, rods)
 MASS_FLOOR = 1e-9  # kg: MuJoCo refuses a massless body that moves
+EQUALITY_SOLREF = (0.002, 1.0)  # s, damping ratio: a mimic joint's equality (module docstring)
+EQUALITY_SOLIMP = (0.99, 0.999, 0.001, 0.5, 2.0)  # MuJoCo's impedance d(violation): near-hard
 
 
 def mujoco_inertial(link, notes: list[str]) -> tuple[float, np.ndarray, np.ndarray]:
@@ -75,9 +87,6 @@ def mujoco_inertial(link, notes: list[str]) -> tuple[float, np.ndarray, np.ndarr
 def mjcf_text(model, name: str | None = None, comment: str = "") -> tuple[str, list[str]]:
     """(MJCF text, notes) of an ``export.identified.IdentifiedModel`` (module docstring)."""
     robot = model.robot
-    if robot.has_mimic:
-        raise DataError(f"robot '{robot.name}' has mimic joints: the MJCF export does not write them (MuJoCo "
-                        "needs an <equality joint> constraint per follower); export the URDF instead")
     armature, damping, frictionloss, notes = motor_terms(model)
     rows = robot.motor_rows if robot.is_coupled else np.eye(robot.n)
     own = [bool(np.count_nonzero(rows[k]) == 1 and rows[k, k] == 1.0) for k in range(robot.n)]
@@ -136,6 +145,13 @@ def mjcf_text(model, name: str | None = None, comment: str = "") -> tuple[str, l
                       for j in np.flatnonzero(rows[k])]
             lines.append("    </fixed>")
         lines.append("  </tendon>")
+    followers = [j for j in robot.joints if j.mimic is not None]
+    if followers:  # mimic joints: one linear joint equality each (module docstring)
+        lines.append("  <equality>")
+        lines += [f"    <joint name={quoteattr(j.name + '_mimic')} joint1={quoteattr(j.name)} "
+                  f"joint2={quoteattr(j.mimic.leader)} polycoef=\"{_num(j.mimic.offset)} {_num(j.mimic.multiplier)} 0 0 0\" "
+                  f'solref="{_vec(EQUALITY_SOLREF)}" solimp="{_vec(EQUALITY_SOLIMP)}"/>' for j in followers]
+        lines.append("  </equality>")
     lines.append("  <actuator>")  # joint torques as controls (ctrl = tau [N m | N])
     for joint in robot.actuated_joints:
         limit = joint.limits.tau_max

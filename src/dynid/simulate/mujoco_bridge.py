@@ -14,7 +14,13 @@ dynamics along a trajectory, and a forward simulation under given joint torques.
   the identified model, simulated, move as the robot moved under the same torques": the
   positions drift apart slowly where the model is right and quickly where it is not.
 
-Joints are matched by name: the data columns follow the robot's actuated joints.
+Joints are matched by name: the data columns follow the robot's actuated joints. A joint the data
+does not name must follow one through an ``<equality joint>`` of degree 1 (a URDF mimic joint,
+export/mjcf.py): y - y0 = a0 + a1 (x - x0), with y0, x0 the joints' reference positions.
+``coordinate_map`` reads those equalities from the MuJoCo model itself (so a wrong export shows):
+MuJoCo's coordinates are o + G q for the data's q, its velocities and accelerations G dq, G ddq,
+and a generalized force f on MuJoCo's coordinates is G^T f on the data's (virtual work, the same
+map as dynid's Robot.mimic_map).
 """
 
 from __future__ import annotations
@@ -36,6 +42,49 @@ def load_model(path: str | Path):
         raise DataError(f"{path}: MuJoCo cannot load it ({str(exc).strip().splitlines()[0]})") from None
 
 
+def coordinate_map(model, joint_names: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(G (nv, n), o (nq,)): MuJoCo's joint coordinates o + G q for the named joints' q (module
+    docstring). Every other joint must follow a named one through active joint equalities of
+    degree 1 (chains allowed); hinge and slide joints only."""
+    import mujoco
+
+    qadr, dadr = joint_addresses(model, joint_names)
+    kinds = {int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE)}
+    if model.nq != model.nv or any(int(k) not in kinds for k in model.jnt_type):
+        raise DataError("the MuJoCo model has free or ball joints: only hinge and slide joints are compared")
+    g, o = np.zeros((model.nv, len(joint_names))), np.zeros(model.nq)
+    g[dadr, np.arange(len(joint_names))] = 1.0
+    known = set(dadr.tolist())
+    follows = {}  # follower joint -> (leader joint or -1, a0, a1)
+    for e in range(model.neq):
+        if model.eq_type[e] != mujoco.mjtEq.mjEQ_JOINT or not model.eq_active0[e]:
+            continue
+        coef = np.asarray(model.eq_data[e, :5], dtype=float)
+        if np.any(coef[2:] != 0):
+            raise DataError(f"equality {model.equality(e).name or e} of the MuJoCo model is a polynomial of degree > 1 "
+                            f"({coef.tolist()}): only linear joint couplings (URDF mimic) are compared")
+        follows[int(model.eq_obj1id[e])] = (int(model.eq_obj2id[e]), coef[0], coef[1])
+    pending = {j: rule for j, rule in follows.items() if int(model.jnt_dofadr[j]) not in known}
+    while pending:
+        ready = [j for j, (lead, _, _) in pending.items() if lead < 0 or int(model.jnt_dofadr[lead]) in known]
+        if not ready:
+            break
+        for j in ready:
+            lead, a0, a1 = pending.pop(j)
+            y, y0 = int(model.jnt_dofadr[j]), float(model.qpos0[model.jnt_qposadr[j]])
+            if lead < 0:
+                o[y] = y0 + a0
+            else:
+                x, x0 = int(model.jnt_dofadr[lead]), float(model.qpos0[model.jnt_qposadr[lead]])
+                g[y], o[y] = a1 * g[x], y0 + a0 + a1 * (o[x] - x0)
+            known.add(y)
+    loose = [model.joint(i).name for i in range(model.njnt) if int(model.jnt_dofadr[i]) not in known]
+    if loose:
+        raise DataError(f"the MuJoCo model's joints {loose} are neither in the data ({joint_names}) nor follow one of "
+                        "them through an <equality joint>")
+    return g, o
+
+
 def joint_addresses(model, joint_names: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """(qpos, dof) addresses (n,) of the named joints in a MuJoCo model."""
     names = [model.joint(i).name for i in range(model.njnt)]
@@ -55,22 +104,21 @@ def inverse_torques(model, joint_names: list[str], q, dq, ddq, smooth_sign: floa
     import mujoco
 
     q, dq, ddq = (np.atleast_2d(np.asarray(a, dtype=float)) for a in (q, dq, ddq))
-    qadr, dadr = joint_addresses(model, joint_names)
-    if model.nq != model.nv or model.nv != len(joint_names):
-        raise DataError(f"the MuJoCo model has {model.nv} degrees of freedom, the data {len(joint_names)} joints")
+    g, o = coordinate_map(model, joint_names)
+    qpos, qvel, qacc = o + q @ g.T, dq @ g.T, ddq @ g.T
     flags = int(model.opt.disableflags)
     model.opt.disableflags = flags | int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
     data = mujoco.MjData(model)
     out = np.empty(q.shape)
     try:
         for s in range(q.shape[0]):  # MuJoCo has no batched inverse dynamics (module docstring)
-            data.qpos[qadr], data.qvel[dadr], data.qacc[dadr] = q[s], dq[s], ddq[s]
+            data.qpos[:], data.qvel[:], data.qacc[:] = qpos[s], qvel[s], qacc[s]
             mujoco.mj_inverse(model, data)
             force = data.qfrc_inverse + model.dof_frictionloss * _sign(data.qvel, smooth_sign)
             if model.ntendon:
                 force += (model.tendon_frictionloss * _sign(data.ten_velocity, smooth_sign)) @ _tendon_jacobian(
                     model, data)
-            out[s] = force[dadr]
+            out[s] = force @ g
     finally:
         model.opt.disableflags = flags
     return out
@@ -111,7 +159,8 @@ def windows(t: np.ndarray, window: float | None, breaks=(), keep=None) -> tuple[
 
 
 def replay(model, joint_names: list[str], t, q, dq, tau, window: float | None = None,
-           step: float = 1e-3, breaks=(), keep=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+           step: float = 1e-3, breaks=(), keep=None, every_joint: bool = False
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(q_sim, dq_sim, starts): the MuJoCo model simulated open loop under the joint torques
     tau (N, n) given at the times t (N,) [s] (linearly interpolated onto MuJoCo's time ``step``,
     RK4: both set in ``model.opt``), sampled at t. Each ``window`` seconds (None: one window)
@@ -122,13 +171,17 @@ def replay(model, joint_names: list[str], t, q, dq, tau, window: float | None = 
     new segment of the log, whose clock may start again), and only samples of ``keep`` (default
     all) are replayed: the filter edges of a segment carry distorted accelerations, whose
     torques would kick the simulation off (others are NaN). All windows run in one
-    ``mujoco.rollout`` call."""
+    ``mujoco.rollout`` call. Joints the data does not name (followers, module docstring) start on
+    their leaders and move under MuJoCo's equality constraints; ``every_joint``: q_sim and dq_sim
+    are (N, nq) of all MuJoCo's joints (the followers' included) instead of the named ones."""
     import mujoco
     from mujoco import rollout
 
     t, q, dq = np.asarray(t, dtype=float), np.atleast_2d(np.asarray(q, dtype=float)), np.atleast_2d(dq)
     tau = np.atleast_2d(np.asarray(tau, dtype=float))
     qadr, dadr = joint_addresses(model, joint_names)
+    g, o = coordinate_map(model, joint_names)
+    read_q, read_v = (np.arange(model.nq), np.arange(model.nv)) if every_joint else (qadr, dadr)
     model.opt.timestep = step
     model.opt.integrator = int(mujoco.mjtIntegrator.mjINT_RK4)
     starts, ends = windows(t, window, breaks, keep)
@@ -141,18 +194,18 @@ def replay(model, joint_names: list[str], t, q, dq, tau, window: float | None = 
     initial = np.empty((starts.size, mujoco.mj_stateSize(model, spec)))
     applied = np.zeros((starts.size, steps, model.nv))
     for w, s in enumerate(starts):
-        data.qpos[qadr], data.qvel[dadr], data.time = q[s], dq[s], t[s]
+        data.qpos[:], data.qvel[:], data.time = o + g @ q[s], g @ dq[s], t[s]
         mujoco.mj_getState(model, data, initial[w], spec)
         grid = t[s] + step * np.arange(steps)
         e = ends[w]  # the window's own samples (a log's clock may restart at a segment)
         applied[w][:, dadr] = np.column_stack([np.interp(grid, t[s:e], tau[s:e, j]) for j in range(tau.shape[1])])
     states, _ = rollout.rollout(model, data, initial, applied, control_spec=int(mujoco.mjtState.mjSTATE_QFRC_APPLIED))
-    q_sim, dq_sim = np.full(q.shape, np.nan), np.full(q.shape, np.nan)
+    q_sim, dq_sim = (np.full((len(t), read_q.size), np.nan) for _ in range(2))
     for w, (s, e) in enumerate(zip(starts, ends)):  # loop over windows: each a few interpolations
         times = np.concatenate([[t[s]], states[w, :, 0]])
         qpos = np.vstack([initial[w, 1:1 + model.nq], states[w, :, 1:1 + model.nq]])
         qvel = np.vstack([initial[w, 1 + model.nq:1 + model.nq + model.nv],
                           states[w, :, 1 + model.nq:1 + model.nq + model.nv]])
-        q_sim[s:e] = np.column_stack([np.interp(t[s:e], times, qpos[:, a]) for a in qadr])
-        dq_sim[s:e] = np.column_stack([np.interp(t[s:e], times, qvel[:, d]) for d in dadr])
+        q_sim[s:e] = np.column_stack([np.interp(t[s:e], times, qpos[:, a]) for a in read_q])
+        dq_sim[s:e] = np.column_stack([np.interp(t[s:e], times, qvel[:, d]) for d in read_v])
     return q_sim, dq_sim, starts
