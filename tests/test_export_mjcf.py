@@ -12,7 +12,7 @@ import mujoco
 import numpy as np
 import pinocchio as pin
 import pytest
-from cli_helpers import failing, run_ok
+from cli_helpers import run_ok
 
 import dynid
 from dynid.export import identified_model
