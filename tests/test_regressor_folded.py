@@ -7,6 +7,7 @@ import importlib
 from pathlib import Path
 
 import numpy as np
+import pytest
 from oracles import pin_model, pin_regressor
 
 import dynid
@@ -25,12 +26,13 @@ _JOINTS = [("trunk", "base", "revolute", "0 0 {s}", "0 0 0", "0 0 1"),
            ("hip_b", "trunk", "revolute", "-{s} {s} 0", "0 0 3.141592653589793", "1 0 0")]
 
 
-def _write(path: Path, scale: float) -> Path:
-    links = [_LINK.format(name, 1.0 + k) for k, (name, *_) in enumerate(_JOINTS)]
+def _write(path: Path, scale: float, count: int = len(_JOINTS)) -> Path:
+    """The tree's URDF, its first ``count`` joints (3: a chain)."""
+    links = [_LINK.format(name, 1.0 + k) for k, (name, *_) in enumerate(_JOINTS[:count])]
     joints = [f'<joint name="j_{name}" type="{kind}"><parent link="{parent}"/><child link="{name}"/>'
               f'<origin xyz="{xyz.format(s=scale)}" rpy="{rpy}"/><axis xyz="{axis}"/>'
               f'<limit lower="-3" upper="3" effort="100" velocity="5"/></joint>'
-              for name, parent, kind, xyz, rpy, axis in _JOINTS]
+              for name, parent, kind, xyz, rpy, axis in _JOINTS[:count]]
     path.write_text(f'<robot name="legs"><link name="base"/>{"".join(links)}{"".join(joints)}</robot>')
     return path
 
@@ -80,15 +82,19 @@ def test_dynid_regressor_takes_the_folded_kernel_for_a_large_batch(tmp_path, mon
     assert not calls
 
 
-def test_whole_lines_written_straight_from_the_lanes_equal_the_in_place_y(tmp_path):
-    """A sample of this tree's Y is 160 numbers, whole cache lines: the streamed kernel transposes
-    each line in registers from the lanes (regressor.write_lines). Every placement of Y in a line,
+@pytest.mark.parametrize("joints", [4, 3])
+def test_whole_lines_written_straight_from_the_lanes_equal_the_in_place_y(tmp_path, joints):
+    """A sample of the tree's Y (4 joints) is 160 numbers, whole cache lines: the streamed kernel
+    transposes each line in registers from the lanes (regressor.write_lines). A sample of the chain's
+    (3 joints) is 90 numbers: four samples start at four places in a line, and the kernel takes its
+    lanes in that order to do the same (regressor.write_lines_phases). Every placement of Y in a line,
     Y's old contents overwritten or not, a batch that is no whole number of blocks or groups of
-    eight, two threads: the in-place kernel's numbers bit for bit, nothing written past Y."""
-    robot = dynid.load_robot(str(_write(tmp_path / "legs.urdf", 0.3)))
+    eight, a stretch that starts inside a block, two threads: the in-place kernel's numbers bit for
+    bit, nothing written past Y."""
+    robot = dynid.load_robot(str(_write(tmp_path / "legs.urdf", 0.3, joints)))
     kernel = folded.kernel_for(robot)
     count, n = 1100, robot.n
-    assert (10 * n * n) % 8 == 0
+    assert (10 * n * n) % 8 == (0 if joints == 4 else 2)
     q, dq, ddq = np.random.default_rng(5).uniform(-2.0, 2.0, (3, count, n))
     arrays = regressor_module.kernel_arrays(robot)
     in_place = np.zeros((count, n, 10 * n))
@@ -105,5 +111,10 @@ def test_whole_lines_written_straight_from_the_lanes_equal_the_in_place_y(tmp_pa
             assert np.array_equal(rest, np.full(rest.size, fill), equal_nan=True)
             assert np.array_equal(buffer[:shift], np.full(shift, fill), equal_nan=True)
     y = np.zeros((count, n, 10 * n))
-    kernel.regressor_parallel(q, dq, ddq, *arrays, y, 2, 4, False)
+    for start, stop in ((0, 550), (550, count)):  # a second thread's stretch starts inside a block
+        kernel.range_of(q, dq, ddq, *arrays, y, start, stop, 4, False)
     assert np.array_equal(y, in_place)
+    if joints == 4:
+        y = np.zeros((count, n, 10 * n))
+        kernel.regressor_parallel(q, dq, ddq, *arrays, y, 2, 4, False)
+        assert np.array_equal(y, in_place)

@@ -257,7 +257,8 @@ def source(robot) -> tuple[str, int, int]:
             "import numba as nb", "import numpy as np",
             "from dynid.dynamics.lanes import (CHUNK, FMA, LANES, lanes, load_block, new_workspace, scratch_row,",
             "                                  slots_used)",
-            "from dynid.dynamics.regressor import block_runs, line_map, store_block, write_lines",
+            "from dynid.dynamics.regressor import (block_runs, line_map, phase_line_maps, store_block, write_lines,",
+            "                                      write_lines_phases)",
             "from dynid.dynamics.tiles import store_fence", "",
             ""]
     for j, lines in enumerate(loops):  # a function per joint: LLVM compiles small functions much faster
@@ -327,19 +328,38 @@ def regressor_range_lines(q, dq, ddq, constants, slots, ws, y, start, stop, lmap
 
 
 @nb.njit(cache=True, nogil=True)
+def regressor_range_phases(q, dq, ddq, constants, ws, y, start, stop, lmaps, counts, gravity):
+    """Y[start:stop] (whole blocks) streamed without a stage when a sample of Y is not whole lines
+    (odd n): lanes in phase order (load_block(..., phases=True)), then
+    dynid.dynamics.regressor.write_lines_phases with ``phase_line_maps`` lmaps, counts. No fence."""
+    for k0 in range(start, stop, LANES):
+        load_block(q, dq, ddq, k0, LANES, ws, True)
+        forward_and_blocks(ws, constants, gravity)
+        write_lines_phases(ws, lmaps, counts, y, k0)
+
+
+@nb.njit(cache=True, nogil=True)
 def range_of(q, dq, ddq, constants, parents, slots, gravity, y, start, stop, stage_samples, every):
     """Y[start:stop] in this thread: streamed by whole lines straight from the lanes when its
-    samples are whole lines (``regressor_range_lines``), else as ``regressor_range`` does."""
+    samples are whole lines (``regressor_range_lines``); for an odd n its whole blocks so too, in
+    phase order (``regressor_range_phases``), and the last samples as ``regressor_range`` does;
+    not streamed (``stage_samples`` 0): as ``regressor_range`` does."""
     n = q.shape[1]
     used = 10 * slots_used(slots)
     ws = new_workspace(n, slots, constants, gravity, used + 1)
+    zero = scratch_row(n, slots) + used
     if stage_samples > 0 and (10 * n * n) % 8 == 0:
-        lmap = line_map(slots, (8 - (y.ctypes.data // 8) % 8) % 8, scratch_row(n, slots) + used, every)
+        lmap = line_map(slots, (8 - (y.ctypes.data // 8) % 8) % 8, zero, every)
         regressor_range_lines(q, dq, ddq, constants, slots, ws, y, start, stop, lmap, gravity)
-    else:
-        stage = np.zeros(stage_samples * 10 * n * n + 8 * (stage_samples > 0))
-        regressor_range(q, dq, ddq, constants, parents, slots, block_runs(slots), ws, y, start, stop, stage, every,
-                        gravity)
+        return
+    if stage_samples > 0:
+        lmaps, counts = phase_line_maps(slots, y, start, zero, every)
+        whole = start + (stop - start) // LANES * LANES
+        regressor_range_phases(q, dq, ddq, constants, ws, y, start, whole, lmaps, counts, gravity)
+        start = whole
+    stage = np.zeros(stage_samples * 10 * n * n + 8 * (stage_samples > 0))
+    regressor_range(q, dq, ddq, constants, parents, slots, block_runs(slots), ws, y, start, stop, stage, every,
+                    gravity)
 
 
 @nb.njit(cache=True, nogil=True)

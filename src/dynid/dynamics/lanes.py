@@ -210,17 +210,20 @@ def cross3(a0, a1, a2, b0, b1, b2):
 
 
 @nb.njit(cache=True, fastmath=FMA)
-def load_block(q, dq, ddq, k0, m, ws):
+def load_block(q, dq, ddq, k0, m, ws, phases=False):
     """Rows q, dq, ddq, cos q, sin q of every joint for the samples k0 .. k0 + m (m <= LANES;
-    the lanes past m get zeros)."""
+    the lanes past m get zeros). Sample k0 + t goes to lane t, or, with ``phases`` (a whole block,
+    m = LANES), to lane 8 (t % 4) + t // 4: lanes 8 p .. 8 p + 8 hold the samples t = p, p + 4, ...,
+    p + 28 (``regressor.write_lines_phases``). A sample's numbers do not depend on its lane."""
     n = q.shape[1]
     qb, dqb, ddqb = q[k0:k0 + m], dq[k0:k0 + m], ddq[k0:k0 + m]
     for i in range(n):
         o = at(i * JR)
         for k in range(nb.uint64(m)):  # samples are rows of q: a small transpose into lane rows
-            ws[o + nb.uint64(R_Q * LANES) + k] = qb[k, i]
-            ws[o + nb.uint64(R_QD * LANES) + k] = dqb[k, i]
-            ws[o + nb.uint64(R_QDD * LANES) + k] = ddqb[k, i]
+            slot = nb.uint64(8 * (k % 4) + k // 4) if phases else k
+            ws[o + nb.uint64(R_Q * LANES) + slot] = qb[k, i]
+            ws[o + nb.uint64(R_QD * LANES) + slot] = dqb[k, i]
+            ws[o + nb.uint64(R_QDD * LANES) + slot] = ddqb[k, i]
         for k in range(nb.uint64(m), nb.uint64(LANES)):
             ws[o + nb.uint64(R_Q * LANES) + k] = 0.0
             ws[o + nb.uint64(R_QD * LANES) + k] = 0.0

@@ -310,25 +310,25 @@ def store_block(ws, constants, parents, slots, runs, m, y, k0, stage, shift, lin
 
 
 @nb.njit(cache=True)
-def line_map(slots, head, zero, every):
-    """(L, 9): the whole cache lines of one sample of Y, for a Y whose sample is a whole number of
-    lines (10 n^2 a multiple of 8) starting ``head`` numbers into its first line: for each line that
-    holds a non-zero block (every line when ``every``), the workspace offsets (``at``) of the lane
-    rows of its eight numbers (row ``zero``, never written, for a number of a zero block; + 1 for a
-    number of the next sample: the last line straddles two samples when head > 0), and in column 8
-    its position in the sample."""
+def line_map(slots, head, zero, every, next_lane=1):
+    """(L, 9): the whole cache lines that start in one sample of Y, its first whole line ``head``
+    numbers into it: for each line that holds a non-zero block (every line when ``every``), the
+    workspace offsets (``at``) of the lane rows of its eight numbers (row ``zero``, never written,
+    for a number of a zero block; + ``next_lane`` for a number of the next sample, whose lane is
+    that far from the sample's: the last line straddles two samples unless the next one starts a
+    line), and in column 8 its position in the sample."""
     n = slots.shape[0]
     stride, width = 10 * n * n, 10 * n
     scratch = scratch_row(n, slots)
-    out = np.empty((stride // 8, 9), dtype=np.int64)
+    out = np.empty((stride // 8 + 1, 9), dtype=np.int64)
     count = 0
-    for x in range(head, head + stride, 8):
+    for x in range(head, stride, 8):
         hot = every
         for r in range(8):
             p = x + r
             delta = 0
             if p >= stride:
-                p, delta = p - stride, 1
+                p, delta = p - stride, next_lane
             i, c = p // width, p % width
             j, a = c // 10, c % 10
             row = zero if slots[i, j] < 0 else scratch + 10 * slots[i, j] + a
@@ -366,6 +366,58 @@ def write_lines(ws, lmap, m, y, k0):
         x = lmap[last - 1, 8]
         for r in range(stride - x, 8):
             flat[base + x + r - stride] = ws[nb.uint64(lmap[last - 1, r] - 1)]
+
+
+@nb.njit(cache=True)
+def phase_line_maps(slots, y, start, zero, every):
+    """(lmaps (4, L, 9), counts (4,)): the ``line_map`` of each of the four places in a cache line
+    that the samples start, y[start + p + 4 u] for p = 0 .. 3, of a Y whose sample is not a whole
+    number of lines (10 n^2 = 2 mod 8: an odd n; four samples are). With the lanes of
+    ``load_block(..., phases=True)`` the next sample of lane 8 p + u is lane 8 (p + 1) + u, and
+    that of lane 24 + u (p = 3) is lane u + 1 (of the next block for u = 7)."""
+    n = slots.shape[0]
+    stride = 10 * n * n
+    lmaps = np.zeros((4, stride // 8 + 1, 9), dtype=np.int64)
+    counts = np.zeros(4, dtype=np.int64)
+    for p in range(4):
+        head = (8 - (y.ctypes.data // 8 + (start + p) * stride) % 8) % 8
+        lmap = line_map(slots, head, zero, every, 8 if p < 3 else 1 - 24)
+        counts[p] = lmap.shape[0]
+        lmaps[p, :lmap.shape[0]] = lmap
+    return lmaps, counts
+
+
+@nb.njit(cache=True)
+def write_lines_phases(ws, lmaps, counts, y, k0):
+    """``write_lines`` for a Y whose samples are not whole lines (odd n), a whole block of lanes
+    loaded with ``load_block(..., phases=True)``: the eight samples k0 + p + 4 u (u = 0 .. 7) of
+    lanes 8 p .. 8 p + 8 start at the same place in a line, so each line of their map
+    (``phase_line_maps``) is transposed from those lanes in registers and stored past the caches
+    for the eight at once (``tiles.lines8`` with a stride of four samples). The line that sample
+    k0 + 31 shares with the next block, and the part of sample k0's first line that it shares with
+    the previous one, go by ordinary stores of each block's own numbers. Call ``store_fence`` after
+    the last."""
+    stride = y.shape[1] * y.shape[2]
+    flat, base = y.reshape(-1), k0 * stride
+    for p in range(4):
+        o = nb.uint64(8 * p)
+        for line in range(counts[p]):
+            x = lmaps[p, line, 8]
+            if x + 8 <= stride or p < 3:
+                lines8(ws, nb.uint64(lmaps[p, line, 0]) + o, nb.uint64(lmaps[p, line, 1]) + o,
+                       nb.uint64(lmaps[p, line, 2]) + o, nb.uint64(lmaps[p, line, 3]) + o,
+                       nb.uint64(lmaps[p, line, 4]) + o, nb.uint64(lmaps[p, line, 5]) + o,
+                       nb.uint64(lmaps[p, line, 6]) + o, nb.uint64(lmaps[p, line, 7]) + o, flat,
+                       base + p * stride + x, 4 * stride)
+            else:  # samples 4 u + 3: the next one is lane u + 1, of the next block for u = 7
+                for u in range(8):
+                    for r in range(8 if u < 7 else stride - x):
+                        flat[base + (4 * u + 3) * stride + x + r] = ws[nb.uint64(lmaps[p, line, r] + 24 + u)]
+    last = counts[3] - 1
+    if last >= 0 and lmaps[3, last, 8] + 8 > stride:  # sample k0's numbers before its first whole line
+        x = lmaps[3, last, 8]
+        for r in range(stride - x, 8):
+            flat[base + x + r - stride] = ws[nb.uint64(lmaps[3, last, r] + 23)]
 
 
 @nb.njit(cache=True, inline="always")
