@@ -44,14 +44,19 @@ leave them. Both give the same numbers bit for bit.
 A batch of ``FOLDED_MIN_SAMPLES`` or more runs a kernel written for the robot's structure with its
 constant placements folded in (``folded.py``: the same formulas, ``block_formulas.py`` and
 ``lanes.joint_motion``, without their multiplies by 0 and +-1). It writes a Y larger than the
-last-level cache without the stage when a sample of Y is a whole number of cache lines (10 n^2 a multiple of 8: an even n):
-each line that holds a non-zero block is transposed in registers straight from eight lanes of the
-workspace, 8 rows x 8 samples (``write_lines``, ``line_map``, ``tiles.lines8``), and stored past
-the caches; only the line that straddles two samples goes by ordinary stores in the last group of
-a block. That saves the stage's stores and loads and half the shuffles: er3a 0.163 -> 0.131 CPU
-us per sample, solo12 0.223 -> 0.184, the same numbers bit for bit (AMD EPYC Zen 4, one thread,
-2026-11-26, load 4). An odd n (iiwa14: P = 4 samples make whole lines) keeps the stage
-(``store_block``).
+last-level cache without the stage. When a sample of Y is a whole number of cache lines (10 n^2 a
+multiple of 8: an even n), each line that holds a non-zero block is transposed in registers
+straight from eight lanes of the workspace, 8 rows x 8 samples (``write_lines``, ``line_map``,
+``tiles.lines8``), and stored past the caches; only the line that straddles two samples goes by
+ordinary stores in the last group of a block. That saves the stage's stores and loads and half the
+shuffles: er3a 0.163 -> 0.131 CPU us per sample, solo12 0.223 -> 0.184, the same numbers bit for
+bit (AMD EPYC Zen 4, one thread, 2026-11-26, load 4). For an odd n, 10 n^2 = 2 mod 8: consecutive
+samples start at four places in a line and every fourth at the same one, so a whole block takes
+its lanes in that order (``lanes.load_block`` with ``phases``: lanes 8 p .. 8 p + 8 hold the
+samples p, p + 4, ..., p + 28) and each of the four groups of eight is written the same way, with
+its own line map (``write_lines_phases``, ``phase_line_maps``); the last samples of a stretch that
+make no whole block keep the stage (``store_block``). iiwa14: 0.251 -> 0.192 CPU us per sample,
+bit for bit (same machine, 2026-11-26, load 4.5).
 """
 
 from __future__ import annotations
