@@ -28,6 +28,8 @@ same random states (seeded), prints in one run:
   for any code that leaves Y's zeros alone), and how dynid.regressor writes this Y (streamed past
   the caches, its lines that hold a non-zero block written whole, or its non-zero blocks in place:
   dynamics/regressor.py);
+- "kernel alone": the compiled kernel that `dynid.regressor(..., out=Y)` runs, called directly,
+  taking turns with that call (the difference is the call's own cost: checks, dispatch);
 - `Y = dynid.regressor(robot, q, dq, ddq)` without `out`, on one thread, as users time it: "new Y"
   (a loop of calls, each dropping the last Y: from its second call on, a Y takes the memory of the
   one dropped, dynamics/recycled.py) and "new Y fresh" (the pool emptied before every call: memory
@@ -47,6 +49,7 @@ import functools
 import importlib
 import platform
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -109,6 +112,18 @@ def cache_block(n: int) -> int:
     return max(lanes.LANES, CACHE_BYTES // (8 * n * 10 * n) // lanes.LANES * lanes.LANES)
 
 
+def alternated(calls, repeat: int) -> list[tuple[float, float]]:
+    """(best wall seconds, best CPU seconds of this process) of each call, the calls taking turns
+    ``repeat`` times: a change of the machine's load during the runs falls on all of them."""
+    wall, cpu = [float("inf")] * len(calls), [float("inf")] * len(calls)
+    for _ in range(repeat):
+        for k, fn in enumerate(calls):
+            t0, c0 = time.perf_counter(), time.process_time()
+            fn()
+            wall[k], cpu[k] = min(wall[k], time.perf_counter() - t0), min(cpu[k], time.process_time() - c0)
+    return list(zip(wall, cpu))
+
+
 def measure(robot, q, dq, ddq, y, cores: int, repeat: int) -> dict:
     """Per-sample (wall, CPU) seconds of dynid's kernels: key (kind, how) with how = 1 (one
     thread), "all" (all threads allowed, the library's choice) or "forced" (the parallel
@@ -150,6 +165,13 @@ def measure(robot, q, dq, ddq, y, cores: int, repeat: int) -> dict:
         dynid.regressor(robot, q, dq, ddq)
 
     timing["reg", "fresh"] = [t / count for t in best_of_both(fresh, repeat)]
+    folded = importlib.import_module("dynid.dynamics.folded")
+    kernel = folded.kernel_for(robot) if count >= regressor.FOLDED_MIN_SAMPLES and folded.enabled() else None
+    serial = kernel.regressor_serial if kernel else regressor.regressor_serial
+    alone = lambda: serial(q, dq, ddq, constants, parents, slots, gravity, y, stage, False)  # noqa: E731
+    alone()
+    both = alternated((lambda: dynid.regressor(robot, q, dq, ddq, out=y), alone), repeat)
+    timing["reg", "call"], timing["reg", "kernel"] = ([t / count for t in pair] for pair in both)
     block = cache_block(robot.n)
     y_block, loop = np.zeros((block, *y.shape[1:])), in_cache_loop()
     numba.set_num_threads(1)
@@ -244,6 +266,10 @@ def main() -> None:
             t = [x * 1e6 for x in timing["reg", how]]
             print(f"{what:24} {base[0]:>6.3f} / {base[1]:.3f} {t[0]:>6.3f} / {t[1]:.3f} "
                   f"{base[0] / t[0]:>5.1f}x/{base[1] / t[1]:.1f}x   ({note}; one thread)")
+        call, alone = ([x * 1e6 for x in timing["reg", how]] for how in ("call", "kernel"))
+        print(f"{'regressor, kernel alone':24} {base[0]:>6.3f} / {base[1]:.3f} {alone[0]:>6.3f} / {alone[1]:.3f} "
+              f"{base[0] / alone[0]:>5.1f}x/{base[1] / alone[1]:.1f}x   (the kernel dynid.regressor(out=Y) runs, called "
+              f"directly, taking turns with that call: {call[0]:.3f} / {call[1]:.3f}; one thread)")
         cached = [t * 1e6 for t in timing["reg", "cache"]]
         print(f"{'regressor, Y in cache':24} {base[0]:>6.3f} / {base[1]:.3f} {cached[0]:>6.3f} / {cached[1]:.3f} "
               f"{base[0] / cached[0]:>5.1f}x/{base[1] / cached[1]:.1f}x   (dynid's kernel in a compiled loop, one Y of "
