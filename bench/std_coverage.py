@@ -5,7 +5,8 @@ Simulated: one realistic log of a robot (tests/realistic_logs.resting_log: rests
 friction, encoder quantization with jitter, dropped rows, drive ripple, friction in proportion to
 each joint's torque), then ``--draws`` draws of torque noise (seeded), each identified through
 ``dynid.Identification`` with the defaults (ols, coulomb-viscous, --lowpass auto, --rest auto) and
-with ``estimator="wls"``. The noise of joint j has the standard deviation ``--noise`` x its RMS
+with each mode of ``--modes`` (``modes``: wls, irls, pc, --cycles, --friction-drift temperature,
+--friction stribeck, one option changed each). The noise of joint j has the standard deviation ``--noise`` x its RMS
 torque (joints differ by their torques: heteroscedastic), either white (``white``) or white
 filtered by a 2nd-order Butterworth low-pass at ``--corner`` Hz, zero phase, rescaled to the same
 standard deviation (``filtered``: a drive's current filter, ~fs / (2 corner) correlated samples).
@@ -21,7 +22,7 @@ logs determine (joints 3-7 move in both), z = (x_1 - x_2) / sqrt(std_1^2 + std_2
 standard normal if the std are honest and the robot did not change between the logs; a model
 error common to both logs leaves no trace in z).
 
-    .venv/bin/python bench/std_coverage.py [--draws 24] [--cases white,filtered] [--real]
+    .venv/bin/python bench/std_coverage.py [--draws 24] [--cases white,filtered] [--modes ols,wls] [--real]
 """
 
 from __future__ import annotations
@@ -66,34 +67,66 @@ def noise(shape, sigma: np.ndarray, rate: float, kind: str, corner: float, seed:
     return e[pad:pad + shape[0]] / e.std(axis=0) * sigma
 
 
+def modes(data, seconds: float) -> dict:
+    """{mode: (Identification options, more columns of the log)}: each estimator with the defaults
+    otherwise; ``cycles``: the log cut into 10 cycles by time, cycles 1-4 and 7-10 identified (a gap
+    between); ``drift``: ``--friction-drift temperature`` on a warm-up of every joint (25 to 45 C,
+    time constant a third of the log; the log's friction does not drift: the drift coefficients'
+    truth is 0)."""
+    t = data.t - data.t[0]
+    warm = 25.0 + 20.0 * (1.0 - np.exp(-3.0 * t / seconds))
+    temps = {f"temp{j + 1}": warm for j in range(data.q.shape[1])}
+    return {"ols": ({}, None), "wls": ({"estimator": "wls"}, None), "irls": ({"estimator": "irls"}, None),
+            "pc": ({"estimator": "pc"}, None),
+            "cycles": ({"cycles": "1-4,7-10"}, {"cycle": 1 + np.minimum((10 * t / seconds).astype(int), 9)}),
+            "drift": ({"friction_drift": "temperature"}, temps), "stribeck": ({"friction": "stribeck"}, None)}
+
+
 def coverage(robot, data, scale, truth, rate, args, kind: str) -> None:
     import dynid
 
     sigma = args.noise * scale
-    runs = {"ols": [], "wls": []}
-    seconds = {"ols": 0.0, "wls": 0.0}
+    table = modes(data, args.seconds)
+    runs = {mode: [] for mode in args.modes.split(",")}
+    seconds = {mode: 0.0 for mode in runs}
     kinds = {}
     for draw in range(args.draws):
         tau = data.tau + noise(data.tau.shape, sigma, rate, kind, args.corner, seed=1000 + draw)
-        for estimator in runs:
+        for mode in runs:
+            options, columns = table[mode]
             start = time.perf_counter()
-            result = dynid.Identification(robot, estimator=estimator).fit(data.t, data.q, tau)
-            seconds[estimator] += time.perf_counter() - start
-            runs[estimator].append((np.array(result.values, dtype=float), np.array(result.std, dtype=float)))
-            true = np.array([truth[name] for name in result.names])
-            kinds[estimator] = (result.document.get("uncertainty") or {}).get("covariance", "white")
+            result = dynid.Identification(robot, **options).fit(data.t, data.q, tau, columns=columns)
+            seconds[mode] += time.perf_counter() - start
+            drift = (result.document.get("friction_drift") or {}).get("parameters") or []
+            names = list(result.names) + [p["name"] for p in drift]
+            value = np.concatenate([result.values, [p["value"] for p in drift]]).astype(float)
+            std = np.concatenate([result.std, [np.nan if p["std"] is None else p["std"] for p in drift]]).astype(float)
+            white = (result.document.get("uncertainty") or {}).get("white_std") or result.std
+            white = np.array([np.nan if w is None else w for w in white], dtype=float)
+            white = np.concatenate([white, np.full(max(len(names) - white.size, 0), np.nan)])[:len(names)]
+            runs[mode].append((value, std, names, white))
+            kinds[mode] = (result.document.get("uncertainty") or {}).get("covariance", "white")
     for estimator, rows in runs.items():
+        names = rows[0][2]
+        if any(r[2] != names for r in rows):
+            print(f"  {kind:8s} {estimator}: the base parameters differ between draws, skipped")
+            continue
+        # a drift coefficient ("Fc1_dT", from result "friction_drift") is 0: the log does not drift; Fs of
+        # stribeck: no truth (NaN)
+        true = np.array([truth.get(name, 0.0 if "_" in name else np.nan) for name in names])
         values, stds = np.array([r[0] for r in rows]), np.array([r[1] for r in rows])
         ok = np.all(np.isfinite(stds), axis=0) & (np.nanmean(stds, axis=0) > 0)
         ratio = np.std(values[:, ok], axis=0, ddof=1) / np.mean(stds[:, ok], axis=0)
+        whites = np.array([r[3] for r in rows])[:, ok]
+        to_white = np.nanmedian(np.std(values[:, ok], axis=0, ddof=1) / np.mean(whites, axis=0))
         lo, mid, hi = np.percentile(ratio, [10, 50, 90])
         within = np.mean((ratio > 0.7) & (ratio < 1.3))
         z = np.sqrt(np.mean(((values - true) / stds)[:, ok] ** 2, axis=0))  # bias included
         print(f"  {kind:8s} {estimator}: spread/std median {mid:.2f}, 10-90 % {lo:.2f}-{hi:.2f}, "
               f"range {ratio.min():.2f}-{ratio.max():.2f}, {100 * within:.0f} % of {ratio.size} within 0.7-1.3; "
-              f"RMS (x - truth)/std median {np.median(z):.2f}, 90 % {np.percentile(z, 90):.2f}, "
-              f"largest {z.max():.1f}; {seconds[estimator] / args.draws:.2f} s per fit; "
-              f"covariance: {kinds[estimator]}", flush=True)
+              f"RMS (x - truth)/std median {np.nanmedian(z):.2f}, 90 % {np.nanpercentile(z, 90):.2f}, "
+              f"largest {np.nanmax(z):.1f}; {seconds[estimator] / args.draws:.2f} s per fit; "
+              f"covariance: {kinds[estimator]} (white-noise std: spread/std median {to_white:.2f})", flush=True)
 
 
 def real(args) -> None:
@@ -109,29 +142,31 @@ def real(args) -> None:
         return
     signals = ("t=cur_traj_time_s.txt,q=joint_position_measured.txt,dq=joint_velocity_measured.txt,"
                "tau=joint_torque_measured.txt")
-    with tempfile.TemporaryDirectory() as tmp:
+    estimators = [m for m in args.modes.split(",") if m in ("ols", "wls", "irls", "pc", "stribeck")]  # no cycles,
+    with tempfile.TemporaryDirectory() as tmp:  # no temperatures in these logs
         results = {}
         for part in ("joint_2_to_7_dynamic_motion", "joint_3_to_7_dynamic_motion"):
             path = Path(tmp) / f"{part}.parquet"
             out = CliRunner().invoke(app, ["convert", str(iiwa / part), "--signals", signals, "--out", str(path)])
             assert out.exit_code == 0, out.output
-            for estimator in ("ols", "wls"):
+            for estimator in estimators:
                 out_json = Path(tmp) / f"{part}_{estimator}.json"
                 start = time.perf_counter()
+                option = ["--friction", "stribeck"] if estimator == "stribeck" else ["--estimator", estimator]
                 res = CliRunner().invoke(app, ["identify", "--robot", str(iiwa / "urdf" / "iiwa14.urdf"), "--data",
-                                               str(path), "--negate", "tau", "--ignore", "dq", "--estimator",
-                                               estimator, "--out", str(out_json)])
+                                               str(path), "--negate", "tau", "--ignore", "dq", *option, "--out",
+                                               str(out_json)])
                 assert res.exit_code == 0, res.output
                 import json
 
                 doc = json.loads(out_json.read_text())
                 results[part, estimator] = (doc, time.perf_counter() - start)
-        for estimator in ("ols", "wls"):
+        for estimator in estimators:
             (d1, s1), (d2, s2) = results["joint_2_to_7_dynamic_motion", estimator], \
                 results["joint_3_to_7_dynamic_motion", estimator]
             p1 = {p["name"]: p for p in d1["base_parameters"]}
             p2 = {p["name"]: p for p in d2["base_parameters"]}
-            z, names = [], []
+            z, names, white = [], [], []
             for name, p in p1.items():
                 q = p2.get(name)
                 if q is None or p["std"] is None or q["std"] is None:
@@ -140,13 +175,18 @@ def real(args) -> None:
                     continue
                 z.append((p["value"] - q["value"]) / np.hypot(p["std"], q["std"]))
                 names.append(name)
+                w1, w2 = [(d.get("uncertainty") or {}).get("white_std") for d in (d1, d2)]
+                if w1 and w2:  # the white-noise std of the same fits
+                    i, k = list(p1).index(name), list(p2).index(name)
+                    white.append(abs(p["value"] - q["value"]) / np.hypot(w1[i] or np.nan, w2[k] or np.nan))
             z = np.abs(np.array(z))
             worst = np.argsort(-z)[:3]
             print(f"  real iiwa {estimator}: |z| of {z.size} parameters both logs determine: median {np.median(z):.2f} "
                   f"(1 std honest: 0.67), {100 * np.mean(z < 2):.0f} % below 2 (honest: 95 %), largest "
                   f"{', '.join(f'{names[k]} {z[k]:.1f}' for k in worst)}; "
-                  f"{s1:.1f} s and {s2:.1f} s; covariance: {(d1.get('uncertainty') or {}).get('covariance', 'white')}",
-                  flush=True)
+                  f"{s1:.1f} s and {s2:.1f} s; covariance: {(d1.get('uncertainty') or {}).get('covariance', 'white')}"
+                  + (f" (white-noise std: median |z| {np.nanmedian(white):.2f}, {100 * np.nanmean(np.array(white) < 2):.0f} "
+                     "% below 2)" if white else ""), flush=True)
 
 
 def main() -> None:
@@ -158,6 +198,8 @@ def main() -> None:
     parser.add_argument("--noise", type=float, default=0.01, help="torque noise, share of each joint's RMS torque")
     parser.add_argument("--corner", type=float, default=5.0, help="corner of the filtered noise [Hz]")
     parser.add_argument("--cases", default="white,filtered")
+    parser.add_argument("--modes", default="ols,wls", help="of ols,wls,irls,pc,cycles,drift,stribeck (ols with "
+                        "--cycles and --friction-drift)")
     parser.add_argument("--real", action="store_true", help="also the real iiwa logs")
     parser.add_argument("--no-sim", action="store_true", help="only the real iiwa logs")
     args = parser.parse_args()

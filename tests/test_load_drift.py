@@ -99,6 +99,23 @@ def test_the_combined_model_recovers_the_truth_within_its_std(fits):
     assert np.allclose(result.document["friction_drift"]["time_constants"], [[T1, T2]] * n, rtol=0.3)
 
 
+def test_the_drift_std_are_those_of_the_correlated_residuals_through_the_fixed_point(fits):
+    """The std of the drifting model (base parameters and drift coefficients) are the sandwich of
+    its rows [Y_b | drift columns] with the residuals' correlation (identify.residual_correlation,
+    result "uncertainty"), then carried through the load torque's fixed point (L3): the drift
+    coefficients' std are the diagonal of the covariance result.json gives for prediction bands."""
+    _, results, _ = fits
+    document = results["both"].document
+    assert document["uncertainty"]["covariance"] == "correlated", document["uncertainty"]
+    drift = document["friction_drift"]
+    cov = np.array(drift["covariance"])
+    b = len(document["base_parameters"])
+    std = np.array([np.nan if p["std"] is None else p["std"] for p in drift["parameters"]])
+    shown = np.isfinite(std)
+    assert shown.sum() > 0 and np.allclose(std[shown], np.sqrt(np.diag(cov)[b:][shown]), rtol=1e-9)
+    assert np.allclose(results["both"].std, np.sqrt(np.diag(cov)[:b]), rtol=1e-9, equal_nan=True)
+
+
 def test_predict_and_validate_read_the_combined_result(fits, tmp_path):
     """Through the CLI: predict (at the log's operating time) equals the library's prediction,
     validate says the held-out error; export refuses the least-squares result in one line."""

@@ -12,7 +12,9 @@ import numpy as np
 import scipy.signal
 
 import dynid
-from dynid.identify.estimators import OrdinaryLeastSquares, WeightedLeastSquares
+from dynid.data.columns import JointData
+from dynid.identify.estimators import HuberIRLS, OrdinaryLeastSquares, WeightedLeastSquares
+from dynid.identify.identification import Identification
 from dynid.identify.normal_equations import NormalEquations
 from dynid.identify.residual_correlation import _autocovariance, residual_correlation, window_of
 from dynid.simulate import random_multisine
@@ -89,6 +91,33 @@ def test_white_noise_keeps_the_white_noise_std_of_wls():
     assert np.min(ols_white) < 0.5, np.round(ols_white, 2)
 
 
+def test_irls_std_at_its_final_weights_is_the_spread_of_filtered_noise():
+    """irls, fitted in memory: its std (the sandwich at its final weights, ``Identification``'s
+    in-memory path over evenly spread windows of the rows) is the spread of the estimates over
+    draws of noise filtered at 5 Hz (within 0.7-1.45, median 0.85-1.25), where its white-noise
+    s^2 (W^T D W)^-1 is several times too small; a gap in the rows (``--cycles``) is no lag."""
+    yb, tau0 = _rows()
+    rng = np.random.default_rng(3)
+    t = np.arange(len(tau0)) / RATE
+    t[len(t) // 2:] += 10.0  # the rows of two cycles with one left out between
+    ready = JointData(t, np.zeros_like(tau0))
+    values, white, correlated = [], [], []
+    for _ in range(DRAWS // 2):
+        tau = tau0 + _noise(rng, tau0.shape, 5.0)
+        est = HuberIRLS().fit(yb, tau)
+        values.append(est.coef_)
+        white.append(est.std_.copy())
+        ne = NormalEquations(*yb.shape[1:])
+        ne.add(yb, tau)
+        assert Identification._in_memory_std(est, ne, [ready], yb, tau, None)["covariance"] == "correlated"
+        correlated.append(est.std_)
+    spread = np.std(values, axis=0, ddof=1)
+    to_correlated, to_white = spread / np.mean(correlated, axis=0), spread / np.mean(white, axis=0)
+    assert np.all((to_correlated > 0.6) & (to_correlated < 1.6)), np.round(to_correlated, 2)
+    assert 0.8 < np.median(to_correlated) < 1.3, np.round(to_correlated, 2)
+    assert np.median(to_white) > 2.5, np.round(to_white, 2)
+
+
 def test_the_window_counts_the_samples_of_one_independent_value():
     """(R3) on an AR(1) series x_t = a x_{t-1} + e_t: tau = (1 + a) / (1 - a) (19 for a = 0.9)
     within 10 %; white noise: about 1."""
@@ -124,8 +153,8 @@ def test_identify_reports_which_covariance_its_std_are():
     torque noise is filtered at 5 Hz: result.json "uncertainty" says the std are the correlated
     residuals' (about fs / (2 x 5 Hz) = 25 samples per independent one measured on the loud joint;
     more on the quiet one, whose residual is mostly the low-pass filter's slow error) and they are
-    several times the white-noise ones (the draws above: that is the spread); irls, fitted in
-    memory, says its std are white."""
+    several times the white-noise ones (the draws above: that is the spread); so do irls and
+    ``cycles``, fitted in memory; pc says where a constraint is active."""
     robot = dynid.load_robot("planar2")
     t = np.arange(0.0, SECONDS, 1.0 / RATE)
     q, dq, ddq = random_multisine(robot, seed=7, f0=0.1, harmonics=6).sample(t)
@@ -138,4 +167,17 @@ def test_identify_reports_which_covariance_its_std_are():
     assert uncertainty["std_over_white"]["median"] > 2.5, uncertainty
     cov = np.array(result.document["covariance"])
     assert np.allclose(np.sqrt(np.diag(cov)), result.std, rtol=1e-9)
-    assert dynid.Identification(robot, estimator="irls").fit(t, q, tau).document["uncertainty"]["covariance"] == "white"
+    # pc where Fc1 >= 0 holds it (a torque with a Coulomb term of the wrong sign): its std is null,
+    # the constraint is named, the parameters the constraint does not hold keep the sandwich's std
+    wrong = tau - np.array([0.05, 0.0]) * np.sign(dq)
+    pc = dynid.Identification(robot, estimator="pc", lowpass=None).fit(t, q, wrong)
+    constraints = pc.document["uncertainty"]["constraints"]
+    assert pc.document["uncertainty"]["covariance"] == "correlated", pc.document["uncertainty"]
+    assert constraints["active"] and "Fc1 >= 0" in constraints["on_boundary"] and "Fc1" in constraints["parameters"]
+    std = dict(zip(pc.names, pc.std))
+    assert all(np.isnan(std[name]) for name in constraints["parameters"]) and np.isfinite(std["Izz2"]), std
+    cycle = {"cycle": 1 + (t // 10.0).astype(int)}
+    for options in ({"estimator": "irls"}, {"cycles": "1,3-4"}):
+        uncertainty = dynid.Identification(robot, **options).fit(t, q, tau, columns=cycle).document["uncertainty"]
+        assert uncertainty["covariance"] == "correlated", (options, uncertainty)
+        assert uncertainty["std_over_white"]["median"] > 2.5, (options, uncertainty)

@@ -247,7 +247,7 @@ def test_the_std_of_a_stribeck_fit_is_that_of_the_joint_estimate_with_the_veloci
     for determined in (np.array([True, True]), np.array([True, False])):
         est = WeightedLeastSquares().fit_normal_equations(ne)
         fixed_std, x = est.std_.copy(), est.coef_.copy()
-        assert joint_covariance(est, ne, [(design, dq, keep)], v, x[b:], determined)
+        assert joint_covariance(est, ne, [(design, dq, keep)], v, x[b:], determined) is not None
         w, used = est.weights_, np.flatnonzero(determined)
 
         def model(z):
@@ -263,6 +263,53 @@ def test_the_std_of_a_stribeck_fit_is_that_of_the_joint_estimate_with_the_veloci
         expected = np.sqrt(np.diag(s2 * np.linalg.inv(jac.T @ jac))[:b + n])
         np.testing.assert_allclose(est.std_, expected, rtol=1e-4)
         assert np.all(est.std_[b + used] > 1.2 * fixed_std[b + used]), (est.std_, fixed_std)
+
+
+def test_the_joint_std_with_filtered_residuals_is_the_sandwich_of_the_gauss_newton_jacobian():
+    """(S6) with the residuals' correlation in time (identify.residual_correlation R1-R4): on slow
+    rows and noise filtered at 2 Hz (100 Hz rows), the std of the joint estimate with v_s equal
+    M^-1 (sum_j w_j^2 L_j) M^-1 built from the finite-difference Jacobian J of the weighted fit
+    (M = sum_j w_j J_j^T J_j, L_j the long-run covariance of J_j's scores), and are more than twice
+    the white-noise ones that were reported."""
+    import scipy.signal
+
+    from dynid.identify.estimators import WeightedLeastSquares, joint_noise_variances, sandwich
+    from dynid.identify.normal_equations import NormalEquations
+    from dynid.identify.residual_correlation import residual_correlation
+    from dynid.identify.stribeck_uncertainty import joint_covariance, stribeck_columns, velocity_columns
+
+    rng = np.random.default_rng(11)
+    rows, n, b = 3000, 2, 3
+    slow = lambda shape, scale: scipy.signal.sosfiltfilt(  # noqa: E731
+        scipy.signal.butter(2, 2.0, fs=100.0, output="sos"), rng.normal(size=shape), axis=0) * scale
+    yb, dq = slow((rows, n, b), 3.0), slow((rows, n), 0.5)
+    v = np.array([0.05, 0.06])
+    g, _ = stribeck_columns(dq, np.sign(dq), v)
+    design = np.zeros((rows, n, b + n))
+    design[..., :b], design[:, 0, b], design[:, 1, b + 1] = yb, g[:, 0], g[:, 1]
+    tau = design @ np.array([1.0, -0.5, 0.3, 0.2, 0.05]) + slow((rows, n), 0.1)
+    keep = np.ones((rows, n), dtype=bool)
+    ne = NormalEquations(n, b + n)
+    ne.add(design, tau, keep)
+    est = WeightedLeastSquares().fit_normal_equations(ne)
+    x, used = est.coef_.copy(), np.arange(n)
+    r = tau - design @ x
+    extended = np.concatenate([design, velocity_columns(dq, v, x[b:], used)], axis=2)
+    white = joint_covariance(est, ne, [(design, dq, keep)], v, x[b:], np.ones(n, dtype=bool),
+                             residual_correlation([(extended, r, keep)]))
+
+    def model(z):
+        return yb @ z[:b] + z[b:b + n] * np.exp(-(dq / z[b + n:]) ** 2) * np.sign(dq)
+
+    z = np.concatenate([x, v])
+    jac = np.stack([(model(z + h * e) - model(z - h * e)) / (2 * h)
+                    for e, h in zip(np.eye(z.size), [1e-6] * (b + n) + [1e-8] * n)], axis=2)  # (rows, n, p)
+    normal = np.einsum("tja,tjb->jab", jac, jac)
+    w = est.weights_
+    scores = residual_correlation([(jac, r, keep)]).carried(joint_noise_variances(ne, x), normal)
+    expected = np.sqrt(np.diag(sandwich(np.linalg.inv(np.einsum("j,jab->ab", w, normal)), w, scores))[:b + n])
+    np.testing.assert_allclose(est.std_, expected, rtol=1e-4)
+    assert np.median(est.std_ / white) > 2.0, est.std_ / white
 
 
 def test_the_reported_std_of_fs_matches_its_spread_over_noise_draws():

@@ -49,6 +49,7 @@ SLOW_TESTS = {
     "test_residual_correlation.py::test_filtered_noise_std_is_the_spread_where_the_white_noise_std_is_several_times_too_small",
     "test_residual_correlation.py::test_white_noise_keeps_the_white_noise_std_of_wls",
     "test_residual_correlation.py::test_identify_reports_which_covariance_its_std_are",  # 3 fits, lowpass auto
+    "test_residual_correlation.py::test_irls_std_at_its_final_weights_is_the_spread_of_filtered_noise",  # 20 fits
     # every fuzz kind of issue 26 through the CLI: ~35 kinds x 1.1-1.7 s on one worker (2026-11-26, idle);
     # the fast tier keeps the reader fuzzing of the same file
     "test_fuzz_readers.py::test_issue26_kinds_are_refused_or_warned",

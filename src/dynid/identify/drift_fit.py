@@ -44,12 +44,14 @@ class DriftFit:
     """estimator: fitted on the b base parameters then the n k m drift coefficients (coef_,
     std_, cov_ over all); ne: the normal equations of that whole model; drift: the drift part
     (its ``options``: the model fitted); load_fit: friction ``load-dependent``, the fixed point
-    of its load torque with the drift ({"iterations", "change"}, ``load_friction``)."""
+    of its load torque with the drift ({"iterations", "change"}, ``load_friction``); uncertainty:
+    result.json "uncertainty", how the std were made (``correlated_std``)."""
 
     estimator: object
     ne: NormalEquations
     drift: FrictionDrift
     load_fit: dict | None = None
+    uncertainty: dict | None = None
 
     def result_entry(self, timing: list[LogCovariate]) -> dict:
         """result.json's "friction_drift" (docs/formats.md): the drift, how each training log was
@@ -189,6 +191,7 @@ def identify_drifting(robot, readies: list[JointData], covariates: list[np.ndarr
     found = find_undetermined(robot, options, base, used.min(axis=0), used.max(axis=0), still_range)
     fit = fit_drifting(robot, readies, covariates, options, base, prep, make, mode, found, max_rows, masks=masks)
     if options.friction != "load-dependent":
+        correlated_std(robot, readies, covariates, masks, fit, base)
         return fit, counts, found
     # the load torque's fixed point (identify.load_friction, L2) with the drift, from the static one; the time
     # constants stay those searched at the static fixed point's load torque (a change of the load torque by d of
@@ -203,8 +206,10 @@ def identify_drifting(robot, readies: list[JointData], covariates: list[np.ndarr
     fit, options, info = refit_to_fixed_point(robot, options, base, refit)
     fit.load_fit = info
     inertial = np.concatenate([inertial_base_columns(robot, options, base), np.zeros(fit.ne.b - base.rank, bool)])
+    correlated_std(robot, readies, covariates, masks, fit, base)  # the sandwich first, then through the fixed point
     gram = slope_gram(drifting_parts(robot, readies, covariates, masks, fit, base), robot.n, fit.ne.b)
     fixed_point_std(fit.estimator, fit.ne, gram, inertial)  # the std of the fixed point (L3)
+    fit.drift.std = drift_std(fit, base.rank)
     if info["change"] >= TOLERANCE:
         fit.drift.notes.append(f"load-dependent friction: the load torque still moved by {info['change']:.2g} of "
                                f"the RMS torque after {info['iterations']} fixed-point iterations with the drift "
@@ -212,21 +217,64 @@ def identify_drifting(robot, readies: list[JointData], covariates: list[np.ndarr
     return fit, counts, found
 
 
+def correlated_std(robot, readies: list[JointData], covariates: list[np.ndarray], masks: list[np.ndarray],
+                   fit: DriftFit, base: BaseParameters) -> None:
+    """Give ``fit``'s estimator (ols or wls) the std of the residuals' correlation in time
+    (``identify.residual_correlation`` R1-R3), measured on evenly spread contiguous windows of the
+    logs with the drift model's rows [Y_b | drift columns] (D1); ``fit.uncertainty`` says which
+    covariance the std are, ``fit.drift.std`` follows."""
+    from dynid.identify.residual_correlation import contiguous_runs, correlated_uncertainty, spread_windows
+
+    est = fit.estimator
+    if est.joint_weights() is None:
+        fit.uncertainty = {"covariance": "white", "why": f"estimator {est.name}: Khalil-Gautier's s^2 (W^T W)^-1"}
+        return
+    runs = [(i, rows) for i, ready in enumerate(readies) for rows in contiguous_runs(ready)]
+    parts = []
+    with single_blas_thread():
+        for k, window in spread_windows([rows.stop - rows.start for _, rows in runs]):
+            i, start = runs[k][0], runs[k][1].start
+            sl = slice(start + window.start, start + window.stop)
+            ready = readies[i]
+            a = drifting_rows(robot, fit, base, ready, sl, covariates[i][sl])[0]
+            parts.append((a, ready.tau[sl] - a @ est.coef_, masks[i][sl]))
+        fit.uncertainty = correlated_uncertainty(est, fit.ne, parts)
+    fit.drift.std = drift_std(fit, base.rank)
+
+
+def drift_std(fit: DriftFit, b: int) -> np.ndarray:
+    """(n, k, m) the drift coefficients' std of ``fit``'s estimator (NaN where the drift has none)."""
+    std = np.asarray(fit.estimator.std_[b:], dtype=float).reshape(fit.drift.std.shape).copy()
+    std[~np.isfinite(fit.drift.std)] = np.nan
+    return std
+
+
+def drifting_rows(robot, fit: DriftFit, base: BaseParameters, ready: JointData, sl: slice,
+                  covariate: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """(the rows [Y_b | drift columns] (N, n, b + n k m) of the whole model (D1) at ``ready``'s
+    samples ``sl``, their load torque (None unless load-dependent)), as ``fit`` formed them."""
+    drift = fit.drift
+    yb = log_regressor(robot, ready, sl, drift.options)[..., base.independent]
+    load = drift.load(robot, ready.q[sl], ready.dq[sl], ready.ddq[sl])
+    return np.concatenate([yb, drift.place(drift.columns(ready.dq[sl], covariate, load))], axis=2), load
+
+
 def drifting_parts(robot, readies: list[JointData], covariates: list[np.ndarray], masks: list[np.ndarray],
                    fit: DriftFit, base: BaseParameters):
     """``load_friction.slope_gram``'s parts of a load-dependent model with a drift (D1) at its fit:
     the regressor rows [Y_b | drift columns] and the slope of the friction in the load torque, whose
     Fl drifts too (Fl_j + sum_m d_Fl,jm phi_jm at each sample)."""
-    from dynid.identify.load_friction import fitted_fl, fitted_rows, load_slope
+    from dynid.identify.load_friction import fitted_fl, load_slope
 
     drift, options = fit.drift, fit.drift.options
     fl = fitted_fl(base, fit.estimator.coef_[:base.rank], robot.n)
     d = np.nan_to_num(drift.coefficients[:, FRICTION_MODELS[options.friction].index("Fl"), :])  # (n, m)
-    for i, sl, q, dq, ddq, yb, mask in fitted_rows(robot, options, base, readies, masks, BLOCK):
-        covariate, load = covariates[i][sl], drift.load(robot, q, dq, ddq)
-        a = np.concatenate([yb, drift.place(drift.columns(dq, covariate, load))], axis=2)
-        fl_now = fl + np.einsum("tjm,jm->tj", drift.basis(covariate), d)  # Fl drifts too
-        yield a, load_slope(options, fl_now, dq, load), mask
+    for ready, covariate, mask in zip(readies, covariates, masks):
+        for s in range(0, len(ready), BLOCK):  # blocks of samples
+            sl = slice(s, s + BLOCK)
+            a, load = drifting_rows(robot, fit, base, ready, sl, covariate[sl])
+            fl_now = fl + np.einsum("tjm,jm->tj", drift.basis(covariate[sl]), d)  # Fl drifts too
+            yield a, load_slope(options, fl_now, ready.dq[sl], load), mask[sl]
 
 
 def without_drift(robot, readies: list[JointData], covariates: list[np.ndarray],

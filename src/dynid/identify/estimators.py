@@ -138,20 +138,23 @@ class Estimator:
         estimator whose weights are not per joint (irls: per row; pc: constrained)."""
         return None
 
-    def with_correlated_residuals(self, ne: NormalEquations, scores: np.ndarray) -> "Estimator":
+    def with_correlated_residuals(self, ne: NormalEquations, scores: np.ndarray,
+                                  weights: np.ndarray | None = None, normal: np.ndarray | None = None) -> "Estimator":
         """The covariance of the free parameters made the sandwich (R1) of
         ``identify.residual_correlation``: N^-1 (sum_j w_j^2 L_j) N^-1, N = sum_j w_j A_j, with L_j
         (n, b, b) ``scores`` the long-run covariance of joint j's scores (each joint's own noise
         level, their correlation in time); ``ne``: the normal equations the fit was made on (all
-        b parameters, the held ones included). std_ and rel_std_ follow; the held ones keep NaN."""
-        w = self.joint_weights()
+        b parameters, the held ones included); ``weights`` (n,): w_j (default ``joint_weights``;
+        irls: ones, with ``ne`` and the scores of its rows scaled by ``row_scale``); ``normal``
+        (b, b): the bread N when it is not sum_j w_j A_j (irls: ``HuberIRLS.bread_scale``). std_ and
+        rel_std_ follow; the held ones keep NaN."""
+        w = self.joint_weights() if weights is None else np.asarray(weights, dtype=float)
         if w is None:
             raise ValueError(f"{self.name}: no per-joint weights, the sandwich (R1) does not apply")
         free = np.flatnonzero(np.isfinite(self.std_))
-        meat = np.einsum("j,jab->ab", w * w, np.asarray(scores, dtype=float)[:, free][:, :, free])  # (R1)
-        inv = spectrum(np.einsum("j,jab->ab", w, ne.A[:, free][:, :, free])).inverse()
-        cov = inv @ meat @ inv
-        return self.with_free_covariance(0.5 * (cov + cov.T))
+        normal = np.einsum("j,jab->ab", w, ne.A) if normal is None else np.asarray(normal, dtype=float)
+        inv = spectrum(normal[np.ix_(free, free)]).inverse()
+        return self.with_free_covariance(sandwich(inv, w, np.asarray(scores, dtype=float)[:, free][:, :, free]))
 
     # -- what each estimator implements ----------------------------------------------------
     def _fit_equations(self, ne: NormalEquations) -> None:
@@ -259,6 +262,13 @@ class OrdinaryLeastSquares(Estimator):
         return np.ones(len(self.sigma2_))
 
 
+def sandwich(inverse: np.ndarray, weights: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """(R1) of ``identify.residual_correlation``: N^-1 (sum_j w_j^2 L_j) N^-1 from ``inverse`` N^-1
+    (p, p), the joints' weights w (n,) and their scores' long-run covariances L (n, p, p), symmetrized."""
+    cov = inverse @ np.einsum("j,jab->ab", np.asarray(weights, dtype=float) ** 2, scores) @ inverse
+    return 0.5 * (cov + cov.T)
+
+
 def joint_noise_variances(ne: NormalEquations, beta: np.ndarray) -> np.ndarray:
     """Gautier's per-joint error variance sigma_j^2 = RSS_j / (r_j - b_j), b_j the unknowns in joint j."""
     dof = np.maximum(ne.rows - ne.active_counts(), 1)
@@ -338,6 +348,7 @@ class HuberIRLS(Estimator):
             scale = np.maximum(scale, 1e-12 * max(1.0, float(np.max(np.abs(tau)))))
             u = np.abs(r) / scale
             weights = np.where(u <= self.c, 1.0, self.c / np.maximum(u, 1e-300)) * keep / scale**2
+            inliers = (u <= self.c) & keep
             sw = np.sqrt(weights)
             ne = NormalEquations(y.shape[1], y.shape[2])
             ne.add(y * sw[:, :, None], tau * sw)
@@ -347,7 +358,7 @@ class HuberIRLS(Estimator):
             if change <= self.tol:
                 break
         self.converged_ = bool(change <= self.tol)
-        self.weights_ = weights
+        self.weights_, self.slopes_ = weights, inliers / scale**2
         s2 = float(ne.residual_ss(beta).sum()) / self._dof(ne)
         self.sigma2_ = scale**2
         self._finish(ne, beta, s2 * inv, cond)
@@ -356,6 +367,19 @@ class HuberIRLS(Estimator):
                                   f"the base parameters {change:.3g}, tolerance {self.tol:g}): the estimate may "
                                   "still move")
         self.rss_ = base_ne.residual_ss(beta)  # unweighted residuals, as for the others
+
+    def row_scale(self) -> np.ndarray:
+        """(N, n) the square roots of the final weights w = psi(u) / (u s^2): the scores of the
+        M-estimate are those of the rows scaled by these, y w r = y psi(u) / s (Huber 1981,
+        sec. 7.6; ``with_correlated_residuals`` with w_j = 1)."""
+        return np.sqrt(self.weights_)
+
+    def bread_scale(self) -> np.ndarray:
+        """(N, n) the square roots of psi'(u) / s^2 (1 / s^2 within c, 0 beyond): the M-estimate's
+        bread N = sum psi'(u) y y^T / s^2 is the normal matrix of the rows scaled by these (the
+        final weights in its place count a down-weighted row as information: std ~20 % small
+        under Gaussian noise, where 18 % of rows lie beyond c = 1.345)."""
+        return np.sqrt(self.slopes_)
 
 
 ESTIMATORS = {"ols": OrdinaryLeastSquares, "wls": WeightedLeastSquares, "irls": HuberIRLS}

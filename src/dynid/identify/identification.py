@@ -48,7 +48,8 @@ from dynid.identify.model import ModelOptions
 from dynid.identify.undetermined import STILL_RANGE
 
 WHITE_STRIBECK = {"covariance": "white", "why": "friction stribeck: the joint covariance with the Stribeck velocities "
-                                                "(identify.stribeck_uncertainty) under white residuals"}
+                                                "(identify.stribeck_uncertainty) under white residuals (estimator "
+                                                "not ols or wls, or no piece of the logs to measure them on)"}
 CHOSEN_FRICTION = ("stribeck", "load-dependent", "auto")  # friction models the data decide (``identify.stribeck``)
 
 
@@ -278,7 +279,7 @@ class Identification:
                 fitted = self.solve(acc.ne, acc.q_min, acc.q_max, base, weight)
                 fitted.samples, fitted.notes = acc.samples, list(acc.notes)
                 extra["uncertainty"] = self.correlated_std(fitted, base, sources, mapping, prep) \
-                    if self.options.friction != "stribeck" else WHITE_STRIBECK
+                    if self.options.friction != "stribeck" else dict(WHITE_STRIBECK)
                 if self.options.friction == "load-dependent":  # the std of the fixed point (load_friction, L3)
                     from dynid.identify.drift_fit import fit_rows
                     from dynid.identify.load_friction import fitted_fl, static_parts
@@ -296,6 +297,9 @@ class Identification:
                     readies = prepared_sources(self.robot, sources, self.options, mapping, prep, self.nan)
                     fitted.extra["per_" + self.per] = self._per(readies, base, prep, weight)
                 fitted.extra["sources"] = [c.to_dict() for c in acc.sources]
+            if fitted.est.name == "pc" and fitted.est.joint_weights() is not None:  # where a constraint is active
+                uncertainty = fitted.extra.get("uncertainty") or extra.setdefault("uncertainty", {})
+                uncertainty["constraints"] = fitted.est.active_constraints()
             document = self.document(fitted, base, prep, mapping, notes, str(sources[0]), extra)
         return self._result(document, found_warnings)
 
@@ -504,6 +508,7 @@ class Identification:
                 lambda names, **kw: self.make_estimator(base, names=names, weight=weight, **kw), self.friction_drift,
                 self.still_range, self.drift_rows)
             est, ne = drifting.estimator, drifting.ne
+            more["uncertainty"] = drifting.uncertainty
             self.options = drifting.drift.options  # load-dependent: the load torque of the fixed point with the drift
             more["friction_drift"] = drifting.result_entry(timings)
         else:
@@ -512,6 +517,7 @@ class Identification:
             est = self.make_estimator(base, found, weight).fit(y, tau, mask)
             ne = NormalEquations(r.n, base.rank)
             ne.add(y, tau, mask)
+            more["uncertainty"] = self._in_memory_std(est, ne, readies, y, tau, mask)
             if options.friction == "load-dependent":  # the std of the fixed point (load_friction, L3)
                 from dynid.identify.load_friction import fitted_fl, load_slope
                 from dynid.identify.model import load_torque
@@ -527,8 +533,6 @@ class Identification:
                 readies = without_drift(r, readies, covariates, drifting.drift)
             more["per_" + self.per] = self._per(readies, base, prep, weight)
         more["sources"] = [c.to_dict() for c in counts]
-        more["uncertainty"] = {"covariance": "white", "why": "fitted in memory (irls, --cycles, --friction-drift): "
-                                                             "Khalil-Gautier's s^2 (W^T W)^-1"}
         return Fitted(est, ne, sum(c.samples for c in counts), notes, found, more)
 
     def correlated_std(self, fitted: "Fitted", base, sources: list, mapping: ColumnMapping,
@@ -540,26 +544,48 @@ class Identification:
         est = fitted.est
         if est.joint_weights() is None:
             return {"covariance": "white", "why": f"estimator {est.name}: Khalil-Gautier's s^2 (W^T W)^-1"}
-        from dynid.files.outputs import json_floats
-        from dynid.identify.residual_correlation import measured_residuals, residual_correlation
+        from dynid.identify.residual_correlation import correlated_uncertainty, measured_residuals
         from dynid.identify.threads import single_blas_thread
 
         with single_blas_thread():  # small products: BLAS threads only contend
-            parts = list(measured_residuals(self.robot, sources, self.options, base, prep, est.coef_, mapping,
-                                            self.nan, self.chunk_rows))
-            if not any(keep.any() for _, _, keep in parts):
-                return {"covariance": "white", "why": "no piece of the logs long enough to measure the residuals' "
-                                                      "correlation: Khalil-Gautier's s^2 (W^T W)^-1"}
-            measured = residual_correlation(parts)
-        white = np.array(est.std_, dtype=float)
-        est.with_correlated_residuals(fitted.ne, measured.scores(fitted.ne, est.coef_))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = est.std_ / white
-        shown = ratio[np.isfinite(ratio)]
-        return {"covariance": "correlated", **measured.to_dict(),
-                "std_over_white": {"min": float(shown.min()), "median": float(np.median(shown)),
-                                   "max": float(shown.max())} if shown.size else None,
-                "white_std": json_floats(white)}
+            parts = measured_residuals(self.robot, sources, self.options, base, prep, est.coef_, mapping, self.nan,
+                                       self.chunk_rows)
+            return correlated_uncertainty(est, fitted.ne, parts)
+
+    @staticmethod
+    def _in_memory_std(est, ne, readies, y: np.ndarray, tau: np.ndarray, mask: np.ndarray | None) -> dict:
+        """irls and ``cycles``, fitted to the rows y (N, n, b), tau (N, n), mask of the prepared
+        logs ``readies`` held in memory: ``correlated_std`` on evenly spread contiguous windows of
+        those rows (``residual_correlation.spread_windows``; no lag across a segment or a cycle left
+        out). irls: the M-estimate's sandwich at its final weights (the scores of its rows scaled by
+        ``row_scale``, w_j = 1; the bread of ``bread_scale``)."""
+        from dynid.identify.normal_equations import NormalEquations
+        from dynid.identify.residual_correlation import contiguous_runs, correlated_uncertainty, spread_windows
+        from dynid.identify.threads import single_blas_thread
+
+        starts = np.cumsum([0] + [len(d) for d in readies])
+        if starts[-1] != len(y):
+            raise AssertionError(f"rows {len(y)} of the stacked regressor, {starts[-1]} prepared")
+        runs = [slice(int(a) + s.start, int(a) + s.stop) for d, a in zip(readies, starts) for s in contiguous_runs(d)]
+        keep = np.ones(tau.shape, dtype=bool) if mask is None else mask
+        scale, weights, normal = None, None, None
+        with single_blas_thread():
+            if est.joint_weights() is None:  # irls: the scores of its scaled rows, the bread of psi'
+                scale, weights, ne = est.row_scale(), np.ones(tau.shape[1]), NormalEquations(*y.shape[1:])
+                bread, slope = NormalEquations(*y.shape[1:]), est.bread_scale()
+                for s in range(0, len(y), 20_000):
+                    sl = slice(s, s + 20_000)
+                    ne.add(y[sl] * scale[sl, :, None], tau[sl] * scale[sl], keep[sl])
+                    bread.add(y[sl] * slope[sl, :, None], tau[sl] * slope[sl], keep[sl])
+                normal = bread.A.sum(axis=0)
+            parts = []
+            for k, window in spread_windows([run.stop - run.start for run in runs]):
+                rows = slice(runs[k].start + window.start, runs[k].start + window.stop)
+                yk, rk = y[rows], tau[rows] - y[rows] @ est.coef_
+                if scale is not None:
+                    yk, rk = yk * scale[rows, :, None], rk * scale[rows]
+                parts.append((yk, rk, keep[rows]))
+            return correlated_uncertainty(est, ne, parts, weights, normal)
 
     def _fixed_point_std(self, fitted: "Fitted", base, parts) -> None:
         """Friction load-dependent: ``fitted.est``'s covariance made that of the fixed point of its
@@ -578,11 +604,15 @@ class Identification:
         whose v_s the log does not determine (no "stribeck_velocity_std") has no std of Fs and Fc
         (NaN, null in result.json: they mean nothing without v_s; "covariance", for prediction
         bands, keeps their rows at the fitted v_s) and a note says so. The joint
-        covariance for ols and wls only (pc keeps the std at the fixed v_s, a note says so)."""
+        covariance for ols and wls only (pc keeps the std at the fixed v_s, a note says so), the
+        sandwich (R1) of its Jacobian with the residuals' correlation measured on pieces of the logs
+        (``residual_correlation``; extra "uncertainty")."""
         from dynid.identify.drift_fit import fit_rows
         from dynid.identify.load_friction import fitted_rows
         from dynid.identify.pipeline import prepared_sources
-        from dynid.identify.stribeck_uncertainty import joint_covariance
+        from dynid.identify.residual_correlation import measured_pieces, residual_correlation
+        from dynid.identify.stribeck_uncertainty import joint_covariance, used_joints, velocity_columns
+        from dynid.identify.threads import single_blas_thread
 
         n, index = self.robot.n, {name: i for i, name in enumerate(base.names)}
         beta = fitted.est.coef_
@@ -593,8 +623,20 @@ class Identification:
         readies = prepared_sources(self.robot, sources, self.options, mapping, prep, self.nan)
         parts = ((yb, dq, keep) for _, _, _, dq, _, yb, keep in fitted_rows(self.robot, self.options, base, readies,
                                                                             fit_rows(readies, prep)))
-        done = joint_covariance(fitted.est, fitted.ne, parts, np.array(self.options.stribeck_velocity), excess,
-                                determined)
+        velocity, used, measured = np.array(self.options.stribeck_velocity), used_joints(excess, determined), None
+        if fitted.est.joint_weights() is not None and used.size:  # the rows [Y_b | h] of (S4) on pieces of the logs
+            free = np.flatnonzero(np.isfinite(fitted.est.std_))
+            with single_blas_thread():
+                pieces = [(np.concatenate([y[..., free], velocity_columns(ready.dq, velocity, excess, used)], axis=2),
+                           r, keep) for ready, y, r, keep in measured_pieces(
+                    self.robot, sources, self.options, base, prep, beta, mapping, self.nan, self.chunk_rows)]
+                measured = residual_correlation(pieces) if any(k.any() for _, _, k in pieces) else None
+        white = joint_covariance(fitted.est, fitted.ne, parts, velocity, excess, determined, measured)
+        done = white is not None
+        if measured is not None and done:
+            extra["uncertainty"] = measured.entry(white, fitted.est.std_)
+        elif fitted.est.joint_weights() is not None and not used.size:  # no v_s to add: the ordinary sandwich
+            extra["uncertainty"] = self.correlated_std(fitted, base, sources, mapping, prep)
         if not determined.all():  # Fs, Fc of a v_s the log does not determine: no std (null)
             est, joints = fitted.est, np.flatnonzero(~determined)
             for j in joints:

@@ -58,6 +58,9 @@ from dynid.robot.inertia import consistency_problems, from_pseudo_inertia, pseud
 from dynid.robot.validation import projected_links
 
 EIGEN_FLOOR = 1e-12  # projected pseudo-inertias: eigenvalues >= this x the largest (a margin for rounding)
+BOUNDARY = 1e-6  # a constraint's margin below this (relative) puts the estimate on it
+ACTIVE_DISTANCE = 0.05  # constraints moved the estimate by more than this (Mahalanobis): one is active
+ACTIVE_CORRELATION = 0.3  # a parameter correlated more than this with the step is on the active constraint
 
 
 def pseudo_inertia_basis() -> np.ndarray:
@@ -114,10 +117,63 @@ class PhysicallyConsistent(Estimator):
     regularization, weighted, solver. It holds no parameter ``fixed`` (its constraints choose
     what the data leave free); the regularized one does (regularized.py).
 
-    Extra results: theta_ (p,) full standard parameters, lmi_min_eig_ (n,), solver_status_.
-    ``std_`` are the Khalil-Gautier deviations of the unconstrained problem at the solution
-    (a constraint that is active makes the true spread smaller).
+    Extra results: theta_ (p,) full standard parameters, lmi_min_eig_ (n,), solver_status_,
+    unconstrained_ (b,) the least-squares estimate with the same weights.
+    ``std_`` are those of the unconstrained problem at the solution (Khalil-Gautier's, or the
+    sandwich of ``identify.residual_correlation`` with the weights ``joint_weights``): they mean
+    that only where no constraint is active; ``active_constraints`` says where one is.
     """
+
+    def joint_weights(self) -> np.ndarray:
+        """(n,) the weight of each joint's rows in the data term (1 / sigma_j^2 when ``weighted``)."""
+        return 1.0 / np.asarray(self.sigma2_, dtype=float)
+
+    def active_constraints(self) -> dict:
+        """Where the constraints hold the estimate away from least squares, and the std there set to
+        NaN (no number: the spread of a constrained estimate is not that of the unconstrained problem,
+        and none is invented). The step d = beta - beta_ls (``unconstrained_``) the constraints made
+        has the Mahalanobis length D = sqrt(d^T C^-1 d) (C = ``cov_``, the unconstrained problem's);
+        D > ACTIVE_DISTANCE means a constraint is active. An active constraint g^T beta >= 0 moves
+        the estimate along C g (d = C g lambda), so parameter k's correlation with it is
+        |d_k| / (sigma_k D); it is on the active constraint when that exceeds ACTIVE_CORRELATION
+        (its variance would shrink by more than ~10 % under the constraint). Returns result.json
+        "uncertainty"'s "constraints": {"active", "distance", "parameters" (names), "why"}."""
+        at = self.on_boundary()
+        free = np.flatnonzero(np.isfinite(self.std_))
+        step = (self.coef_ - self.unconstrained_)[free]
+        cov = np.asarray(self.cov_, dtype=float)[np.ix_(free, free)]
+        distance = float(np.sqrt(max(step @ spectrum(cov).pseudo_inverse() @ step, 0.0))) if free.size else 0.0
+        on = np.zeros(free.size, dtype=bool)
+        if at and distance > ACTIVE_DISTANCE:
+            on = np.abs(step) > ACTIVE_CORRELATION * distance * self.std_[free]
+        names = [self._label(int(k)) for k in free[on]]
+        self.std_[free[on]], self.rel_std_[free[on]] = np.nan, np.nan
+        why = (f"a physical-consistency constraint is active (the estimate is {distance:.3g} standard deviations, "
+               "Mahalanobis, from least squares): the std of the parameters on it are null (the spread of a "
+               "constrained estimate is not that of the unconstrained problem); the others are the unconstrained "
+               "problem's at the solution" if names else
+               "no constraint holds the estimate away from least squares: the std are the unconstrained problem's "
+               "at the solution")
+        return {"active": bool(names), "distance": distance, "parameters": names, "on_boundary": at, "why": why}
+
+    def on_boundary(self) -> list[str]:
+        """The constraints the estimate ``theta_`` lies on: a link's pseudo-inertia with its smallest
+        eigenvalue below BOUNDARY x its largest, a sign-constrained coefficient at 0 (below BOUNDARY
+        x its scale), a rigid-body parameter at its ``bound``. Only these can be active."""
+        n, scale = self.robot.n_bodies, self._parameter_scale()
+        out = []
+        for i in range(n):
+            lam = np.linalg.eigvalsh(pseudo_inertia(self.theta_[10 * i:10 * i + 10]))
+            if lam[0] <= BOUNDARY * max(lam[-1], 1e-300):
+                out.append(f"J({self.robot.links[i].name}) >= 0")
+        names = self.base.standard_names
+        out += [f"{names[k]} >= 0" for k in self._nonnegative() if self.theta_[k] <= BOUNDARY * scale[k]]
+        if self.bound is not None:
+            rigid = slice(0, 10 * n)
+            gap = self.bound * np.abs(self.theta_prior[rigid]) - np.abs(self.theta_[rigid] - self.theta_prior[rigid])
+            out += [f"|{names[k]} - prior| <= bound" for k in np.flatnonzero(gap <= BOUNDARY * scale[rigid])]
+        return out
+
 
     name = "pc"
 
@@ -166,7 +222,8 @@ class PhysicallyConsistent(Estimator):
         g = g_beta @ self.base.K  # acts on theta
         # the data term is measured in units of the least-squares residual (about r - b when
         # weighted), so the regularization stays far below the noise level of the fit
-        rss_ls = float(np.sum(ne.residual_ss(pseudo_solve(a, rhs)) / var))
+        self.unconstrained_ = pseudo_solve(a, rhs)  # least squares with the same weights (``active_constraints``)
+        rss_ls = float(np.sum(ne.residual_ss(self.unconstrained_) / var))
         norm = max(rss_ls, 1e-12 * float(np.sum(ne.C / var)), 1e-300)
         n = self.robot.n_bodies  # one LMI per moving body (mimic followers included)
         value, status, self.n_iter_ = self._solve_sdp(g, c, norm)

@@ -158,6 +158,11 @@ class EntropicPhysicallyConsistent(PhysicallyConsistent):
         problem = cp.Problem(cp.Minimize(objective), constraints)
         return problem, theta, data, rhs, prior_scale
 
+    def joint_weights(self) -> None:
+        """None: the prior's pull, not a constraint, moves this estimate from least squares; its std
+        stay the unconstrained problem's white-noise ones at the solution (result "uncertainty")."""
+        return None
+
     def _fit_equations(self, ne) -> None:
         super()._fit_equations(ne)
         self.divergence_ = link_divergences(self.theta_, self.theta_prior, self.robot.n_bodies)

@@ -40,6 +40,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+UNMEASURED = {"covariance": "white", "why": "no piece of the logs long enough to measure the residuals' correlation: "
+                                           "Khalil-Gautier's s^2 (W^T W)^-1"}
 C_WINDOW = 5.0  # Sokal's c of (R3)
 PIECE_ROWS = 24_000  # rows of the logs whose residuals are measured (evenly spread pieces)
 PIECES = 4  # pieces of a log longer than PIECE_ROWS
@@ -61,14 +63,34 @@ class ResidualCorrelation:
         return {"correlated_samples": [float(v) for v in self.tau], "window": [int(v) for v in self.window],
                 "rows": int(self.rows)}
 
+    def entry(self, white: np.ndarray, std: np.ndarray) -> dict:
+        """result.json "uncertainty" of std (b,) made with this measurement, ``white`` (b,) the
+        white-noise ones: the measurement, the std over the white ones, those ("white_std")."""
+        from dynid.files.outputs import json_floats
+
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.asarray(std, dtype=float) / white
+        shown = ratio[np.isfinite(ratio)]
+        return {"covariance": "correlated", **self.to_dict(),
+                "std_over_white": {"min": float(shown.min()), "median": float(np.median(shown)),
+                                   "max": float(shown.max())} if shown.size else None,
+                "white_std": json_floats(white)}
+
     def scores(self, ne, beta: np.ndarray) -> np.ndarray:
         """(n, b, b) the long-run covariance of each joint's scores over all the fit's rows ``ne``
         at the estimate ``beta``: its white value sigma_j^2 A_j carried through the inflation the
         pieces measured (R4), G_j = W^-1/2 L W^-1/2 with its eigenvalues raised to at least 1."""
         from dynid.identify.estimators import joint_noise_variances
 
-        var = joint_noise_variances(ne, beta)
-        return np.array([_carried(self.long_run[j], self.white[j], var[j] * ne.A[j]) for j in range(ne.n)])
+        return self.carried(joint_noise_variances(ne, beta), ne.A)
+
+    def carried(self, variances: np.ndarray, normal: np.ndarray) -> np.ndarray:
+        """(n, b, b) (R4) to all rows whose per-joint normal matrices are ``normal`` (n, b, b) and
+        residual variances ``variances`` (n,) (``scores``; a problem with more unknowns than
+        ``NormalEquations`` holds, the Stribeck velocities, gives its own)."""
+        return np.array([_carried(self.long_run[j], self.white[j], variances[j] * normal[j])
+                         for j in range(len(variances))])
+
 
 
 def _root(m: np.ndarray, inverse: bool = False) -> np.ndarray:
@@ -157,11 +179,71 @@ def residual_correlation(parts) -> ResidualCorrelation:
     return ResidualCorrelation(long_run, white, tau, window, rows)
 
 
+def contiguous_runs(data) -> list[slice]:
+    """Rows of prepared ``data`` (``JointData``) that follow one another in time: its segments
+    (``data.segments.segment_ranges``), cut again where a step is longer than 1.5 x the median
+    (rows left out between, e.g. the cycles ``--cycles`` did not select): no lag spans a gap."""
+    from dynid.data.segments import segment_ranges
+
+    out = []
+    for _, rows in segment_ranges(data):
+        t = np.asarray(data.t[rows], dtype=float)
+        if t.size < 3:
+            out.append(rows)
+            continue
+        step = np.diff(t)
+        cuts = np.flatnonzero(step > 1.5 * np.median(step)) + 1
+        bounds = np.concatenate([[0], cuts, [t.size]]) + rows.start
+        out += [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+    return out
+
+
+def spread_windows(lengths, rows: int = PIECE_ROWS, pieces: int = PIECES) -> list[tuple[int, slice]]:
+    """(run, slice within it) of at most ``pieces`` contiguous windows, ``rows`` rows together at
+    most, evenly spread over runs of ``lengths`` rows laid end to end (each window within one run;
+    every run whole when they hold no more than ``rows``): where a fit held in memory measures its
+    residuals, as ``measured_residuals`` does for a streamed one."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    if lengths.sum() <= rows:
+        return [(k, slice(0, int(size))) for k, size in enumerate(lengths) if size > 0]
+    ends, width = np.cumsum(lengths), rows // pieces
+    out = []
+    for centre in (np.arange(pieces) + 0.5) * ends[-1] / pieces:
+        k = int(np.searchsorted(ends, centre, side="right"))
+        offset = int(centre - (ends[k] - lengths[k]))
+        start = max(min(offset - width // 2, int(lengths[k]) - width), 0)
+        out.append((k, slice(start, min(start + width, int(lengths[k])))))
+    return out
+
+
+def correlated_uncertainty(est, ne, parts, weights: np.ndarray | None = None, normal: np.ndarray | None = None) -> dict:
+    """``est``'s covariance (fitted to ``ne``) made the per-joint sandwich (R1) whose scores carry the
+    residuals' correlation measured on ``parts`` (``residual_correlation``'s (y, r, keep) at
+    ``est.coef_``); ``weights`` (n,): the fit's weight of each joint's rows in ``ne`` (default
+    ``est.joint_weights()``); ``normal``: the sandwich's bread when not sum_j w_j A_j (irls). Returns result.json "uncertainty": "covariance" "correlated" with the
+    measured correlation, the std over the white-noise ones and those ("white_std"), or "white"
+    with the reason (no piece long enough: the white-noise std are kept)."""
+    parts = list(parts)
+    if not any(keep.any() for _, _, keep in parts):
+        return dict(UNMEASURED)
+    measured = residual_correlation(parts)
+    white = np.array(est.std_, dtype=float)
+    est.with_correlated_residuals(ne, measured.scores(ne, est.coef_), weights, normal)
+    return measured.entry(white, est.std_)
+
+
 def measured_residuals(robot, sources, options, base, prep, coef: np.ndarray, mapping=None, nan: str = "drop",
                        chunk_rows: int = 50_000, rows: int = PIECE_ROWS):
-    """(y, r, keep) of evenly spread contiguous pieces of ``sources`` (at most ``rows`` rows
-    together; ``data.blocks.read_blocks``, cut at segment boundaries), each prepared as the fit's
-    data are (``prep``: cutoff, rests, edges) with the residual r = tau - y coef of the fit."""
+    """(y, r, keep) of evenly spread contiguous pieces of ``sources`` (``measured_pieces``)."""
+    for _, y, r, keep in measured_pieces(robot, sources, options, base, prep, coef, mapping, nan, chunk_rows, rows):
+        yield y, r, keep
+
+
+def measured_pieces(robot, sources, options, base, prep, coef: np.ndarray, mapping=None, nan: str = "drop",
+                    chunk_rows: int = 50_000, rows: int = PIECE_ROWS):
+    """(prepared piece, y, r, keep) of evenly spread contiguous pieces of ``sources`` (at most
+    ``rows`` rows together; ``data.blocks.read_blocks``, cut at segment boundaries), each prepared
+    as the fit's data are (``prep``: cutoff, rests, edges) with the residual r = tau - y coef of the fit."""
     from dynid.data.blocks import pieces, read_blocks
     from dynid.data.columns import ColumnMapping
     from dynid.data.preprocess import prepare
@@ -180,4 +262,4 @@ def measured_residuals(robot, sources, options, base, prep, coef: np.ndarray, ma
             continue
         y, tau, keep = regressor_arrays(robot, ready, options, base, prep)
         keep = np.ones(tau.shape, dtype=bool) if keep is None else keep
-        yield y, tau - y @ coef, keep
+        yield ready, y, tau - y @ coef, keep

@@ -11,7 +11,8 @@ with respect to the parameters x = [beta (b); a (n); v_s (n)] (a_j = Fs_j - Fc_j
 and cov(x) = s^2 (sum_j w_j J_j^T J_j)^-1, with w_j = 1 / sigma_j^2 (the selection's weights)
 and s^2 = sum_j w_j RSS_j / (rows - parameters). So v_s carries the correlation with its own
 static excess a_j and with the rigid-body parameters, which a profile of v_s alone would not.
-It is Khalil-Gautier's white-noise figure, like every std of result.json.
+That is the white-noise figure; ``identify`` reports the sandwich (R1) of the same Jacobian with
+the residuals' correlation in time (``identify.residual_correlation``, ``joint_covariance``).
 
 A joint whose v_s lies on the searched grid's edge, or whose Stribeck column the log does not
 determine (a_j d g_j / dv_j in the span of the other columns), gets no standard deviation
@@ -90,7 +91,22 @@ def velocity_std(blocks, b: int, velocity: np.ndarray, weights: np.ndarray, dete
     return out
 
 
-def joint_covariance(est, ne, parts, velocity: np.ndarray, excess: np.ndarray, determined: np.ndarray) -> bool:
+def used_joints(excess: np.ndarray, determined: np.ndarray) -> np.ndarray:
+    """The joints whose v_s joins the joint estimate (S6): determined, with a non-zero excess Fs - Fc."""
+    return np.flatnonzero(np.asarray(determined, dtype=bool) & np.isfinite(excess) & (np.asarray(excess) != 0))
+
+
+def velocity_columns(dq: np.ndarray, velocity: np.ndarray, excess: np.ndarray, used: np.ndarray) -> np.ndarray:
+    """(N, n, k) the Jacobian columns h_j = a_j dg_j/dv_j (S4) of the k ``used`` velocities, each in
+    its own joint's rows (zero elsewhere): what the joint estimate adds to the rows Y_b."""
+    _, dg = stribeck_columns(dq, np.sign(dq), velocity)
+    out = np.zeros(dq.shape + (used.size,))
+    out[:, used, np.arange(used.size)] = dg[:, used] * np.asarray(excess)[used]
+    return out
+
+
+def joint_covariance(est, ne, parts, velocity: np.ndarray, excess: np.ndarray, determined: np.ndarray,
+                     measured=None) -> np.ndarray | None:
     """Give ``est`` (ols or wls, fitted to ``ne`` with the Stribeck columns at ``velocity``) the
     covariance of the joint estimate of its parameters and the Stribeck velocities (S6): the
     Gauss-Newton covariance s^2 (J^T W J)^-1 with J = [Y_b | h_j], h_j = a_j dg_j/dv_j (S4) the
@@ -102,14 +118,19 @@ def joint_covariance(est, ne, parts, velocity: np.ndarray, excess: np.ndarray, d
     0.009 at the fixed v_s).
     ``parts``: the fit's rows, an iterable of (Y_b (N, n, b), dq (N, n), keep (N, n) or None);
     ``determined`` (n,): False for the joints whose v_s the log does not determine (grid's edge),
-    whose velocity is left at its value (their Fs, Fc keep the std at that v_s). Returns False (std
-    left as fitted) for an estimator whose weights are not per joint (irls, pc) or with no joint
-    to add."""
+    whose velocity is left at its value (their Fs, Fc keep the std at that v_s). ``measured``
+    (``residual_correlation.ResidualCorrelation`` of the rows [Y_b of the free parameters |
+    ``velocity_columns``]): the covariance is the sandwich (R1) of J with the residuals'
+    correlation in time, M^-1 (sum_j w_j^2 L_j) M^-1, M = J^T W J, instead of s^2 M^-1. Returns
+    the (b,) std of s^2 M^-1 (the white-noise figure), or None (std left as fitted) for an
+    estimator whose weights are not per joint (irls, pc) or with no joint to add."""
+    from dynid.identify.estimators import joint_noise_variances, sandwich
+
     if est.name not in ("ols", "wls"):
-        return False
-    used = np.flatnonzero(np.asarray(determined, dtype=bool) & np.isfinite(excess) & (np.asarray(excess) != 0))
+        return None
+    used = used_joints(excess, determined)
     if used.size == 0:
-        return False
+        return None
     n, b = ne.n, ne.A.shape[1]
     cross, dd = np.zeros((n, b)), np.zeros(n)
     for yb, dq, keep in parts:
@@ -128,5 +149,14 @@ def joint_covariance(est, ne, parts, velocity: np.ndarray, excess: np.ndarray, d
     m[f:, :f] = m[:f, f:].T
     m[f:, f:] = np.diag(w[used] * dd[used])
     s2 = float(np.sum(w * ne.residual_ss(est.coef_))) / max(int(ne.rows.sum()) - f - k, 1)
-    est.with_free_covariance((s2 * spectrum(m).pseudo_inverse())[:f, :f])
-    return True
+    inverse = spectrum(m).pseudo_inverse()
+    white = est.with_free_covariance((s2 * inverse)[:f, :f]).std_.copy()
+    if measured is not None:  # the extended rows' normal matrices, joint by joint: M = sum_j w_j A_j
+        normal = np.zeros((n, f + k, f + k))
+        normal[:, :f, :f] = ne.A[:, free][:, :, free]
+        normal[used, :f, f + np.arange(k)] = cross[used][:, free]
+        normal[used, f + np.arange(k), :f] = cross[used][:, free]
+        normal[used, f + np.arange(k), f + np.arange(k)] = dd[used]
+        scores = measured.carried(joint_noise_variances(ne, est.coef_), normal)
+        est.with_free_covariance(sandwich(inverse, w, scores)[:f, :f])
+    return white
