@@ -36,6 +36,7 @@ case also tried with its own hand options, e.g. ``--offset``, ``--tau-delay``): 
     .venv/bin/python bench/real_defaults.py                    # all cases, full grid
     .venv/bin/python bench/real_defaults.py --cases rest,slow  # some
     .venv/bin/python bench/real_defaults.py --quick            # cutoffs 2, 10, 50 only
+    .venv/bin/python bench/real_defaults.py --defaults-only    # the defaults' figures alone
     .venv/bin/python bench/real_defaults.py --cases panda4k,ur10deg,coulomb,current1k,scara2k
     .venv/bin/python bench/real_defaults.py --cases motor5k:61,motor5k:71,motor5k:81
     .venv/bin/python bench/real_defaults.py --cases bias,delay,rate50,rate8k,shortfast,longrest,int16,wrap,glitch,dupstamp,coarse1k,restart,cycledrop,iiwashort
@@ -325,19 +326,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", default="rest,dropped,motor5k,split,slow,iiwa")  # motor5k adds motor5k-rigid
     parser.add_argument("--quick", action="store_true", help="cutoffs 2, 10, 50 Hz only")
+    parser.add_argument("--defaults-only", action="store_true",
+                        help="the defaults' row alone, no hand settings (a quick check that a change of the "
+                             "defaults leaves a case's figure where it was)")
     args = parser.parse_args()
     import platform
 
     import dynid
 
-    cutoffs = (2.0, 10.0, 50.0) if args.quick else CUTOFFS
+    cutoffs = () if args.defaults_only else (2.0, 10.0, 50.0) if args.quick else CUTOFFS
     cpu_model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                       if line.startswith("model name")), platform.processor())
-    print(f"dynid {dynid.__version__}; {cpu_model}; grid: cutoffs {', '.join(f'{c:g}' for c in cutoffs)} Hz "
-          f"x ({', '.join(v or 'no option' for v in VARIANTS)})")
-    print("| case | log | defaults (cutoff chosen) | best hand setting | its error | defaults / best | best cutoff alone "
-          "| CPU / wall s |")
-    print("|---|---|---|---|---|---|---|---|")
+    grid = "defaults only" if args.defaults_only else \
+        f"grid: cutoffs {', '.join(f'{c:g}' for c in cutoffs)} Hz x ({', '.join(v or 'no option' for v in VARIANTS)})"
+    print(f"dynid {dynid.__version__}; {cpu_model}; {grid}")
+    if args.defaults_only:
+        print("| case | defaults (cutoff chosen) | CPU / wall s |\n|---|---|---|")
+    else:
+        print("| case | log | defaults (cutoff chosen) | best hand setting | its error | defaults / best | "
+              "best cutoff alone | CPU / wall s |")
+        print("|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         for case in build_cases(work, args.cases.split(",")):
@@ -355,6 +363,9 @@ def main() -> None:
                         print(f"  {case.name}: {setting}: {str(exc).splitlines()[-1][:160]}")
             times = f"{time.process_time() - cpu:.0f} / {time.perf_counter() - wall:.0f}"
             for name in default:
+                if not grid:  # --defaults-only
+                    print(f"| {name} | {100 * default[name]:.3f} % ({chosen:.3g} Hz{torque}) | {times} |", flush=True)
+                    continue
                 errors = {k: v[name] for k, v in grid.items()}
                 best = min(errors, key=errors.get)
                 alone = min((k for k in errors if k.count("--") == 1), key=errors.get)
