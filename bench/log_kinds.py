@@ -17,7 +17,8 @@ for a biased torque sensor or ``--tau-delay`` for a lagging torque channel).
 - ``glitch``:    example:kinova, 250 Hz, one corrupt sample (q3 + 0.3 rad) in each file;
 - ``dupstamp``:  kr500, 1 kHz, stamps 0-1.5 ms late cut to whole milliseconds (equal stamps; the
                  loader keeps the first row of a stamp);
-- ``coarse1k``:  kr500, 1 kHz, realistic_log's 500-count encoders (q steps of 12.6 mrad);
+- ``coarse1k``:  kr500, 1 kHz, realistic_log's 500-count encoders (q steps of 12.6 mrad; the same
+                 shape over seeds and held-out files: ``bench/coarse_seeds.py``);
 - ``restart``:   example:panda, 200 Hz, a training file of three 15 s pieces whose time restarts
                  at 0 (``--segments auto``: the loader refuses such a file without it);
 - ``cycledrop``: the iiwa URDF (or example:panda), 200 Hz, 6 periods of an 8 s excitation with
