@@ -25,7 +25,8 @@ for a biased torque sensor or ``--tau-delay`` for a lagging torque channel).
                  the third lost (a one-period gap);
 - ``iiwashort``: the real iiwa logs (shared/real), the training log cut to its first 4000 rows
                  (20 s: one 2 s move, then rest; its first 8000 rows, two moves, gave 6.8 % with the
-                 defaults before any change here, against 7.0 % at 5 Hz).
+                 defaults before any change here, against 7.0 % at 5 Hz; each of the log's ten such
+                 segments as a training log: ``bench/iiwa_segments.py``).
 """
 
 from __future__ import annotations
