@@ -232,11 +232,15 @@ def main() -> None:
               f"load {load_before} -> {machine.load()}]")
         regressor = importlib.import_module("dynid.dynamics.regressor")
         folded = importlib.import_module("dynid.dynamics.folded")
-        lines_direct = timing["stage"] and (10 * n * n) % 8 == 0 and count >= regressor.FOLDED_MIN_SAMPLES \
-            and folded.enabled() and folded.kernel_for(robot) is not None
+        lines_direct = timing["stage"] and count >= regressor.FOLDED_MIN_SAMPLES and folded.enabled() \
+            and folded.kernel_for(robot) is not None
+        whole = (10 * n * n) % 8 == 0
         print("  dynid.regressor writes Y " + (
             "streamed: each line that holds a non-zero block transposed from the lanes in registers, by non-temporal "
-            "stores (its samples are whole lines: no stage; regressor.write_lines)" if lines_direct else
+            + ("stores (its samples are whole lines: no stage; regressor.write_lines)" if whole else
+               "stores, the lanes in the order of the samples' places in a line (four samples are whole lines: "
+               "regressor.write_lines_phases; the samples after the last whole block of 32 staged)")
+            if lines_direct else
             f"streamed: whole samples staged in L1 ({timing['stage']} samples), then "
             f"the lines that hold a non-zero block by non-temporal stores" if timing["stage"] else
             "in place: the non-zero blocks, ordinary stores"))

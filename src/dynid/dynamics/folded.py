@@ -20,8 +20,9 @@ the result as Python source: one function per joint, a lane loop (``LANES`` samp
 like the others) with its forward step and every block of its link, the numbers that are 0 or +-1
 folded away, the values a child needs kept in the workspace rows where the generic kernel keeps
 them, and the blocks in the same scratch rows, so that the same transposes and streaming
-(``regressor.store_block``) write Y, or, for a streamed Y whose samples are whole cache lines,
-``regressor.write_lines`` (no stage: ``range_of``). Results equal the generic kernel's to
+(``regressor.store_block``) write Y, or, for a streamed Y, ``regressor.write_lines`` (samples of
+whole cache lines) and ``regressor.write_lines_phases`` (odd n, whole blocks), with no stage
+(``range_of``). Results equal the generic kernel's to
 rounding (a term dropped is a multiply by 0; a constant within 1e-15 of 0 or +-1, as cos(pi/2) = 6e-17 of a URDF's rpy,
 counts as 0 or +-1; the last bits of a sum may differ where the compiler fuses other pairs into
 multiply-adds): at most 6.6e-16 of Y's largest entry on the builtin and bench robots,
