@@ -1,6 +1,6 @@
-"""Generated kernel modules of older generator versions are removed from the kernel directory
-once unused for a week, with their compiled files, when a new module is written; nothing else is
-(dynamics/kernel_files.py)."""
+"""Generated kernel modules of older generator versions are removed from the kernel directory,
+with their compiled files, when a new module is written and they were not written or compiled for
+a week; nothing else is (dynamics/kernel_files.py)."""
 
 import importlib
 import os
@@ -30,9 +30,9 @@ def _module(directory, key, generator, age, compiled=("joint_0-11.py311.nbi", "j
 def test_only_stale_modules_of_other_generators_go_with_their_compiled_files(tmp_path, monkeypatch):
     monkeypatch.setenv("DYNID_KERNEL_DIR", str(tmp_path))
     stale = _module(tmp_path, "a" * 20, OLD, WEEK + 60)
-    recent = _module(tmp_path, "b" * 20, OLD, 3600)  # another version, used this week
+    recent = _module(tmp_path, "b" * 20, OLD, 3600)  # another version, written this week
     touched = _module(tmp_path, "c" * 20, OLD, WEEK + 60)
-    os.utime(touched[2])  # compiled again just now: in use
+    os.utime(touched[2])  # compiled again just now
     current = _module(tmp_path, "d" * 20, NEW, 10 * WEEK)
     foreign = tmp_path / f"{kernel_files.PREFIX}{'e' * 20}.py"  # our name, not our header
     foreign.write_text("x = 1\n")

@@ -36,7 +36,8 @@ the gravity's zeros), so robots of one structure share one kernel. It is written
 package) and compiled by Numba with ``cache=True`` there (5-15 s on that machine), so a process
 after the first loads it from disk. Its header carries a digest of the kernels' sources
 (``_sources_digest``): Numba's cache of a file knows only that file, so a new dynid writes new
-modules, and removes those of older versions unused for a week (``kernel_files.py``).
+modules, and removes those of older versions not written or compiled for a week
+(``kernel_files.py``).
 """
 
 from __future__ import annotations
