@@ -19,7 +19,7 @@ from fleet_helpers import copy_fleet, small_fleet, start_cluster
 from dynid.cli.main import app
 from dynid.data.preprocess import Preprocessing
 from dynid.fleet.config import load_config
-from dynid.fleet.mapreduce import identify_fleet
+from dynid.fleet.mapreduce import identify_fleet, identify_in_process
 from dynid.fleet.plan import Settings, make_plan
 from dynid.fleet.results import read_results
 from dynid.identify import ModelOptions
@@ -40,8 +40,8 @@ def fleet(tmp_path_factory):
     return root
 
 
-def _plan(root, by=("robot", "date"), previous=None):
-    settings = Settings(ModelOptions(), Preprocessing())
+def _plan(root, by=("robot", "date"), previous=None, std="correlated"):
+    settings = Settings(ModelOptions(), Preprocessing(), std=std)
     return make_plan(str(root), load_config(str(root / "fleet.yaml")), by, settings, previous, by if previous else None)
 
 
@@ -63,10 +63,11 @@ def test_dask_path_equals_dynid_identify_on_each_file(fleet, tmp_path):
         one = json.loads((tmp_path / "one.json").read_text())
         got = _params(row)
         scale = max(abs(p["value"]) for p in one["base_parameters"])
-        white = one["uncertainty"]["white_std"]  # the fleet's std are Khalil-Gautier's (docs/fleet.md)
-        for p, std in zip(one["base_parameters"], white):
+        assert one["uncertainty"]["covariance"] == "correlated"  # the fleet's std too (docs/fleet.md)
+        assert json.loads(row["result_json"])["uncertainty"]["covariance"] == "correlated"
+        for p in one["base_parameters"]:
             assert abs(got[p["name"]][0] - p["value"]) <= 1e-10 * scale, p["name"]
-            assert abs(got[p["name"]][1] - std) <= 1e-10 * std, p["name"]
+            assert abs(got[p["name"]][1] - p["std"]) <= 1e-10 * p["std"], p["name"]
         # RMSD from the sums, C - 2 B beta + beta A beta, loses digits to cancellation (C / RSS ~ 1e5
         # on joint 2 here) and the worker sums a file per block of time (its validation folds)
         np.testing.assert_allclose(row["rmsd"], one["fit"]["rmsd"], rtol=1e-9)
@@ -86,7 +87,12 @@ def test_group_equals_dynid_identify_on_its_files(fleet, client, tmp_path):
     values = [p["value"] for p in two["base_parameters"]]
     scale = max(abs(v) for v in values)
     np.testing.assert_allclose(row["parameter_values"], values, rtol=0, atol=1e-10 * scale)
-    np.testing.assert_allclose(row["parameter_std"], two["uncertainty"]["white_std"], rtol=1e-10)  # white (docs/fleet.md)
+    np.testing.assert_allclose(row["parameter_std"], [p["std"] for p in two["base_parameters"]], rtol=1e-10)
+    assert two["uncertainty"]["covariance"] == "correlated"  # the residuals' correlation, measured on both files
+    white = next(r for r in identify_in_process(_plan(fleet, std="white"), threads=1)  # --std white: no second read
+                 if r["robot"] == "r001" and r["date"] == "2026-01-06")
+    np.testing.assert_allclose(white["parameter_values"], values, rtol=0, atol=1e-10 * scale)
+    np.testing.assert_allclose(white["parameter_std"], two["uncertainty"]["white_std"], rtol=1e-10)
     assert row["samples"] == two["fit"]["samples"]
     assert row["t_start"] == 0.0 and abs(row["t_end"] - (20.0 - 1 / 200)) < 1e-9
 
@@ -143,6 +149,8 @@ def test_bad_input_one_line_exit_2_nothing_written(fleet, client, tmp_path):
     (empty / "fleet.yaml").write_text("robots:\n  r000: er3a\n")
     res = runner.invoke(app, ["fleet", "identify", str(empty), "--out", str(out)])
     assert res.exit_code == 2 and "no Parquet files" in res.output and not out.exists()
+    res = runner.invoke(app, ["fleet", "identify", str(fleet), "--out", str(out), "--std", "pooled"])
+    assert res.exit_code == 2 and "--std pooled" in res.output and not out.exists()
     t0 = time.perf_counter()
     res = runner.invoke(app, ["fleet", "identify", str(fleet), "--out", str(out), "--scheduler", "tcp://127.0.0.1:9",
                               "--connect-timeout", "1"])

@@ -74,6 +74,10 @@ def identify(root: str = typer.Argument(..., help="ROOT of the data set (folder 
              lowpass: float = O.LOWPASS, decimate: int = O.DECIMATE, min_velocity: float = O.MIN_VELOCITY,
              max_condition: float = typer.Option(1e7, "--max-condition", help="refuse fits above this condition number"),
              chunk_rows: int = typer.Option(50_000, "--chunk-rows", help="rows read at a time per file (memory bound)"),
+             std: str = typer.Option("correlated", "--std", help="correlated: the std of the residuals' correlation "
+                                     "in time, as dynid identify reports them (pieces of each group's files read "
+                                     "again); white: Khalil-Gautier's, several times too small on filtered logs, "
+                                     "without that read"),
              force: bool = typer.Option(False, "--force", help="recompute groups whose inputs did not change"),
              retries: int = typer.Option(2, "--retries", help="retries of a task that raises"),
              task_rows: int = typer.Option(None, "--task-rows", help="samples per Dask task at most (default 4 M, "
@@ -99,12 +103,14 @@ def identify(root: str = typer.Argument(..., help="ROOT of the data set (folder 
         raise DataError(f"--estimator {estimator}: the fleet path needs an estimator of the normal equations "
                         "(ols, wls or pc)")
     refuse_chosen_friction(friction)
+    if std not in ("correlated", "white"):
+        raise DataError(f"--std {std}: expected 'correlated' or 'white'")
     options = O.model_from(friction, rotor_inertia, offset, 0.0, command="fleet identify")
     keys = parse_by(by)
     config = load_config(fleet or f"{root.rstrip('/')}/fleet.yaml")
     settings = Settings(options,
                         O.preprocessing_from(lowpass, "central", None, decimate, min_velocity),
-                        estimator, max_condition, chunk_rows)
+                        estimator, max_condition, chunk_rows, std=std)
     previous, previous_by = None, None
     if out.exists() and not force:
         previous, previous_by, _ = read_results(out)

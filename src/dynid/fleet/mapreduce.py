@@ -248,7 +248,7 @@ def identify_in_process(plan: Plan, threads: int | None = None) -> list[dict]:
             for f, source in zip(good, acc.sources):
                 add_folds(folds, plan_folds[f.relpath][0], source.blocks)
             acc.sources = []  # their blocks are the folds
-            part = merge_partials(part, Partial(acc, [f.relpath for f in good], folds=folds))
+            part = merge_partials(part, Partial(acc, [f.relpath for f in good], folds=folds, urls=[f.url for f in good]))
         except DynidError as exc:
             part.errors.append(("(group)", str(exc)))
         rows.append(solve_group(model, group.keys, _meta(group, model, infos), part))

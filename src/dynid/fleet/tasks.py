@@ -12,7 +12,8 @@ in-process, on a ``LocalCluster`` or on any Dask cluster:
   exact up to rounding, and the tree's shape is fixed, so the result does not depend on
   which worker ran what);
 - ``solve_group``: ``Identification.solve`` on the summed equations -> one result row
-  (``results.py``), holding the base parameters the group's data leave undetermined as
+  (``results.py``), its std those of the residuals' correlation in time (``honest_std``: pieces of
+  the group's files read again at its estimate, as ``dynid identify`` does), holding the base parameters the group's data leave undetermined as
   ``dynid identify`` does (``identify.undetermined``), with a held-out validation from the equations of its folds
   (each file, or blocks of time of a group's one file: ``validation.py``);
   ``identify_groups``: map and solve whole groups in one task (the usual case: a group is a
@@ -65,11 +66,12 @@ class Settings:
     nan: str = "drop"
     tol: float | None = None
     still_range: float = 0.05  # identify.undetermined.STILL_RANGE, as 'dynid identify --still-range'
+    std: str = "correlated"  # "white": Khalil-Gautier's std, no second read of the files (``honest_std``)
 
     def to_dict(self) -> dict:
         return {"model": self.options.to_dict(), "preprocessing": self.prep.to_dict(), "estimator": self.estimator,
                 "max_condition": self.max_condition, "nan": self.nan, "tol": self.tol,
-                "still_range": self.still_range}
+                "still_range": self.still_range, "std": self.std}
 
     @classmethod
     def of(cls, idn) -> "Settings":
@@ -149,13 +151,14 @@ class Partial:
     summed normal equations, samples, notes, rate, joint position range; None when no file could
     be used), the files used and those left out (``errors``: (path, why)), the DynidWarnings of
     reading them, and ``folds``: fold -> the equations of its files or blocks of time
-    (``validation.fold_plan``), whose sum is ``acc.ne``."""
+    (``validation.fold_plan``), whose sum is ``acc.ne``; ``urls``: the files used, where they are."""
 
     acc: object | None = None
     files: list[str] = field(default_factory=list)
     errors: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # DynidWarnings of reading the files (``recorded_warnings``)
     folds: dict = field(default_factory=dict)
+    urls: list[str] = field(default_factory=list)  # where the files used are (``honest_std`` reads pieces again)
 
     @property
     def samples(self) -> int:
@@ -285,7 +288,7 @@ def map_file(url: str, relpath: str, model: GroupModel, fold: int = 0, cuts=()) 
     folds: dict = {}
     add_folds(folds, fold, acc.sources[0].blocks)
     acc.notes, acc.sources = [f"{relpath}: {note}" for note in dict.fromkeys(acc.notes)], []  # the blocks are the folds
-    return Partial(acc, [relpath], [], found, folds)
+    return Partial(acc, [relpath], [], found, folds, [url])
 
 
 def map_files(files: list[tuple], model: GroupModel) -> Partial:
@@ -309,7 +312,27 @@ def merge_partials(*parts: Partial) -> Partial:
         out.files += p.files
         out.errors += p.errors
         out.warnings += p.warnings
+        out.urls += p.urls
     return out
+
+
+def honest_std(model: GroupModel, fitted, part: Partial) -> dict:
+    """result.json "uncertainty" of a group's fit, its std made those of the residuals' correlation in
+    time as ``dynid identify`` makes them (``Identification.correlated_std``: pieces of the group's
+    files, at most ``residual_correlation.PIECE_ROWS`` rows, read again at the group's estimate; no
+    sample crosses the network, a remote file is copied as ``map_file`` copies it); a file that can
+    no longer be read leaves the white-noise std, with the reason."""
+    idn = model.identification
+    try:
+        with contextlib.ExitStack() as stack:
+            paths = [stack.enter_context(local_copy(url)) for url in part.urls]
+            return idn.with_constraints(fitted.est, idn.correlated_std(fitted, model.base, paths, model.mapping,
+                                                                       model.settings.prep))
+    except TRANSIENT:
+        raise
+    except _file_errors() as exc:
+        return {"covariance": "white", "why": f"the group's files could not be read again to measure the residuals' "
+                                              f"correlation ({_reason(exc)}): Khalil-Gautier's s^2 (W^T W)^-1"}
 
 
 def solve_group(model: GroupModel, keys: dict, meta: dict, *parts: Partial) -> dict:
@@ -331,6 +354,8 @@ def solve_group(model: GroupModel, keys: dict, meta: dict, *parts: Partial) -> d
             with recorded_warnings([]):  # the refits' own warnings repeat the group's fit's
                 validation = held_out(part.folds, lambda ne: idn.refit(ne, model.base, fitted.found).coef_,
                                       fold_kind(len(part.files)))
+                uncertainty = honest_std(model, fitted, part) if model.settings.std == "correlated" else \
+                    {"covariance": "white", "why": "dynid fleet identify --std white: Khalil-Gautier's s^2 (W^T W)^-1"}
     except DynidError as exc:
         return failed_row(keys, meta, part, _reason(exc))
     except np.linalg.LinAlgError as exc:
@@ -341,7 +366,7 @@ def solve_group(model: GroupModel, keys: dict, meta: dict, *parts: Partial) -> d
         result = idn.document(fitted, model.base, model.settings.prep, model.mapping, [], meta.get("where", ""),
                               extra={"fleet": {"group": keys, "files": part.files,
                                                "file_errors": [{"path": p, "error": e} for p, e in part.errors],
-                                               "validation": validation}})
+                                               "validation": validation}, "uncertainty": uncertainty})
     if validation.get("validation_error"):
         seen.append(f"no held-out validation: {validation['validation_error']}")
     result["warnings"] = list(dict.fromkeys(result["warnings"] + seen))

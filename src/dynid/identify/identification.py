@@ -297,9 +297,7 @@ class Identification:
                     readies = prepared_sources(self.robot, sources, self.options, mapping, prep, self.nan)
                     fitted.extra["per_" + self.per] = self._per(readies, base, prep, weight)
                 fitted.extra["sources"] = [c.to_dict() for c in acc.sources]
-            if fitted.est.name == "pc" and fitted.est.joint_weights() is not None:  # where a constraint is active
-                uncertainty = fitted.extra.get("uncertainty") or extra.setdefault("uncertainty", {})
-                uncertainty["constraints"] = fitted.est.active_constraints()
+            self.with_constraints(fitted.est, fitted.extra.get("uncertainty") or extra.setdefault("uncertainty", {}))
             document = self.document(fitted, base, prep, mapping, notes, str(sources[0]), extra)
         return self._result(document, found_warnings)
 
@@ -551,6 +549,15 @@ class Identification:
             parts = measured_residuals(self.robot, sources, self.options, base, prep, est.coef_, mapping, self.nan,
                                        self.chunk_rows)
             return correlated_uncertainty(est, fitted.ne, parts)
+
+    @staticmethod
+    def with_constraints(est, uncertainty: dict) -> dict:
+        """``uncertainty`` (result.json's) with pc's "constraints": where a constraint is active, the
+        std of the parameters on it made null (``PhysicallyConsistent.active_constraints``); pc
+        regularized toward the description (no per-joint weights) and the other estimators: as is."""
+        if est.name == "pc" and est.joint_weights() is not None:
+            uncertainty["constraints"] = est.active_constraints()
+        return uncertainty
 
     @staticmethod
     def _in_memory_std(est, ne, readies, y: np.ndarray, tau: np.ndarray, mask: np.ndarray | None) -> dict:

@@ -44,7 +44,7 @@ UNMEASURED = {"covariance": "white", "why": "no piece of the logs long enough to
                                            "Khalil-Gautier's s^2 (W^T W)^-1"}
 C_WINDOW = 5.0  # Sokal's c of (R3)
 PIECE_ROWS = 24_000  # rows of the logs whose residuals are measured (evenly spread pieces)
-PIECES = 4  # pieces of a log longer than PIECE_ROWS
+PIECES = 4  # pieces of the logs (at least one per log) when they are longer than PIECE_ROWS
 
 
 @dataclass
@@ -159,11 +159,12 @@ def window_of(rho: np.ndarray) -> tuple[float, int]:
 def residual_correlation(parts) -> ResidualCorrelation:
     """(R2)-(R3) over ``parts``, an iterable of (y (N, n, b), r (N, n), keep (N, n) bool) of
     contiguous rows each (y the base regressor, r the fit's residual, keep the fitted rows)."""
-    parts = [(np.where(keep[..., None], y, 0.0), np.where(keep, r, 0.0)) for y, r, keep in parts]
-    parts = [(y, r) for y, r in parts if len(r) > 8]
+    # each joint's rows contiguous: (n, N, b), the rows left out zero
+    parts = [(np.where(keep.T[..., None], y.transpose(1, 0, 2), 0.0), np.where(keep, r, 0.0))
+             for y, r, keep in parts if len(r) > 8]
     if not parts:
         raise ValueError("residual_correlation: no rows")
-    n, b = parts[0][0].shape[1:]
+    n, b = parts[0][0].shape[0], parts[0][0].shape[2]
     lags = max(max(len(r) for _, r in parts) // 4, 2)
     acov = sum(_autocovariance(r, lags) for _, r in parts)  # (lags + 1, n), each piece's lags within it
     rows = sum(int(np.count_nonzero(r.any(axis=1))) for _, r in parts)
@@ -174,8 +175,8 @@ def residual_correlation(parts) -> ResidualCorrelation:
             tau[j], window[j] = window_of(acov[:, j] / acov[0, j])
         sigma2 = acov[0, j] / max(sum(np.count_nonzero(r[:, j]) for _, r in parts), 1)
         for y, r in parts:
-            long_run[j] += _long_run(y[:, j, :] * r[:, j, None], int(window[j]))
-            white[j] += sigma2 * (y[:, j, :].T @ y[:, j, :])
+            long_run[j] += _long_run(y[j] * r[:, j, None], int(window[j]))
+            white[j] += sigma2 * (y[j].T @ y[j])
     return ResidualCorrelation(long_run, white, tau, window, rows)
 
 
@@ -252,8 +253,9 @@ def measured_pieces(robot, sources, options, base, prep, coef: np.ndarray, mappi
 
     mapping = mapping or ColumnMapping()
     share = max(rows // max(len(sources), 1), 1)
+    count = max(PIECES // max(len(sources), 1), 1)  # PIECES in all (each piece's filter edges cost alike)
     columns = own_columns(robot, options)
-    for raw in pieces([b for s in sources for b in read_blocks(s, robot, mapping, nan, share, PIECES, chunk_rows,
+    for raw in pieces([b for s in sources for b in read_blocks(s, robot, mapping, nan, share, count, chunk_rows,
                                                                    prep)]):
         if len(raw) < 16:
             continue
