@@ -107,10 +107,11 @@ def coverage(robot, data, scale, truth, rate, args, kind: str) -> None:
             runs[mode].append((value, std, names, white))
             kinds[mode] = (result.document.get("uncertainty") or {}).get("covariance", "white")
     for estimator, rows in runs.items():
-        names = rows[0][2]
-        if any(r[2] != names for r in rows):
-            print(f"  {kind:8s} {estimator}: the base parameters differ between draws, skipped")
-            continue
+        names = [name for name in rows[0][2] if all(name in r[2] for r in rows)]  # those of every draw (stribeck:
+        if len(names) < len(rows[0][2]) or any(len(r[2]) != len(names) for r in rows):  # a joint's Fs may come and go)
+            print(f"  {kind:8s} {estimator}: {len(names)} base parameters in every draw of {max(len(r[2]) for r in rows)}")
+        rows = [(*(np.array([dict(zip(r[2], r[k]))[name] for name in names]) for k in (0, 1)), names,
+                 np.array([dict(zip(r[2], r[3]))[name] for name in names])) for r in rows]
         # a drift coefficient ("Fc1_dT", from result "friction_drift") is 0: the log does not drift; Fs of
         # stribeck: no truth (NaN)
         true = np.array([truth.get(name, 0.0 if "_" in name else np.nan) for name in names])
