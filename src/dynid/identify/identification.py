@@ -611,9 +611,9 @@ class Identification:
         whose v_s the log does not determine (no "stribeck_velocity_std") has no std of Fs and Fc
         (NaN, null in result.json: they mean nothing without v_s; "covariance", for prediction
         bands, keeps their rows at the fitted v_s) and a note says so. The joint
-        covariance for ols and wls only (pc keeps the std at the fixed v_s, a note says so), the
-        sandwich (R1) of its Jacobian with the residuals' correlation measured on pieces of the logs
-        (``residual_correlation``; extra "uncertainty")."""
+        covariance for ols and wls only, the sandwich (R1) of its Jacobian with the residuals'
+        correlation measured on pieces of the logs (``residual_correlation``; extra "uncertainty");
+        pc keeps the sandwich at the fixed v_s (``correlated_std``), a note says so."""
         from dynid.identify.drift_fit import fit_rows
         from dynid.identify.load_friction import fitted_rows
         from dynid.identify.pipeline import prepared_sources
@@ -631,7 +631,7 @@ class Identification:
         parts = ((yb, dq, keep) for _, _, _, dq, _, yb, keep in fitted_rows(self.robot, self.options, base, readies,
                                                                             fit_rows(readies, prep)))
         velocity, used, measured = np.array(self.options.stribeck_velocity), used_joints(excess, determined), None
-        if fitted.est.joint_weights() is not None and used.size:  # the rows [Y_b | h] of (S4) on pieces of the logs
+        if fitted.est.name in ("ols", "wls") and used.size:  # the rows [Y_b | h] of (S4) on pieces of the logs
             free = np.flatnonzero(np.isfinite(fitted.est.std_))
             with single_blas_thread():
                 pieces = [(np.concatenate([y[..., free], velocity_columns(ready.dq, velocity, excess, used)], axis=2),
@@ -642,7 +642,7 @@ class Identification:
         done = white is not None
         if measured is not None and done:
             extra["uncertainty"] = measured.entry(white, fitted.est.std_)
-        elif fitted.est.joint_weights() is not None and not used.size:  # no v_s to add: the ordinary sandwich
+        elif not done and fitted.est.joint_weights() is not None:  # no v_s to add, or pc: the sandwich at the v_s
             extra["uncertainty"] = self.correlated_std(fitted, base, sources, mapping, prep)
         if not determined.all():  # Fs, Fc of a v_s the log does not determine: no std (null)
             est, joints = fitted.est, np.flatnonzero(~determined)
