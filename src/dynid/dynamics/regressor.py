@@ -55,8 +55,9 @@ samples start at four places in a line and every fourth at the same one, so a wh
 its lanes in that order (``lanes.load_block`` with ``phases``: lanes 8 p .. 8 p + 8 hold the
 samples p, p + 4, ..., p + 28) and each of the four groups of eight is written the same way, with
 its own line map (``write_lines_phases``, ``phase_line_maps``); the last samples of a stretch that
-make no whole block keep the stage (``store_block``). iiwa14: 0.251 -> 0.192 CPU us per sample,
-bit for bit (same machine, 2026-11-26, load 4.5).
+make no whole block keep the stage (``store_block``). iiwa14: 0.240 and 0.230 -> 0.194 and 0.178
+CPU us per sample, bit for bit (``bench/regressor_passes.py --robots iiwa14``, old and new taking
+turns, 2026-11-26, load 6; docs/performance.md).
 """
 
 from __future__ import annotations

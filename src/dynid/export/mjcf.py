@@ -16,8 +16,8 @@ constraints disabled then gives the force on every joint, and G^T of it is dynid
 actuated coordinates (simulate/mujoco_bridge.coordinate_map, the virtual work of
 Robot.mimic_map). In a forward simulation the equality is MuJoCo's soft constraint: ``solref``
 ``EQUALITY_SOLREF`` (time constant 2 ms, critically damped; MuJoCo raises it to twice the time
-step when the step is longer) and ``solimp`` ``EQUALITY_SOLIMP`` keep the follower within ~1e-4
-rad of its leader on test robots (tests/test_export_mjcf.py); the follower's own motion is then
+step when the step is longer) and ``solimp`` ``EQUALITY_SOLIMP`` keep the follower within 1e-3
+rad of its leader on the test robot (tests/test_export_mjcf.py); the follower's own motion is then
 slightly compliant, as MuJoCo's every constraint.
 
 Identified model terms (identify.model), joint side, per motor k:

@@ -63,7 +63,11 @@ def coordinate_map(model, joint_names: list[str]) -> tuple[np.ndarray, np.ndarra
         if np.any(coef[2:] != 0):
             raise DataError(f"equality {model.equality(e).name or e} of the MuJoCo model is a polynomial of degree > 1 "
                             f"({coef.tolist()}): only linear joint couplings (URDF mimic) are compared")
-        follows[int(model.eq_obj1id[e])] = (int(model.eq_obj2id[e]), coef[0], coef[1])
+        follower = int(model.eq_obj1id[e])
+        if follower in follows:
+            raise DataError(f"joint {model.joint(follower).name!r} of the MuJoCo model follows two joint equalities: "
+                            "one linear coupling per joint is compared")
+        follows[follower] = (int(model.eq_obj2id[e]), coef[0], coef[1])
     pending = {j: rule for j, rule in follows.items() if int(model.jnt_dofadr[j]) not in known}
     while pending:
         ready = [j for j, (lead, _, _) in pending.items() if lead < 0 or int(model.jnt_dofadr[lead]) in known]
