@@ -16,7 +16,7 @@ from dynid.data.columns import JointData
 from dynid.identify.estimators import HuberIRLS, OrdinaryLeastSquares, WeightedLeastSquares
 from dynid.identify.identification import Identification
 from dynid.identify.normal_equations import NormalEquations
-from dynid.identify.residual_correlation import _autocovariance, residual_correlation, window_of
+from dynid.identify.residual_correlation import _autocovariance, correlated_uncertainty, residual_correlation, window_of
 from dynid.simulate import random_multisine
 
 from test_load_friction import base_rows
@@ -116,6 +116,27 @@ def test_irls_std_at_its_final_weights_is_the_spread_of_filtered_noise():
     assert np.all((to_correlated > 0.6) & (to_correlated < 1.6)), np.round(to_correlated, 2)
     assert 0.8 < np.median(to_correlated) < 1.3, np.round(to_correlated, 2)
     assert np.median(to_white) > 2.5, np.round(to_white, 2)
+
+
+def test_what_cannot_be_measured_keeps_the_white_std_and_says_why():
+    """An estimator without per-joint weights that is not irls (pc regularized toward a prior)
+    keeps its white-noise std in memory too (was: taken for irls, an AttributeError), and rows
+    whose runs are all too short to hold a lag (a log of a few samples per cycle) give the white
+    std with the reason, not an error."""
+    yb, tau0 = _rows()
+    tau = tau0 + _noise(np.random.default_rng(1), tau0.shape, None)
+    est = OrdinaryLeastSquares().fit(yb, tau)
+    ne = NormalEquations(*yb.shape[1:])
+    ne.add(yb, tau)
+    prior_pulled = type("Prior", (), {"name": "pc", "joint_weights": lambda self: None})()
+    entry = Identification._in_memory_std(prior_pulled, ne, [JointData(np.arange(len(tau)) / RATE, tau)], yb, tau,
+                                          None)
+    assert entry["covariance"] == "white" and "estimator pc" in entry["why"]
+    white = est.std_.copy()
+    short = [(yb[k:k + 8], tau[k:k + 8] - yb[k:k + 8] @ est.coef_, np.ones((8, 2), dtype=bool)) for k in (0, 100)]
+    entry = correlated_uncertainty(est, ne, short)
+    assert entry["covariance"] == "white" and "long enough" in entry["why"]
+    np.testing.assert_array_equal(est.std_, white)
 
 
 def test_the_window_counts_the_samples_of_one_independent_value():

@@ -326,8 +326,7 @@ def honest_std(model: GroupModel, fitted, part: Partial) -> dict:
     try:
         with contextlib.ExitStack() as stack:
             paths = [stack.enter_context(local_copy(url)) for url in part.urls]
-            return idn.with_constraints(fitted.est, idn.correlated_std(fitted, model.base, paths, model.mapping,
-                                                                       model.settings.prep))
+            return idn.correlated_std(fitted, model.base, paths, model.mapping, model.settings.prep)
     except TRANSIENT:
         raise
     except _file_errors() as exc:
@@ -354,8 +353,9 @@ def solve_group(model: GroupModel, keys: dict, meta: dict, *parts: Partial) -> d
             with recorded_warnings([]):  # the refits' own warnings repeat the group's fit's
                 validation = held_out(part.folds, lambda ne: idn.refit(ne, model.base, fitted.found).coef_,
                                       fold_kind(len(part.files)))
-                uncertainty = honest_std(model, fitted, part) if model.settings.std == "correlated" else \
-                    {"covariance": "white", "why": "dynid fleet identify --std white: Khalil-Gautier's s^2 (W^T W)^-1"}
+                uncertainty = idn.with_constraints(fitted.est, honest_std(model, fitted, part) if model.settings.std ==
+                                                   "correlated" else {"covariance": "white", "why": "dynid fleet "
+                                                                      "identify --std white: Khalil-Gautier's s^2 (W^T W)^-1"})
     except DynidError as exc:
         return failed_row(keys, meta, part, _reason(exc))
     except np.linalg.LinAlgError as exc:

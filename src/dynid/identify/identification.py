@@ -505,8 +505,11 @@ class Identification:
                 r, readies, covariates, options, base, prep,
                 lambda names, **kw: self.make_estimator(base, names=names, weight=weight, **kw), self.friction_drift,
                 self.still_range, self.drift_rows)
+            from dynid.identify.drift_fit import drift_std
+
             est, ne = drifting.estimator, drifting.ne
-            more["uncertainty"] = drifting.uncertainty
+            more["uncertainty"] = self.with_constraints(est, drifting.uncertainty)  # pc: drift std null there too
+            drifting.drift.std = drift_std(drifting, base.rank)
             self.options = drifting.drift.options  # load-dependent: the load torque of the fixed point with the drift
             more["friction_drift"] = drifting.result_entry(timings)
         else:
@@ -555,8 +558,8 @@ class Identification:
         """``uncertainty`` (result.json's) with pc's "constraints": where a constraint is active, the
         std of the parameters on it made null (``PhysicallyConsistent.active_constraints``); pc
         regularized toward the description (no per-joint weights) and the other estimators: as is."""
-        if est.name == "pc" and est.joint_weights() is not None:
-            uncertainty["constraints"] = est.active_constraints()
+        if est.name == "pc" and est.joint_weights() is not None and "constraints" not in uncertainty:
+            uncertainty["constraints"] = est.active_constraints()  # once: it nulls the std it judges held
         return uncertainty
 
     @staticmethod
@@ -570,6 +573,9 @@ class Identification:
         from dynid.identify.residual_correlation import contiguous_runs, correlated_uncertainty, spread_windows
         from dynid.identify.threads import single_blas_thread
 
+        irls = hasattr(est, "row_scale")
+        if est.joint_weights() is None and not irls:  # pc regularized toward the description
+            return {"covariance": "white", "why": f"estimator {est.name}: Khalil-Gautier's s^2 (W^T W)^-1"}
         starts = np.cumsum([0] + [len(d) for d in readies])
         if starts[-1] != len(y):
             raise AssertionError(f"rows {len(y)} of the stacked regressor, {starts[-1]} prepared")
@@ -577,7 +583,7 @@ class Identification:
         keep = np.ones(tau.shape, dtype=bool) if mask is None else mask
         scale, weights, normal = None, None, None
         with single_blas_thread():
-            if est.joint_weights() is None:  # irls: the scores of its scaled rows, the bread of psi'
+            if irls:  # the scores of its scaled rows, the bread of psi'
                 scale, weights, ne = est.row_scale(), np.ones(tau.shape[1]), NormalEquations(*y.shape[1:])
                 bread, slope = NormalEquations(*y.shape[1:]), est.bread_scale()
                 for s in range(0, len(y), 20_000):
@@ -617,7 +623,7 @@ class Identification:
         from dynid.identify.drift_fit import fit_rows
         from dynid.identify.load_friction import fitted_rows
         from dynid.identify.pipeline import prepared_sources
-        from dynid.identify.residual_correlation import measured_pieces, residual_correlation
+        from dynid.identify.residual_correlation import measurable, measured_pieces, residual_correlation
         from dynid.identify.stribeck_uncertainty import joint_covariance, used_joints, velocity_columns
         from dynid.identify.threads import single_blas_thread
 
@@ -637,7 +643,7 @@ class Identification:
                 pieces = [(np.concatenate([y[..., free], velocity_columns(ready.dq, velocity, excess, used)], axis=2),
                            r, keep) for ready, y, r, keep in measured_pieces(
                     self.robot, sources, self.options, base, prep, beta, mapping, self.nan, self.chunk_rows)]
-                measured = residual_correlation(pieces) if any(k.any() for _, _, k in pieces) else None
+                measured = residual_correlation(pieces) if measurable(pieces) else None
         white = joint_covariance(fitted.est, fitted.ne, parts, velocity, excess, determined, measured)
         done = white is not None
         if measured is not None and done:

@@ -45,6 +45,7 @@ UNMEASURED = {"covariance": "white", "why": "no piece of the logs long enough to
 C_WINDOW = 5.0  # Sokal's c of (R3)
 PIECE_ROWS = 24_000  # rows of the logs whose residuals are measured (evenly spread pieces)
 PIECES = 4  # pieces of the logs (at least one per log) when they are longer than PIECE_ROWS
+SHORTEST_PIECE = 8  # rows: a piece this short carries no lag worth measuring (left out)
 
 
 @dataclass
@@ -156,12 +157,18 @@ def window_of(rho: np.ndarray) -> tuple[float, int]:
     return float(max(tau[k], 1.0)), int(m[k])
 
 
+def measurable(parts) -> bool:
+    """Whether ``parts`` (as ``residual_correlation`` takes them) hold a piece it measures: one of
+    more than ``SHORTEST_PIECE`` rows with a fitted row."""
+    return any(len(r) > SHORTEST_PIECE and keep.any() for _, r, keep in parts)
+
+
 def residual_correlation(parts) -> ResidualCorrelation:
     """(R2)-(R3) over ``parts``, an iterable of (y (N, n, b), r (N, n), keep (N, n) bool) of
     contiguous rows each (y the base regressor, r the fit's residual, keep the fitted rows)."""
     # each joint's rows contiguous: (n, N, b), the rows left out zero
     parts = [(np.where(keep.T[..., None], y.transpose(1, 0, 2), 0.0), np.where(keep, r, 0.0))
-             for y, r, keep in parts if len(r) > 8]
+             for y, r, keep in parts if len(r) > SHORTEST_PIECE]
     if not parts:
         raise ValueError("residual_correlation: no rows")
     n, b = parts[0][0].shape[0], parts[0][0].shape[2]
@@ -225,7 +232,7 @@ def correlated_uncertainty(est, ne, parts, weights: np.ndarray | None = None, no
     measured correlation, the std over the white-noise ones and those ("white_std"), or "white"
     with the reason (no piece long enough: the white-noise std are kept)."""
     parts = list(parts)
-    if not any(keep.any() for _, _, keep in parts):
+    if not measurable(parts):
         return dict(UNMEASURED)
     measured = residual_correlation(parts)
     white = np.array(est.std_, dtype=float)
