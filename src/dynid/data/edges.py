@@ -34,18 +34,17 @@ Here each end of the signal is continued by a polynomial, exactly:
    (Widrow & Kollar, "Quantization Noise", 2008, ch. 4; ``quantization_noise``). The filter is
    linear, so the noise's part of a candidate's trial error is sigma^2 v_k, v_k its trial error
    on unit white noise alone (``unit_noise_errors``: mean of 32 seeded draws, once per filter
-   and length). Where that part is at least half the trial error of the candidate that wins
-   (``NOISE_SHARE``), the least trial error picks the candidate that fitted the trial edges'
-   noise best, not the one that continues the motion best; there each candidate is scored by
-   its expected error, bias plus variance (the decomposition of the mean squared error, Hastie,
-   Tibshirani & Friedman, "The Elements of Statistical Learning", 2009, eq. 7.9): the trial
-   error of the log itself filtered (its noise removed) plus sigma^2 v_k. On kr500 multi-sines
-   to 1 Hz at 1 kHz with 500-count encoders (12.6 mrad), the accelerations within 0.6 s of the
-   ends were 11.6-12.7 % off against 13.1-15.2 % with the least trial error at 1.5-3 Hz (12
-   logs); with 4096 and 16384 counts 0.47-2.58 % against 0.53-2.65 % (``bench/coarse_edges.py``).
-   Applied to every quantized column (``NOISE_SHARE = 0``), the rule took the 200 Hz ``split``
-   case of ``bench/real_defaults.py`` from 0.78 % to 18 % (not diagnosed; there the noise is a
-   small part of the trial error, which the share keeps on the least trial error).
+   and length). Where that part is at least half the least trial error (``NOISE_SHARE``), the
+   least trial error picks the candidate that fitted the trial edges' noise best, not the one
+   that continues the motion best; there each candidate is scored by its expected error, bias
+   plus variance (the decomposition of the mean squared error, Hastie, Tibshirani & Friedman,
+   "The Elements of Statistical Learning", 2009, eq. 7.9): the trial error of the log itself
+   filtered (its noise removed) plus sigma^2 v_k. On kr500 multi-sines to 1 Hz at 1 kHz with
+   500-count encoders (12.6 mrad), the accelerations within 0.6 s of the ends were 11.6-12.7 %
+   off against 13.1-15.2 % with the least trial error at 1.5-3 Hz (12 logs); with 4096 and 16384
+   counts 0.47-2.58 % against 0.53-2.65 % (``bench/coarse_edges.py``). Applied to every quantized column (``NOISE_SHARE = 0``) the rule moved the 200 Hz
+   ``split`` case of ``bench/real_defaults.py`` from 0.78 % to 18 % (there the trial error is not
+   mostly quantization noise: the filtered log's trial error then misses what the noise does).
 2. **Exact initial states.** The zero-phase Butterworth filter passes polynomials up to
    degree 2 x order - 1 unchanged (|H|^2 = 1 / (1 + (f / f_c)^(2 order)) is flat to that order
    at f = 0), and a linear filter's steady-state response to a polynomial input is a polynomial
@@ -272,14 +271,13 @@ def trial_choices(x: np.ndarray, fs: float, cutoff: float, sos: np.ndarray,
     # bias (trial errors of the log filtered, its noise removed) plus variance (sigma^2 x the trial
     # error of unit white noise alone)
     sigma = quantization_noise(region)
-    noisy = np.zeros(0, dtype=int)
     if np.any(sigma > 0):
         variance = unit_noise_errors(sos.tobytes(), sos.shape[0], pad, reach, tuple(starts), span,
                                      tuple(candidates))
         winners = _winners(errors, rounding)
         share = sigma ** 2 * variance[winners] / np.maximum(errors[winners, np.arange(x.shape[1])], 1e-300)
         noisy = np.flatnonzero((sigma > 0) & (share >= NOISE_SHARE))
-    if noisy.size:
+    if np.any(sigma > 0) and noisy.size:
         part = np.ascontiguousarray(region[:, noisy])
         smooth = _filter(part, sos, pad, _grouped(part, [(3, reach)] * noisy.size),
                          _grouped(part[::-1], [(3, reach)] * noisy.size))
