@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import dynid
-from dynid.data.edges import lowpass_edges, quantization_noise, steady_state
+from dynid.data.edges import lowpass_edges, steady_state
 from dynid.data.io import write_joint_data
 from dynid.data.preprocess import Preprocessing, edge_samples, lowpass, prepare
 from dynid.identify.base import base_parameters
@@ -51,33 +51,6 @@ def test_edge_filter_equals_sosfiltfilt_away_from_the_ends():
     sos = scipy.signal.butter(4, 20.0, fs=1000.0, output="sos")
     np.testing.assert_allclose(lowpass(z, 1000.0, 20.0)[3000:-3000],
                                scipy.signal.sosfiltfilt(sos, z, axis=0, padlen=3000)[3000:-3000], atol=1e-9)
-
-
-def test_quantization_noise_is_the_encoder_count_over_root_12():
-    t = np.arange(5000) / 1000.0
-    count = 2 * np.pi / 500
-    q = np.stack([np.round(np.sin(t) / count) * count, np.sin(t), np.full_like(t, 0.3)], axis=1)
-    np.testing.assert_allclose(quantization_noise(q), [count / np.sqrt(12.0), 0.0, 0.0], rtol=1e-9)
-
-
-def test_edges_on_a_coarse_encoder_follow_the_least_expected_error():
-    """On 500-count encoders (12.6 mrad steps) the trial error is mostly quantization noise: the
-    candidate chosen by least expected error (bias on the filtered log + the noise's variance)
-    continues the motion better than the one that best fits the noise of the trial edges. kr500
-    multi-sines to 1 Hz, 10 s at 1 kHz, 1.5 Hz cutoff: accelerations within 0.6 s of the ends
-    12.7 % off (RMS over 12 logs; 15.2 % with the least trial error: bench/coarse_edges.py)."""
-    from dynid.simulate import random_multisine
-
-    robot = dynid.load_robot("kr500")
-    fs, cutoff, count = 1000.0, 1.5, 2 * np.pi / 500
-    t = np.arange(0.0, 10.0, 1.0 / fs)
-    ends = np.r_[0:600, len(t) - 602:len(t) - 2]
-    errors = []
-    for seed in range(100, 112):
-        q, _, ddq = random_multisine(robot, seed=seed, f0=0.2, harmonics=5).sample(t)
-        ddq_hat = np.diff(lowpass_edges(np.round(q / count) * count, fs, cutoff), 2, axis=0) * fs ** 2
-        errors.append(np.linalg.norm((ddq_hat - ddq[1:-1])[ends]) / np.linalg.norm(ddq[1:-1][ends]))
-    assert np.sqrt(np.mean(np.square(errors))) < 0.14
 
 
 def _predictor(robot, train, cutoff: float):

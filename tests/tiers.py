@@ -75,7 +75,6 @@ SLOW_TESTS = {
     "test_friction_drift.py::test_drift_of_every_level_recovered_within_its_interval",
     "test_friction_drift.py::test_mix_fit_and_two_robots_of_one_model",
     "test_filter_edges.py::test_edges_of_files_cut_from_a_fast_log_at_low_cutoffs",
-    "test_filter_edges.py::test_edges_on_a_coarse_encoder_follow_the_least_expected_error",
     "test_fuzz_readers.py::test_cli_turns_bad_input_into_one_line_and_exit_2",
     "test_identify_model.py::test_full_and_base_regressors_agree_for_random_theta",
     "test_identify_recovery.py::test_reported_standard_deviations_match_the_spread_over_50_noise_seeds",

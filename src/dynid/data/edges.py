@@ -29,22 +29,6 @@ Here each end of the signal is continued by a polynomial, exactly:
    candidates differ only in the forward pass's initial state and the filter is linear, so each
    trial piece is filtered once and each candidate adds its state's response
    (``_state_responses``).
-   **Coarse encoders.** A column whose nonzero increments are all whole multiples of the
-   smallest, q (an encoder's count), carries a rounding error of variance sigma^2 = q^2 / 12
-   (Widrow & Kollar, "Quantization Noise", 2008, ch. 4; ``quantization_noise``). The filter is
-   linear, so the noise's part of a candidate's trial error is sigma^2 v_k, v_k its trial error
-   on unit white noise alone (``unit_noise_errors``: mean of 32 seeded draws, once per filter
-   and length). Where that part is at least half the least trial error (``NOISE_SHARE``), the
-   least trial error picks the candidate that fitted the trial edges' noise best, not the one
-   that continues the motion best; there each candidate is scored by its expected error, bias
-   plus variance (the decomposition of the mean squared error, Hastie, Tibshirani & Friedman,
-   "The Elements of Statistical Learning", 2009, eq. 7.9): the trial error of the log itself
-   filtered (its noise removed) plus sigma^2 v_k. On kr500 multi-sines to 1 Hz at 1 kHz with
-   500-count encoders (12.6 mrad), the accelerations within 0.6 s of the ends were 11.6-12.7 %
-   off against 13.1-15.2 % with the least trial error at 1.5-3 Hz (12 logs); with 4096 and 16384
-   counts 0.47-2.58 % against 0.53-2.65 % (``bench/coarse_edges.py``). Applied to every quantized column (``NOISE_SHARE = 0``) the rule moved the 200 Hz
-   ``split`` case of ``bench/real_defaults.py`` from 0.78 % to 18 % (there the trial error is not
-   mostly quantization noise: the filtered log's trial error then misses what the noise does).
 2. **Exact initial states.** The zero-phase Butterworth filter passes polynomials up to
    degree 2 x order - 1 unchanged (|H|^2 = 1 / (1 + (f / f_c)^(2 order)) is flat to that order
    at f = 0), and a linear filter's steady-state response to a polynomial input is a polynomial
@@ -80,8 +64,6 @@ DEGREES = (2, 3, 4, 5, 6)
 WINDOWS = (0.5, 1.0, 1.5, 2.0, 3.0)  # fit window W in units of fs / f_c
 REACH = 0.5  # backcast distance in units of fs / f_c
 TRIALS = (2.0, 2.5, 3.0)  # trial edges at these distances from the real end, in units of fs / f_c
-NOISE_SHARE = 0.5  # quantization noise's least expected share of the best trial error for the expected-error rule
-NOISE_DRAWS = 32  # unit white noise draws averaged for each candidate's variance (``unit_noise_errors``)
 TRIAL_TAIL = 3.0  # a trial piece runs this far (units of fs / f_c) past its longest window
 SETTLE_TOLERANCE = 1e-10
 
@@ -197,61 +179,6 @@ def _state_responses(sos_key: bytes, sections: int, length: int, rows: int) -> n
     return np.ascontiguousarray(both[:rows]).reshape(rows, sections, 2)
 
 
-def quantization_noise(x: np.ndarray) -> np.ndarray:
-    """(m,) standard deviation [units of x] of the quantization error of each column of x (N, m):
-    q / sqrt(12) for a column whose nonzero increments are all whole multiples of their smallest, q
-    (an encoder's count; the uniform rounding error's variance q^2 / 12, Widrow & Kollar,
-    "Quantization Noise", 2008, ch. 4); 0 for a column that is not so quantized or stands still."""
-    steps = np.abs(np.diff(x, axis=0))
-    out = np.zeros(x.shape[1])
-    for j in range(x.shape[1]):
-        moves = steps[steps[:, j] > 1e-12 * max(1.0, float(np.max(np.abs(x[:, j])))), j]
-        if moves.size < 2:
-            continue
-        q = float(np.min(moves))
-        ratio = moves / q
-        if np.all(np.abs(ratio - np.round(ratio)) < 1e-6 * np.maximum(1.0, ratio)):
-            out[j] = q / np.sqrt(12.0)
-    return out
-
-
-def _trial_errors(region: np.ndarray, sos: np.ndarray, pad: int, reach: int, starts: list[int],
-                  span: int, candidates: list[tuple[int, int]]) -> np.ndarray:
-    """(candidates, m): the squared differences of second differences of each candidate's trial
-    edges from the long log's (module docstring, step 1), summed over the cuts ``starts``."""
-    # the ends of the region and the far ends of the pieces lie two reaches or more from the rows
-    # scored: a plain cubic over one reach continues them
-    far = lambda v: _grouped(v, [(3, reach)] * v.shape[1])  # noqa: E731
-    reference = np.diff(_filter(region, sos, pad, far(region), far(region[::-1])), 2, axis=0)
-    responses = _state_responses(sos.tobytes(), sos.shape[0], span + pad, reach + 2).reshape(reach + 2, -1)
-    errors = np.zeros((len(candidates), region.shape[1]))
-    for start in starts:
-        piece = np.ascontiguousarray(region[start:start + span])
-        base = _filter(piece, sos, pad, {}, far(piece[::-1]))[:reach + 2]
-        for k, (d, w) in enumerate(candidates):
-            state = steady_state(sos, _fit(piece, d, w), 1.0 / w)[0]
-            y = base + responses @ state.reshape(responses.shape[1], -1)
-            errors[k] += np.sum((np.diff(y, 2, axis=0) - reference[start:start + reach]) ** 2, axis=0)
-    return errors
-
-
-@lru_cache(maxsize=64)
-def unit_noise_errors(sos_key: bytes, sections: int, pad: int, reach: int, starts: tuple[int, ...], span: int,
-                      candidates: tuple[tuple[int, int], ...]) -> np.ndarray:
-    """(candidates,): the expected trial error (``_trial_errors``) of each candidate on white noise of
-    unit variance alone, the mean over NOISE_DRAWS seeded draws: its variance term per unit sigma^2
-    (the filter is linear, so the noise's share of a trial error scales with sigma^2)."""
-    sos = np.frombuffer(sos_key).reshape(sections, 6).copy()  # sosfilt wants a writable array
-    noise = np.random.default_rng(0).standard_normal((starts[-1] + span, NOISE_DRAWS))
-    return _trial_errors(noise, sos, pad, reach, list(starts), span, list(candidates)).mean(axis=1)
-
-
-def _winners(errors: np.ndarray, rounding: np.ndarray) -> np.ndarray:
-    """(m,) index of the least error of each column; within ``rounding`` of it (a joint standing
-    still: every candidate continues its constant) the first: the lowest degree, the shortest window."""
-    return np.argmax(errors <= errors.min(axis=0) + rounding, axis=0)
-
-
 def trial_choices(x: np.ndarray, fs: float, cutoff: float, sos: np.ndarray,
                   pad: int) -> list[tuple[int, int]] | None:
     """(degree, window samples) of the edge polynomial of each column of x (N, m) at its start,
@@ -263,27 +190,24 @@ def trial_choices(x: np.ndarray, fs: float, cutoff: float, sos: np.ndarray,
     if starts[-1] + span > x.shape[0]:
         return None
     region = np.ascontiguousarray(x[:starts[-1] + span])
+    # the ends of the region and the far ends of the pieces lie two reaches or more from the rows
+    # scored: a plain cubic over one reach continues them
+    far = lambda v: _grouped(v, [(3, reach)] * v.shape[1])  # noqa: E731
+    reference = np.diff(_filter(region, sos, pad, far(region), far(region[::-1])), 2, axis=0)
     sos = np.ascontiguousarray(sos, dtype=float)
-    errors = _trial_errors(region, sos, pad, reach, starts, span, candidates)
+    responses = _state_responses(sos.tobytes(), sos.shape[0], span + pad, reach + 2)
+    errors = np.zeros((len(candidates), x.shape[1]))
+    for start in starts:
+        piece = np.ascontiguousarray(region[start:start + span])
+        base = _filter(piece, sos, pad, {}, far(piece[::-1]))[:reach + 2]
+        for k, (d, w) in enumerate(candidates):
+            state = steady_state(sos, _fit(piece, d, w), 1.0 / w)[0]
+            y = base + np.einsum("lsk,skm->lm", responses, state)
+            errors[k] += np.sum((np.diff(y, 2, axis=0) - reference[start:start + reach]) ** 2, axis=0)
+    # within rounding of the best (a joint standing still: every candidate continues its constant),
+    # the first candidate: the lowest degree, the shortest window
     rounding = (1e-12 * np.max(np.abs(region), axis=0)) ** 2 * reach * len(starts)
-    # where an encoder's quantization noise makes up most of the trial error, the least error picks
-    # the candidate that fitted the noise of the trial edges best: there, the least expected error,
-    # bias (trial errors of the log filtered, its noise removed) plus variance (sigma^2 x the trial
-    # error of unit white noise alone)
-    sigma = quantization_noise(region)
-    if np.any(sigma > 0):
-        variance = unit_noise_errors(sos.tobytes(), sos.shape[0], pad, reach, tuple(starts), span,
-                                     tuple(candidates))
-        winners = _winners(errors, rounding)
-        share = sigma ** 2 * variance[winners] / np.maximum(errors[winners, np.arange(x.shape[1])], 1e-300)
-        noisy = np.flatnonzero((sigma > 0) & (share >= NOISE_SHARE))
-    if np.any(sigma > 0) and noisy.size:
-        part = np.ascontiguousarray(region[:, noisy])
-        smooth = _filter(part, sos, pad, _grouped(part, [(3, reach)] * noisy.size),
-                         _grouped(part[::-1], [(3, reach)] * noisy.size))
-        errors[:, noisy] = _trial_errors(smooth, sos, pad, reach, starts, span, candidates) \
-            + variance[:, None] * sigma[noisy] ** 2
-    return [candidates[j] for j in _winners(errors, rounding)]
+    return [candidates[int(np.argmax(errors[:, j] <= errors[:, j].min() + rounding[j]))] for j in range(x.shape[1])]
 
 
 def _edge_polynomials(x: np.ndarray, fs: float, cutoff: float, sos: np.ndarray, pad: int) -> dict:
