@@ -49,6 +49,9 @@ def build(march: str = "native") -> tuple[Path | None, str]:
         root = prefix()
     except FileNotFoundError as exc:
         return None, f"{exc}: Pinocchio C++ baseline not run"
+    if not (root / "include" / "eigen3" / "Eigen").is_dir():
+        return None, (f"no Eigen headers in {root / 'include' / 'eigen3'} (pip install cmeel-eigen; `make bench` "
+                      "installs the bench extras): Pinocchio C++ baseline not run")
     version = subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
     command = [cxx, *FLAGS, f"-march={march}", *DEFINES, f"-I{root / 'include'}", f"-I{root / 'include' / 'eigen3'}", str(SOURCE),
                f"-L{root / 'lib'}", f"-Wl,-rpath,{root / 'lib'}", "-lpinocchio_default"]
@@ -62,7 +65,9 @@ def build(march: str = "native") -> tuple[Path | None, str]:
     tmp = binary.with_suffix(".tmp")
     done = subprocess.run([*command[:-3], "-o", str(tmp), *command[-3:]], capture_output=True, text=True)
     if done.returncode != 0:
-        return None, f"the C++ build failed: {done.stderr.strip().splitlines()[-1:]}"
+        lines = done.stderr.strip().splitlines()
+        first = next((line for line in lines if "error" in line), lines[-1] if lines else "no message")
+        return None, f"the C++ build failed ({first.strip()}): Pinocchio C++ baseline not run"
     tmp.replace(binary)
     return binary, how
 
