@@ -322,6 +322,8 @@ def honest_std(model: GroupModel, fitted, part: Partial) -> dict:
     files, at most ``residual_correlation.PIECE_ROWS`` rows, read again at the group's estimate; no
     sample crosses the network, a remote file is copied as ``map_file`` copies it); a file that can
     no longer be read leaves the white-noise std, with the reason."""
+    from dynid.identify.residual_correlation import white
+
     idn = model.identification
     try:
         with contextlib.ExitStack() as stack:
@@ -330,8 +332,8 @@ def honest_std(model: GroupModel, fitted, part: Partial) -> dict:
     except TRANSIENT:
         raise
     except _file_errors() as exc:
-        return {"covariance": "white", "why": f"the group's files could not be read again to measure the residuals' "
-                                              f"correlation ({_reason(exc)}): Khalil-Gautier's s^2 (W^T W)^-1"}
+        return white(f"the group's files could not be read again to measure the residuals' correlation "
+                     f"({_reason(exc)})")
 
 
 def solve_group(model: GroupModel, keys: dict, meta: dict, *parts: Partial) -> dict:
@@ -339,6 +341,7 @@ def solve_group(model: GroupModel, keys: dict, meta: dict, *parts: Partial) -> d
     ``parts``: the root of its reduce tree)."""
     from dynid.fleet.results import failed_row, row_from
     from dynid.fleet.validation import fold_kind, held_out
+    from dynid.identify.residual_correlation import white
     from dynid.identify.threads import single_blas_thread
 
     part = merge_partials(*parts)
@@ -354,8 +357,7 @@ def solve_group(model: GroupModel, keys: dict, meta: dict, *parts: Partial) -> d
                 validation = held_out(part.folds, lambda ne: idn.refit(ne, model.base, fitted.found).coef_,
                                       fold_kind(len(part.files)))
                 uncertainty = idn.with_constraints(fitted.est, honest_std(model, fitted, part) if model.settings.std ==
-                                                   "correlated" else {"covariance": "white", "why": "dynid fleet "
-                                                                      "identify --std white: Khalil-Gautier's s^2 (W^T W)^-1"})
+                                                   "correlated" else white("dynid fleet identify --std white"))
     except DynidError as exc:
         return failed_row(keys, meta, part, _reason(exc))
     except np.linalg.LinAlgError as exc:

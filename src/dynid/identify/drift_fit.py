@@ -223,11 +223,11 @@ def correlated_std(robot, readies: list[JointData], covariates: list[np.ndarray]
     (``identify.residual_correlation`` R1-R3), measured on evenly spread contiguous windows of the
     logs with the drift model's rows [Y_b | drift columns] (D1); ``fit.uncertainty`` says which
     covariance the std are, ``fit.drift.std`` follows."""
-    from dynid.identify.residual_correlation import contiguous_runs, correlated_uncertainty, spread_windows
+    from dynid.identify.residual_correlation import contiguous_runs, correlated_uncertainty, spread_windows, white
 
     est = fit.estimator
     if est.joint_weights() is None:
-        fit.uncertainty = {"covariance": "white", "why": f"estimator {est.name}: Khalil-Gautier's s^2 (W^T W)^-1"}
+        fit.uncertainty = white(f"estimator {est.name}")
         return
     runs = [(i, rows) for i, ready in enumerate(readies) for rows in contiguous_runs(ready)]
     parts = []

@@ -542,10 +542,11 @@ class Identification:
         the correlation of the residuals in time, measured on pieces of ``sources``
         (``identify.residual_correlation`` R1-R3); result.json "uncertainty" says which covariance
         the std are (the others keep Khalil-Gautier's white-noise one: "white")."""
+        from dynid.identify.residual_correlation import correlated_uncertainty, measured_residuals, white
+
         est = fitted.est
         if est.joint_weights() is None:
-            return {"covariance": "white", "why": f"estimator {est.name}: Khalil-Gautier's s^2 (W^T W)^-1"}
-        from dynid.identify.residual_correlation import correlated_uncertainty, measured_residuals
+            return white(f"estimator {est.name}")
         from dynid.identify.threads import single_blas_thread
 
         with single_blas_thread():  # small products: BLAS threads only contend
@@ -570,12 +571,12 @@ class Identification:
         out). irls: the M-estimate's sandwich at its final weights (the scores of its rows scaled by
         ``row_scale``, w_j = 1; the bread of ``bread_scale``)."""
         from dynid.identify.normal_equations import NormalEquations
-        from dynid.identify.residual_correlation import contiguous_runs, correlated_uncertainty, spread_windows
+        from dynid.identify.residual_correlation import contiguous_runs, correlated_uncertainty, spread_windows, white
         from dynid.identify.threads import single_blas_thread
 
         irls = hasattr(est, "row_scale")
         if est.joint_weights() is None and not irls:  # pc regularized toward the description
-            return {"covariance": "white", "why": f"estimator {est.name}: Khalil-Gautier's s^2 (W^T W)^-1"}
+            return white(f"estimator {est.name}")
         starts = np.cumsum([0] + [len(d) for d in readies])
         if starts[-1] != len(y):
             raise AssertionError(f"rows {len(y)} of the stacked regressor, {starts[-1]} prepared")

@@ -40,8 +40,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-UNMEASURED = {"covariance": "white", "why": "no piece of the logs long enough to measure the residuals' correlation: "
-                                           "Khalil-Gautier's s^2 (W^T W)^-1"}
+def white(why: str) -> dict:
+    """result.json "uncertainty" of std left white-noise ones (Khalil-Gautier's), with the reason."""
+    return {"covariance": "white", "why": f"{why}: Khalil-Gautier's s^2 (W^T W)^-1"}
+
+
+UNMEASURED = white("no piece of the logs long enough to measure the residuals' correlation")
 C_WINDOW = 5.0  # Sokal's c of (R3)
 PIECE_ROWS = 24_000  # rows of the logs whose residuals are measured (evenly spread pieces)
 PIECES = 4  # pieces of the logs (at least one per log) when they are longer than PIECE_ROWS

@@ -48,7 +48,7 @@ def coordinate_map(model, joint_names: list[str]) -> tuple[np.ndarray, np.ndarra
     degree 1 (chains allowed); hinge and slide joints only."""
     import mujoco
 
-    qadr, dadr = joint_addresses(model, joint_names)
+    _, dadr = joint_addresses(model, joint_names)
     kinds = {int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE)}
     if model.nq != model.nv or any(int(k) not in kinds for k in model.jnt_type):
         raise DataError("the MuJoCo model has free or ball joints: only hinge and slide joints are compared")
