@@ -220,25 +220,16 @@ def identify_drifting(robot, readies: list[JointData], covariates: list[np.ndarr
 def correlated_std(robot, readies: list[JointData], covariates: list[np.ndarray], masks: list[np.ndarray],
                    fit: DriftFit, base: BaseParameters) -> None:
     """Give ``fit``'s estimator (ols or wls) the std of the residuals' correlation in time
-    (``identify.residual_correlation`` R1-R3), measured on evenly spread contiguous windows of the
-    logs with the drift model's rows [Y_b | drift columns] (D1); ``fit.uncertainty`` says which
-    covariance the std are, ``fit.drift.std`` follows."""
-    from dynid.identify.residual_correlation import contiguous_runs, correlated_uncertainty, spread_windows, white
+    (``identify.residual_correlation`` R1-R3), measured on evenly spread windows of the logs
+    (``residual_correlation.windowed_uncertainty``) with the drift model's rows [Y_b | drift
+    columns] (D1); ``fit.uncertainty`` says which covariance the std are, ``fit.drift.std`` follows."""
+    from dynid.identify.residual_correlation import windowed_uncertainty
 
     est = fit.estimator
-    if est.joint_weights() is None:
-        fit.uncertainty = white(f"estimator {est.name}")
-        return
-    runs = [(i, rows) for i, ready in enumerate(readies) for rows in contiguous_runs(ready)]
-    parts = []
-    with single_blas_thread():
-        for k, window in spread_windows([rows.stop - rows.start for _, rows in runs]):
-            i, start = runs[k][0], runs[k][1].start
-            sl = slice(start + window.start, start + window.stop)
-            ready = readies[i]
-            a = drifting_rows(robot, fit, base, ready, sl, covariates[i][sl])[0]
-            parts.append((a, ready.tau[sl] - a @ est.coef_, masks[i][sl]))
-        fit.uncertainty = correlated_uncertainty(est, fit.ne, parts)
+    parts = lambda windows: [(a, readies[i].tau[sl] - a @ est.coef_, mask)  # noqa: E731
+                             for i, sl, a, _, mask in drifting_rows(robot, fit, base, readies, covariates, masks,
+                                                                    windows)]
+    fit.uncertainty = windowed_uncertainty(est, fit.ne, readies, parts)
     fit.drift.std = drift_std(fit, base.rank)
 
 
@@ -249,14 +240,17 @@ def drift_std(fit: DriftFit, b: int) -> np.ndarray:
     return std
 
 
-def drifting_rows(robot, fit: DriftFit, base: BaseParameters, ready: JointData, sl: slice,
-                  covariate: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-    """(the rows [Y_b | drift columns] (N, n, b + n k m) of the whole model (D1) at ``ready``'s
-    samples ``sl``, their load torque (None unless load-dependent)), as ``fit`` formed them."""
+def drifting_rows(robot, fit: DriftFit, base: BaseParameters, readies: list[JointData], covariates: list[np.ndarray],
+                  masks: list[np.ndarray], rows=None):
+    """(log index, slice, the rows [Y_b | drift columns] (N, n, b + n k m) of the whole model (D1),
+    their load torque (None unless load-dependent), mask (N, n)) as ``fit`` formed them, block by
+    block (``load_friction.fitted_rows``; ``rows``: these [(log index, slice)] instead)."""
+    from dynid.identify.load_friction import fitted_rows
+
     drift = fit.drift
-    yb = log_regressor(robot, ready, sl, drift.options)[..., base.independent]
-    load = drift.load(robot, ready.q[sl], ready.dq[sl], ready.ddq[sl])
-    return np.concatenate([yb, drift.place(drift.columns(ready.dq[sl], covariate, load))], axis=2), load
+    for i, sl, q, dq, ddq, yb, mask in fitted_rows(robot, drift.options, base, readies, masks, BLOCK, rows):
+        load = drift.load(robot, q, dq, ddq)
+        yield i, sl, np.concatenate([yb, drift.place(drift.columns(dq, covariates[i][sl], load))], axis=2), load, mask
 
 
 def drifting_parts(robot, readies: list[JointData], covariates: list[np.ndarray], masks: list[np.ndarray],
@@ -269,12 +263,9 @@ def drifting_parts(robot, readies: list[JointData], covariates: list[np.ndarray]
     drift, options = fit.drift, fit.drift.options
     fl = fitted_fl(base, fit.estimator.coef_[:base.rank], robot.n)
     d = np.nan_to_num(drift.coefficients[:, FRICTION_MODELS[options.friction].index("Fl"), :])  # (n, m)
-    for ready, covariate, mask in zip(readies, covariates, masks):
-        for s in range(0, len(ready), BLOCK):  # blocks of samples
-            sl = slice(s, s + BLOCK)
-            a, load = drifting_rows(robot, fit, base, ready, sl, covariate[sl])
-            fl_now = fl + np.einsum("tjm,jm->tj", drift.basis(covariate[sl]), d)  # Fl drifts too
-            yield a, load_slope(options, fl_now, ready.dq[sl], load), mask[sl]
+    for i, sl, a, load, mask in drifting_rows(robot, fit, base, readies, covariates, masks):
+        fl_now = fl + np.einsum("tjm,jm->tj", drift.basis(covariates[i][sl]), d)  # Fl drifts too
+        yield a, load_slope(options, fl_now, readies[i].dq[sl], load), mask
 
 
 def without_drift(robot, readies: list[JointData], covariates: list[np.ndarray],

@@ -566,40 +566,38 @@ class Identification:
     @staticmethod
     def _in_memory_std(est, ne, readies, y: np.ndarray, tau: np.ndarray, mask: np.ndarray | None) -> dict:
         """irls and ``cycles``, fitted to the rows y (N, n, b), tau (N, n), mask of the prepared
-        logs ``readies`` held in memory: ``correlated_std`` on evenly spread contiguous windows of
-        those rows (``residual_correlation.spread_windows``; no lag across a segment or a cycle left
+        logs ``readies`` held in memory: ``correlated_std`` on evenly spread windows of those rows
+        (``residual_correlation.windowed_uncertainty``; no lag across a segment or a cycle left
         out). irls: the M-estimate's sandwich at its final weights (the scores of its rows scaled by
         ``row_scale``, w_j = 1; the bread of ``bread_scale``)."""
         from dynid.identify.normal_equations import NormalEquations
-        from dynid.identify.residual_correlation import contiguous_runs, correlated_uncertainty, spread_windows, white
+        from dynid.identify.residual_correlation import windowed_uncertainty
         from dynid.identify.threads import single_blas_thread
 
-        irls = hasattr(est, "row_scale")
-        if est.joint_weights() is None and not irls:  # pc regularized toward the description
-            return white(f"estimator {est.name}")
         starts = np.cumsum([0] + [len(d) for d in readies])
         if starts[-1] != len(y):
             raise AssertionError(f"rows {len(y)} of the stacked regressor, {starts[-1]} prepared")
-        runs = [slice(int(a) + s.start, int(a) + s.stop) for d, a in zip(readies, starts) for s in contiguous_runs(d)]
         keep = np.ones(tau.shape, dtype=bool) if mask is None else mask
         scale, weights, normal = None, None, None
-        with single_blas_thread():
-            if irls:  # the scores of its scaled rows, the bread of psi'
-                scale, weights, ne = est.row_scale(), np.ones(tau.shape[1]), NormalEquations(*y.shape[1:])
-                bread, slope = NormalEquations(*y.shape[1:]), est.bread_scale()
+        if hasattr(est, "row_scale"):  # irls: the scores of its scaled rows, the bread of psi'
+            scale, weights, ne = est.row_scale(), np.ones(tau.shape[1]), NormalEquations(*y.shape[1:])
+            bread, slope = NormalEquations(*y.shape[1:]), est.bread_scale()
+            with single_blas_thread():
                 for s in range(0, len(y), 20_000):
                     sl = slice(s, s + 20_000)
                     ne.add(y[sl] * scale[sl, :, None], tau[sl] * scale[sl], keep[sl])
                     bread.add(y[sl] * slope[sl, :, None], tau[sl] * slope[sl], keep[sl])
-                normal = bread.A.sum(axis=0)
-            parts = []
-            for k, window in spread_windows([run.stop - run.start for run in runs]):
-                rows = slice(runs[k].start + window.start, runs[k].start + window.stop)
-                yk, rk = y[rows], tau[rows] - y[rows] @ est.coef_
-                if scale is not None:
-                    yk, rk = yk * scale[rows, :, None], rk * scale[rows]
-                parts.append((yk, rk, keep[rows]))
-            return correlated_uncertainty(est, ne, parts, weights, normal)
+            normal = bread.A.sum(axis=0)
+
+        def part(i: int, window: slice):
+            rows = slice(int(starts[i]) + window.start, int(starts[i]) + window.stop)
+            yk, rk = y[rows], tau[rows] - y[rows] @ est.coef_
+            if scale is not None:
+                yk, rk = yk * scale[rows, :, None], rk * scale[rows]
+            return yk, rk, keep[rows]
+
+        return windowed_uncertainty(est, ne, readies, lambda windows: [part(i, w) for i, w in windows], weights,
+                                    normal)
 
     def _fixed_point_std(self, fitted: "Fitted", base, parts) -> None:
         """Friction load-dependent: ``fitted.est``'s covariance made that of the fixed point of its

@@ -193,17 +193,19 @@ def fitted_fl(base, beta: np.ndarray, n: int) -> np.ndarray:
     return np.array([beta[index[f"Fl{j + 1}"]] if f"Fl{j + 1}" in index else 0.0 for j in range(n)])
 
 
-def fitted_rows(robot, options: ModelOptions, base, readies, masks, block: int = 8192):
+def fitted_rows(robot, options: ModelOptions, base, readies, masks, block: int = 8192, rows=None):
     """The rows of a fit of prepared logs ``readies`` on their fitted rows ``masks``
     (``drift_fit.fit_rows``), block by block: (log index, slice, q, dq, ddq, Y_b (N, n, b) as the
-    fit formed it, mask (N, n))."""
+    fit formed it, mask (N, n)); ``rows``: these [(log index, slice)] instead of every log's blocks
+    (``residual_correlation.log_windows``)."""
     from dynid.identify.model import log_regressor
 
-    for i, (ready, mask) in enumerate(zip(readies, masks)):
-        for s in range(0, len(ready), block):  # blocks of samples
-            sl = slice(s, s + block)
-            y = log_regressor(robot, ready, sl, options)  # as the fit formed it
-            yield i, sl, ready.q[sl], ready.dq[sl], ready.ddq[sl], y[..., base.independent], mask[sl]
+    if rows is None:
+        rows = [(i, slice(s, s + block)) for i, ready in enumerate(readies) for s in range(0, len(ready), block)]
+    for i, sl in rows:
+        ready = readies[i]
+        y = log_regressor(robot, ready, sl, options)  # as the fit formed it
+        yield i, sl, ready.q[sl], ready.dq[sl], ready.ddq[sl], y[..., base.independent], masks[i][sl]
 
 
 def static_parts(robot, options: ModelOptions, base, readies, masks, fl: np.ndarray):

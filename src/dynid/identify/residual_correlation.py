@@ -228,6 +228,28 @@ def spread_windows(lengths, rows: int = PIECE_ROWS, pieces: int = PIECES) -> lis
     return out
 
 
+def log_windows(readies, rows: int = PIECE_ROWS, pieces: int = PIECES) -> list[tuple[int, slice]]:
+    """(log, rows of it) of the windows where a fit of the prepared logs ``readies`` (``JointData``)
+    held in memory measures its residuals: ``spread_windows`` over their ``contiguous_runs``."""
+    runs = [(i, run) for i, ready in enumerate(readies) for run in contiguous_runs(ready)]
+    return [(runs[k][0], slice(runs[k][1].start + window.start, runs[k][1].start + window.stop))
+            for k, window in spread_windows([run.stop - run.start for _, run in runs], rows, pieces)]
+
+
+def windowed_uncertainty(est, ne, readies, parts, weights: np.ndarray | None = None,
+                         normal: np.ndarray | None = None) -> dict:
+    """``correlated_uncertainty`` of a fit held in memory (irls, ``--cycles``, ``--friction-drift``):
+    its residuals measured on ``log_windows(readies)``, ``parts(windows)`` the (y, r, keep) of
+    ``residual_correlation`` at those [(log, rows)]. An estimator without per-joint weights (pc
+    pulled toward the description) given no ``weights``: its white-noise std, with the reason."""
+    from dynid.identify.threads import single_blas_thread
+
+    if weights is None and est.joint_weights() is None:
+        return white(f"estimator {est.name}")
+    with single_blas_thread():  # small products: BLAS threads only contend
+        return correlated_uncertainty(est, ne, parts(log_windows(readies)), weights, normal)
+
+
 def correlated_uncertainty(est, ne, parts, weights: np.ndarray | None = None, normal: np.ndarray | None = None) -> dict:
     """``est``'s covariance (fitted to ``ne``) made the per-joint sandwich (R1) whose scores carry the
     residuals' correlation measured on ``parts`` (``residual_correlation``'s (y, r, keep) at

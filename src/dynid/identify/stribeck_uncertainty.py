@@ -96,12 +96,17 @@ def used_joints(excess: np.ndarray, determined: np.ndarray) -> np.ndarray:
     return np.flatnonzero(np.asarray(determined, dtype=bool) & np.isfinite(excess) & (np.asarray(excess) != 0))
 
 
-def velocity_columns(dq: np.ndarray, velocity: np.ndarray, excess: np.ndarray, used: np.ndarray) -> np.ndarray:
-    """(N, n, k) the Jacobian columns h_j = a_j dg_j/dv_j (S4) of the k ``used`` velocities, each in
-    its own joint's rows (zero elsewhere): what the joint estimate adds to the rows Y_b."""
+def velocity_column(dq: np.ndarray, velocity: np.ndarray, excess: np.ndarray) -> np.ndarray:
+    """(N, n) h_j = a_j dg_j/dv_j (S4): the change of joint j's torque with its Stribeck velocity."""
     _, dg = stribeck_columns(dq, np.sign(dq), velocity)
+    return dg * excess
+
+
+def velocity_columns(dq: np.ndarray, velocity: np.ndarray, excess: np.ndarray, used: np.ndarray) -> np.ndarray:
+    """(N, n, k) the Jacobian columns h_j (``velocity_column``) of the k ``used`` velocities, each in
+    its own joint's rows (zero elsewhere): what the joint estimate adds to the rows Y_b."""
     out = np.zeros(dq.shape + (used.size,))
-    out[:, used, np.arange(used.size)] = dg[:, used] * np.asarray(excess)[used]
+    out[:, used, np.arange(used.size)] = velocity_column(dq, velocity, np.asarray(excess))[:, used]
     return out
 
 
@@ -134,8 +139,7 @@ def joint_covariance(est, ne, parts, velocity: np.ndarray, excess: np.ndarray, d
     n, b = ne.n, ne.A.shape[1]
     cross, dd = np.zeros((n, b)), np.zeros(n)
     for yb, dq, keep in parts:
-        _, dg = stribeck_columns(dq, np.sign(dq), velocity)
-        h = dg * excess
+        h = velocity_column(dq, velocity, excess)
         if keep is not None:
             h = np.where(keep, h, 0.0)
         cross += np.einsum("tja,tj->ja", yb, h, optimize=True)
