@@ -5,8 +5,8 @@ Simulated: one realistic log of a robot (tests/realistic_logs.resting_log: rests
 friction, encoder quantization with jitter, dropped rows, drive ripple, friction in proportion to
 each joint's torque), then ``--draws`` draws of torque noise (seeded), each identified through
 ``dynid.Identification`` with the defaults (ols, coulomb-viscous, --lowpass auto, --rest auto) and
-with each mode of ``--modes`` (``modes``: wls, irls, pc, --cycles, --friction-drift temperature,
---friction stribeck, one option changed each). The noise of joint j has the standard deviation ``--noise`` x its RMS
+with each mode of ``--modes`` (``modes``: wls, irls, pc, --cycles (a few long cycles or many short
+ones), --friction-drift temperature, --friction stribeck, one option changed each). The noise of joint j has the standard deviation ``--noise`` x its RMS
 torque (joints differ by their torques: heteroscedastic), either white (``white``) or white
 filtered by a 2nd-order Butterworth low-pass at ``--corner`` Hz, zero phase, rescaled to the same
 standard deviation (``filtered``: a drive's current filter, ~fs / (2 corner) correlated samples).
@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+SHORT_CYCLE = 0.5  # s, the cycles of mode "short"
 sys.path.insert(0, str(ROOT / "tests"))
 
 
@@ -72,14 +73,17 @@ def modes(data, seconds: float) -> dict:
     otherwise; ``cycles``: the log cut into 10 cycles by time, cycles 1-4 and 7-10 identified (a gap
     between); ``drift``: ``--friction-drift temperature`` on a warm-up of every joint (25 to 45 C,
     time constant a third of the log; the log's friction does not drift: the drift coefficients'
-    truth is 0)."""
+    truth is 0); ``short``: many short runs, the log cut into cycles of ``SHORT_CYCLE`` s, every
+    other one identified (``--cycles 1,3,5..``: 30 cycles of 0.5 s from 30 s)."""
     t = data.t - data.t[0]
     warm = 25.0 + 20.0 * (1.0 - np.exp(-3.0 * t / seconds))
     temps = {f"temp{j + 1}": warm for j in range(data.q.shape[1])}
     return {"ols": ({}, None), "wls": ({"estimator": "wls"}, None), "irls": ({"estimator": "irls"}, None),
             "pc": ({"estimator": "pc"}, None),
             "cycles": ({"cycles": "1-4,7-10"}, {"cycle": 1 + np.minimum((10 * t / seconds).astype(int), 9)}),
-            "drift": ({"friction_drift": "temperature"}, temps), "stribeck": ({"friction": "stribeck"}, None)}
+            "drift": ({"friction_drift": "temperature"}, temps), "stribeck": ({"friction": "stribeck"}, None),
+            "short": ({"cycles": ",".join(str(c) for c in range(1, int(t[-1] // SHORT_CYCLE) + 2, 2))},
+                      {"cycle": 1 + (t // SHORT_CYCLE).astype(int)})}
 
 
 def coverage(robot, data, scale, truth, rate, args, kind: str) -> None:
@@ -199,8 +203,8 @@ def main() -> None:
     parser.add_argument("--noise", type=float, default=0.01, help="torque noise, share of each joint's RMS torque")
     parser.add_argument("--corner", type=float, default=5.0, help="corner of the filtered noise [Hz]")
     parser.add_argument("--cases", default="white,filtered")
-    parser.add_argument("--modes", default="ols,wls", help="of ols,wls,irls,pc,cycles,drift,stribeck (ols with "
-                        "--cycles and --friction-drift)")
+    parser.add_argument("--modes", default="ols,wls", help="of ols,wls,irls,pc,cycles,drift,stribeck,short "
+                        "(ols with --cycles and --friction-drift)")
     parser.add_argument("--real", action="store_true", help="also the real iiwa logs")
     parser.add_argument("--no-sim", action="store_true", help="only the real iiwa logs")
     args = parser.parse_args()

@@ -16,7 +16,9 @@ from dynid.data.columns import JointData
 from dynid.identify.estimators import HuberIRLS, OrdinaryLeastSquares, WeightedLeastSquares
 from dynid.identify.identification import Identification
 from dynid.identify.normal_equations import NormalEquations
-from dynid.identify.residual_correlation import _autocovariance, correlated_uncertainty, residual_correlation, window_of
+from dynid.identify.residual_correlation import (
+    PIECE_ROWS, _autocovariance, correlated_uncertainty, log_windows, residual_correlation, spread_windows, window_of,
+)
 from dynid.simulate import random_multisine
 
 from test_load_friction import base_rows
@@ -116,6 +118,43 @@ def test_irls_std_at_its_final_weights_is_the_spread_of_filtered_noise():
     assert np.all((to_correlated > 0.6) & (to_correlated < 1.6)), np.round(to_correlated, 2)
     assert 0.8 < np.median(to_correlated) < 1.3, np.round(to_correlated, 2)
     assert np.median(to_white) > 2.5, np.round(to_white, 2)
+
+
+def test_many_short_cycles_are_measured_on_the_rows_of_a_long_log_and_their_std_is_the_spread():
+    """A log of many short runs (cycles of 0.5 s, every other one left out) has its residuals measured
+    on as many rows as one long log (the windows go on over a run's end and are cut there: no lag
+    spans two runs), so its std is the spread of the estimates over draws of noise filtered at 5 Hz
+    (40 runs of 125 rows at 250 Hz, ~25 samples per independent one; 2000 of the 5000 rows measured:
+    median within 0.8-1.25, all within 0.6-1.6). Was: each window within one run, 4 runs of 125 rows
+    measured, the std too small (median 1.45, up to 2.85)."""
+    lengths = [500] * 60  # 30 s of 0.5 s cycles at 1 kHz
+    windows = spread_windows(lengths)
+    assert sum(w.stop - w.start for _, w in windows) == PIECE_ROWS  # was 2000 of 30000 rows
+    assert all(0 <= w.start < w.stop <= lengths[k] for k, w in windows) and len({k for k, _ in windows}) > 40
+    t = np.concatenate([np.arange(k * 1000, k * 1000 + 500) for k in range(4)]) / 1000.0  # 4 cycles, 3 left out
+    assert log_windows([JointData(t, np.zeros((t.size, 1)))], 800, 2) == \
+        [(0, slice(300, 500)), (0, slice(500, 700)), (0, slice(1300, 1500)), (0, slice(1500, 1700))]  # two windows
+    # of 400 rows of the log's 2000, each cut where its cycle ends (rows 500, 1500: a time gap)
+    yb, tau0 = _rows()
+    run = 125
+    rows = np.concatenate([np.arange(s, s + run) for s in range(0, len(tau0), 2 * run)])
+    y, starts = yb[rows], np.arange(0, rows.size, run)
+    pieces = [slice(starts[k] + w.start, starts[k] + w.stop) for k, w in spread_windows([run] * starts.size, 2000)]
+    assert sum(s.stop - s.start for s in pieces) == 2000
+    keep = np.ones((rows.size, 2), dtype=bool)
+    rng = np.random.default_rng(3)
+    values, correlated = [], []
+    for _ in range(DRAWS):
+        tau = (tau0 + _noise(rng, tau0.shape, 5.0))[rows]
+        ne = NormalEquations(*y.shape[1:])
+        ne.add(y, tau)
+        est = OrdinaryLeastSquares().fit_normal_equations(ne)
+        values.append(est.coef_)
+        parts = [(y[s], tau[s] - y[s] @ est.coef_, keep[s]) for s in pieces]
+        correlated.append(est.with_correlated_residuals(ne, residual_correlation(parts).scores(ne, est.coef_)).std_)
+    to_correlated = np.std(values, axis=0, ddof=1) / np.mean(correlated, axis=0)
+    assert 0.8 < np.median(to_correlated) < 1.25, np.round(to_correlated, 2)
+    assert np.all((to_correlated > 0.6) & (to_correlated < 1.6)), np.round(to_correlated, 2)
 
 
 def test_what_cannot_be_measured_keeps_the_white_std_and_says_why():

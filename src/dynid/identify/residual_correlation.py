@@ -211,20 +211,26 @@ def contiguous_runs(data) -> list[slice]:
 
 
 def spread_windows(lengths, rows: int = PIECE_ROWS, pieces: int = PIECES) -> list[tuple[int, slice]]:
-    """(run, slice within it) of at most ``pieces`` contiguous windows, ``rows`` rows together at
-    most, evenly spread over runs of ``lengths`` rows laid end to end (each window within one run;
-    every run whole when they hold no more than ``rows``): where a fit held in memory measures its
-    residuals, as ``measured_residuals`` does for a streamed one."""
+    """(run, slice within it) of at most ``pieces`` windows, ``rows`` rows together at most, evenly
+    spread over runs of ``lengths`` rows laid end to end (every run whole when they hold no more
+    than ``rows``): where a fit held in memory measures its residuals, as ``measured_residuals``
+    does for a streamed one. A window over the end of a run goes on into the next ones (as a block
+    of a file over segments) and is cut at each run's end: no lag spans two runs, and runs shorter
+    than a window (many short cycles) give their rows all the same."""
     lengths = np.asarray(lengths, dtype=np.int64)
     if lengths.sum() <= rows:
         return [(k, slice(0, int(size))) for k, size in enumerate(lengths) if size > 0]
     ends, width = np.cumsum(lengths), rows // pieces
+    starts = ends - lengths
     out = []
     for centre in (np.arange(pieces) + 0.5) * ends[-1] / pieces:
-        k = int(np.searchsorted(ends, centre, side="right"))
-        offset = int(centre - (ends[k] - lengths[k]))
-        start = max(min(offset - width // 2, int(lengths[k]) - width), 0)
-        out.append((k, slice(start, min(start + width, int(lengths[k])))))
+        a = max(min(int(centre) - width // 2, int(ends[-1]) - width), 0)  # the window [a, a + width) of the whole
+        for k in range(int(np.searchsorted(ends, a, side="right")), len(lengths)):
+            if starts[k] >= a + width:
+                break
+            lo, hi = max(a, int(starts[k])) - int(starts[k]), min(a + width, int(ends[k])) - int(starts[k])
+            if hi > lo:
+                out.append((k, slice(lo, hi)))
     return out
 
 
