@@ -13,12 +13,35 @@ os.environ.pop("COLUMNS", None)
 from shared_data import shared_path  # noqa: E402
 from tiers import REPORT_ABOVE, file_cost, is_slow, stale_entries  # noqa: E402
 
+import installed_wheel  # noqa: E402
+
 
 def pytest_configure(config):
     """xdist's ``--dist loadfile`` hands out the files in collection order (most expensive first,
     ``pytest_collection_modifyitems``), not its own (most tests first)."""
     if hasattr(config.option, "loadscopereorder"):
         config.option.loadscopereorder = False
+
+
+# Files that share a session fixture too expensive to run twice go to one xdist worker (session
+# fixtures are per worker): the report of the demo run from the installed wheel (installed_wheel.py).
+SHARED_SCOPES = {"test_report.py": "test_wheel.py"}
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadfile`` with the files of ``SHARED_SCOPES`` as one unit of work."""
+    if config.getoption("dist", None) != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SharedFixtureScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            scope = super()._split_scope(nodeid)
+            folder, _, name = scope.rpartition("/")
+            shared = SHARED_SCOPES.get(name)
+            return f"{folder}/{shared}" if shared and folder else shared or scope
+
+    return SharedFixtureScheduling(config, log)
 
 
 def pytest_collection_modifyitems(config, items):
@@ -60,3 +83,16 @@ def kuka_iiwa14() -> Path:
         pytest.skip("the KUKA iiwa 14 logs (shared/real/kuka_iiwa14) are not on this machine; "
                     "set DYNID_SHARED to the directory that holds real/kuka_iiwa14")
     return path
+
+
+@pytest.fixture(scope="session")
+def wheel_venv(tmp_path_factory) -> Path:
+    """A fresh virtual environment with dynid's wheel installed (installed_wheel.py)."""
+    keep = os.environ.get("DYNID_WHEEL_KEEP")
+    return installed_wheel.install_wheel(Path(keep) if keep else tmp_path_factory.mktemp("wheel"))
+
+
+@pytest.fixture(scope="session")
+def wheel_demo(wheel_venv) -> tuple[Path, str]:
+    """(demo directory, printed output) of ``dynid demo`` run from ``wheel_venv``, small budget."""
+    return installed_wheel.run_demo(wheel_venv)

@@ -1,6 +1,7 @@
-"""The HTML report: built by the demo's steps (small budget), rendered in headless Chromium
-without console errors, every section present; missing inputs give visible notes. The demo
-command end to end (``dynid demo`` on planar2) runs in tests/test_wheel.py, from the wheel."""
+"""The HTML report of a complete demo directory, rendered in headless Chromium without console
+errors, every section present; missing inputs give visible notes. The directory is the one
+``dynid demo`` wrote from the installed wheel (``make demo``'s robot, er3a, small budget: conftest.py's
+``wheel_demo``, shared with tests/test_wheel.py, which checks the command end to end)."""
 
 from __future__ import annotations
 
@@ -14,21 +15,14 @@ from pathlib import Path
 import pytest
 
 from chromium import DevTools, chromium_binary, screenshot
-from dynid.demo import STEPS, DemoSettings, finish, start
 from dynid.report import ReportInputs, build_report, write_report
 from dynid.report.builder import SECTION_IDS
 
-SMALL = DemoSettings(cycles=2, generations=1, polish_iterations=2, warming=5.0, validation_seconds=10.0)
-
 
 @pytest.fixture(scope="module")
-def demo_dir(tmp_path_factory):
-    """A complete demo directory made by the demo's own steps with a small budget."""
-    target = tmp_path_factory.mktemp("demo") / "out"
-    ws = start(SMALL, target)
-    for _, _, step in STEPS:
-        step(ws, lambda fraction: None)
-    return finish(ws)
+def demo_dir(wheel_demo):
+    """A complete demo directory: ``dynid demo`` run from the installed wheel, small budget."""
+    return wheel_demo[0]
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +44,7 @@ def test_demo_directory_is_complete_and_atomic(demo_dir):
     names = {p.name for p in demo_dir.iterdir()}
     assert {"report.html", "result_ols.json", "result_pc.json", "excitation.json", "train.csv", "validation.csv",
             "friction.json", "multibody.json", "model.urdf", "model.json", "summary.json"} <= names
-    assert not list(demo_dir.parent.glob(".out.*"))  # the work directory became the target, no litter
+    assert not list(demo_dir.parent.glob(f".{demo_dir.name}.*"))  # the work directory became the target, no litter
     summary = json.loads((demo_dir / "summary.json").read_text())
     assert summary["figures"]["excitation within limits"] is True
 

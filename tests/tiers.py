@@ -40,7 +40,7 @@ SLOW_FILES = {
     "test_regressor_streamed.py",    # compiles the streamed regressor kernels (one and two threads)
     "test_regressor_folded.py",      # generates and compiles a robot's own regressor kernel (~10 s once)
     "test_streaming_memory.py",      # a long log streamed, its memory measured
-    "test_report.py",                # the demo, then its report in a browser
+    "test_report.py",                # the report of the demo run from the wheel (installed_wheel.py), in a browser
     "test_thesis_protocol.py",       # a full thesis protocol log
 }
 
@@ -112,13 +112,14 @@ SLOW_TESTS = {
 
 # Seconds of one worker per file in the whole suite (`pytest -q -n 2 --dist loadfile tests --durations=0`,
 # summed per file; 2026-11-26 12:30-12:50 UTC at load 6-10, about twice the idle figures; files under
-# 5 s left out; test_wheel.py and test_report.py less the demo they no longer run). conftest.py
+# 5 s left out; test_wheel.py: the wheel, the demo run from it and test_report.py, which reads that demo
+# and runs on the same worker, conftest.py's SHARED_SCOPES: 250 s at load 8, 2026-11-26 20:55). conftest.py
 # hands the files to the xdist workers in this order, the most expensive first, so that the last
 # file a worker starts is a short one (longest processing time first). xdist's own order (files
 # with the most tests first) started test_wheel.py (2 tests, 244 s under load) near the end, while
 # the other worker had run out of files. A stale figure only costs balance, never a test.
 FILE_SECONDS = {
-    "test_wheel.py": 180, "test_report.py": 140, "test_diagnose.py": 125, "test_fuzz_readers.py": 104,
+    "test_wheel.py": 250, "test_report.py": 25, "test_diagnose.py": 125, "test_fuzz_readers.py": 104,
     "test_iiwa_real.py": 100, "test_payload_honest.py": 93, "test_excite_optimize.py": 87, "test_examples.py": 76,
     "test_cutoff_selection.py": 59, "test_fleet_identify.py": 58, "test_friction_cli.py": 54,
     "test_interrupted_runs.py": 54, "test_fleet_drift.py": 50, "test_friction_mujoco.py": 49,
