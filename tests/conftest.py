@@ -28,6 +28,7 @@ def pytest_configure(config):
 SHARED_SCOPES = {"test_report.py": "test_wheel.py"}
 
 
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: without xdist, nothing to schedule
 def pytest_xdist_make_scheduler(config, log):
     """``--dist loadfile`` with the files of ``SHARED_SCOPES`` as one unit of work."""
     if config.getoption("dist", None) != "loadfile":
