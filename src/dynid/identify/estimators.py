@@ -144,7 +144,7 @@ class Estimator:
         ``identify.residual_correlation``: N^-1 (sum_j w_j^2 L_j) N^-1, N = sum_j w_j A_j, with L_j
         (n, b, b) ``scores`` the long-run covariance of joint j's scores (each joint's own noise
         level, their correlation in time); ``ne``: the normal equations the fit was made on (all
-        b parameters, the held ones included); ``weights`` (n,): w_j (default ``joint_weights``;
+        b parameters, the held ones included; kept as ``score_covariance_``); ``weights`` (n,): w_j (default ``joint_weights``;
         irls: ones, with ``ne`` and the scores of its rows scaled by ``row_scale``); ``normal``
         (b, b): the bread N when it is not sum_j w_j A_j (irls: ``HuberIRLS.bread_scale``). std_ and
         rel_std_ follow; the held ones keep NaN."""
@@ -154,7 +154,8 @@ class Estimator:
         free = np.flatnonzero(np.isfinite(self.std_))
         normal = np.einsum("j,jab->ab", w, ne.A) if normal is None else np.asarray(normal, dtype=float)
         inv = spectrum(normal[np.ix_(free, free)]).inverse()
-        return self.with_free_covariance(sandwich(inv, w, np.asarray(scores, dtype=float)[:, free][:, :, free]))
+        self.score_covariance_ = np.asarray(scores, dtype=float)  # the essential parameters' sandwich uses them
+        return self.with_free_covariance(sandwich(inv, w, self.score_covariance_[:, free][:, :, free]))
 
     # -- what each estimator implements ----------------------------------------------------
     def _fit_equations(self, ne: NormalEquations) -> None:
@@ -230,6 +231,7 @@ class Estimator:
         self.rss_ = ne.residual_ss(beta)
         self.rows_ = ne.rows.copy()
         self.cond_ = cond
+        self.score_covariance_ = None  # (n, b, b) of ``with_correlated_residuals``
         poor = np.flatnonzero(~(self.rel_std_ <= self.rel_std_warning))
         if poor.size:
             self.warnings_.append(

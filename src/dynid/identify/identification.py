@@ -690,9 +690,14 @@ class Identification:
         if self.essential:
             from dynid.identify.essential import essential_parameters
 
-            sigma2 = getattr(fitted.est, "sigma2_", None)
+            est, sigma2 = fitted.est, getattr(fitted.est, "sigma2_", None)
+            scores = getattr(est, "score_covariance_", None) if est.name in ("ols", "wls") else None
+            why = (f"estimator {est.name} (the reduced fits are least squares: ols and wls only)"
+                   if est.name not in ("ols", "wls") else "friction stribeck" if self.options.friction == "stribeck"
+                   else "no piece of the logs long enough to measure the residuals' correlation")
             extra["essential"] = essential_parameters(fitted.ne, base.names, None if sigma2 is None else
-                                                      1.0 / np.maximum(sigma2, 1e-300), found=fitted.found)
+                                                      1.0 / np.maximum(sigma2, 1e-300), found=fitted.found,
+                                                      scores=scores, why=why)
         document = build_result(self.spec, self.robot, self.options, base, fitted.est, fitted.ne, prep, mapping,
                                 fitted.samples, notes + list(fitted.notes), data_name, extra)
         annotate(document, fitted.found, self.robot, base, self.estimator)
