@@ -75,6 +75,7 @@ R_REL, R_T, R_W, R_V, R_DW, R_DV = 0, 9, 12, 15, 18, 21
 R_C, R_S, R_Q, R_QD, R_QDD = 24, 25, 26, 27, 28
 R_N, R_F, R_A, R_K = 29, 32, 35, 38
 JR = 53
+OWN_ROW, ZERO_ROW = -1, -2  # a block row of a generated kernel (folded.py, ``ALIAS``): stored; a constant 0
 
 
 def joint_constants(robot) -> np.ndarray:

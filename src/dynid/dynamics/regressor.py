@@ -72,8 +72,8 @@ from dynid.dynamics import folded, mimic, recycled, threads
 from dynid.dynamics.arrays import joint_arrays
 from dynid.dynamics.block_formulas import carry_axis, link_block, link_terms
 from dynid.dynamics.lanes import (
-    CHUNK, FMA, JR, LANES, R_A, R_DV, R_DW, R_K, R_REL, R_T, R_V, R_W, at, cross3, forward_block,
-    kernel_arrays, lane, lane3, lanes, load_block, new_workspace, pair_row, put3, scratch_row, slots_used,
+    CHUNK, FMA, JR, LANES, OWN_ROW, R_A, R_DV, R_DW, R_K, R_REL, R_T, R_V, R_W, at, cross3, forward_block,
+    kernel_arrays, lane, lane3, lanes, load_block, new_workspace, pair_row, put3, scratch_row, slots_used, ZERO_ROW,
 )
 from dynid.dynamics.tiles import lanes_to_samples, lines8, stage_shift, store_fence, stream_samples
 
@@ -316,13 +316,15 @@ def store_block(ws, constants, parents, slots, runs, m, y, k0, stage, shift, lin
 
 
 @nb.njit(cache=True)
-def line_map(slots, head, zero, every, next_lane=1):
+def line_map(slots, head, zero, every, alias, next_lane=1):
     """(L, 9): the whole cache lines that start in one sample of Y, its first whole line ``head``
-    numbers into it: for each line that holds a non-zero block (every line when ``every``), the
-    workspace offsets (``at``) of the lane rows of its eight numbers (row ``zero``, never written,
-    for a number of a zero block; + ``next_lane`` for a number of the next sample, whose lane is
-    that far from the sample's: the last line straddles two samples unless the next one starts a
-    line), and in column 8 its position in the sample."""
+    numbers into it: for each line that holds a number of a non-zero block other than a constant 0
+    (every line when ``every``), the workspace offsets (``at``) of the lane rows of its eight
+    numbers (row ``zero``, never written, for a number of a zero block or a constant 0; + ``next_lane``
+    for a number of the next sample, whose lane is that far from the sample's: the last line
+    straddles two samples unless the next one starts a line), and in column 8 its position in the
+    sample. ``alias``: for each block row (from ``scratch_row``), ``lanes.OWN_ROW`` (the kernel
+    stores it), ``lanes.ZERO_ROW`` (a constant 0) or the row that holds its number (folded.py)."""
     n = slots.shape[0]
     stride, width = 10 * n * n, 10 * n
     scratch = scratch_row(n, slots)
@@ -337,12 +339,28 @@ def line_map(slots, head, zero, every, next_lane=1):
                 p, delta = p - stride, next_lane
             i, c = p // width, p % width
             j, a = c // 10, c % 10
-            row = zero if slots[i, j] < 0 else scratch + 10 * slots[i, j] + a
-            hot = hot or slots[i, j] >= 0
+            row = zero
+            if slots[i, j] >= 0:
+                b = 10 * slots[i, j] + a
+                row = scratch + b if alias[b] == OWN_ROW else zero if alias[b] == ZERO_ROW else alias[b]
+            hot = hot or row != zero
             out[count, r] = row * LANES + delta
         out[count, 8] = x
         count += hot
     return out[:count]
+
+
+@nb.njit(cache=True)
+def fill_aliases(ws, alias, scratch):
+    """The block rows that a generated kernel does not store (``line_map``'s ``alias``) filled from
+    the rows that hold their numbers, or zeros, for the passes that read every block row
+    (``store_block``)."""
+    zero = scratch + alias.size
+    for b in range(alias.size):
+        if alias[b] != OWN_ROW:
+            src, dst = at(zero if alias[b] == ZERO_ROW else alias[b]), at(scratch + b)
+            for k in range(lanes(ws)):
+                ws[dst + k] = ws[src + k]
 
 
 @nb.njit(cache=True)
@@ -375,19 +393,19 @@ def write_lines(ws, lmap, m, y, k0):
 
 
 @nb.njit(cache=True)
-def phase_line_maps(slots, y, start, zero, every):
+def phase_line_maps(slots, y, start, zero, every, alias):
     """(lmaps (4, L, 9), counts (4,)): the ``line_map`` of each of the four places in a cache line
     that the samples start, y[start + p + 4 u] for p = 0 .. 3, of a Y whose sample is not a whole
     number of lines (10 n^2 = 2 mod 8: an odd n; four samples are). With the lanes of
     ``load_block(..., phases=True)`` the next sample of lane 8 p + u is lane 8 (p + 1) + u, and
-    that of lane 24 + u (p = 3) is lane u + 1 (of the next block for u = 7)."""
+    that of lane 24 + u (p = 3) is lane u + 1 (of the next block for u = 7). ``alias``: as there."""
     n = slots.shape[0]
     stride = 10 * n * n
     lmaps = np.zeros((4, stride // 8 + 1, 9), dtype=np.int64)
     counts = np.zeros(4, dtype=np.int64)
     for p in range(4):
         head = (8 - (y.ctypes.data // 8 + (start + p) * stride) % 8) % 8
-        lmap = line_map(slots, head, zero, every, 8 if p < 3 else 1 - 24)
+        lmap = line_map(slots, head, zero, every, alias, 8 if p < 3 else 1 - 24)
         counts[p] = lmap.shape[0]
         lmaps[p, :lmap.shape[0]] = lmap
     return lmaps, counts
