@@ -63,8 +63,8 @@ import numpy as np
 
 from dynid.dynamics import kernel_files
 from dynid.dynamics.block_formulas import carry_axis, link_block, link_terms
-from dynid.dynamics.lanes import (JR, LANES, OWN_ROW, R_C, R_DV, R_DW, R_Q, R_QD, R_QDD, R_S, R_V, R_W, cross3, joint_motion,
-                                  kernel_arrays, pair_row, pure_rotation, scratch_row, ZERO_ROW)
+from dynid.dynamics.lanes import (JR, LANES, OWN_ROW, R_C, R_DV, R_DW, R_Q, R_QD, R_QDD, R_S, R_V, R_W, ZERO_ROW,
+                                  cross3, joint_motion, kernel_arrays, pair_row, pure_rotation, scratch_row)
 
 TOLERANCE = 1e-15  # a constant this close to 0, 1 or -1 is taken as it
 MIN_SAVING = 0.2  # a generated kernel is used when it leaves out at least this share of the operations
@@ -210,7 +210,7 @@ def source(robot) -> tuple[str, int, int]:
     scratch = scratch_row(n, slots)
     children = {j: [c for c in range(n) if parents[c] == j] for j in range(n)}
     prologue, loops, folded, generic = [], [], 0, 0
-    alias = {}  # block row (from scratch) -> ZERO, or the workspace row that holds its number: not stored
+    alias = {}  # block row (from scratch) -> ZERO_ROW, or the workspace row that holds its number: not stored
     for fold in (False, True):  # the same walk without folding: the operations it would take
         alias.clear()
         known = {}  # (joint, row) -> Sym of a constant, or None: in the workspace
@@ -244,7 +244,8 @@ def source(robot) -> tuple[str, int, int]:
             acc = (dv[0] + cc[0], dv[1] + cc[1], dv[2] + cc[2])
             terms = _plain(link_terms)(*wj, *e)
             own = tuple(K[39:45])
-            _store_block(w, scratch, 10 * slots[j, j], _plain(link_block)(*own, *acc, *e, terms), alias if fold else None)
+            _store_block(w, scratch, 10 * slots[j, j], _plain(link_block)(*own, *acc, *e, terms),
+                         alias if fold else None)
             i = p
             while i >= 0:
                 if i == p:
@@ -258,7 +259,8 @@ def source(robot) -> tuple[str, int, int]:
                 if children[j]:
                     for a, value in enumerate(u + sv):
                         kept[(i, j), a] = _store(w, (pair_row(n, slots[i, j]) + a) * LANES, value)
-                _store_block(w, scratch, 10 * slots[i, j], _plain(link_block)(*u, *sv, *acc, *e, terms), alias if fold else None)
+                _store_block(w, scratch, 10 * slots[i, j], _plain(link_block)(*u, *sv, *acc, *e, terms),
+                             alias if fold else None)
                 i = parents[i]
             if fold:
                 folded += w.operations()

@@ -72,8 +72,8 @@ from dynid.dynamics import folded, mimic, recycled, threads
 from dynid.dynamics.arrays import joint_arrays
 from dynid.dynamics.block_formulas import carry_axis, link_block, link_terms
 from dynid.dynamics.lanes import (
-    CHUNK, FMA, JR, LANES, OWN_ROW, R_A, R_DV, R_DW, R_K, R_REL, R_T, R_V, R_W, at, cross3, forward_block,
-    kernel_arrays, lane, lane3, lanes, load_block, new_workspace, pair_row, put3, scratch_row, slots_used, ZERO_ROW,
+    CHUNK, FMA, JR, LANES, OWN_ROW, R_A, R_DV, R_DW, R_K, R_REL, R_T, R_V, R_W, ZERO_ROW, at, cross3, forward_block,
+    kernel_arrays, lane, lane3, lanes, load_block, new_workspace, pair_row, put3, scratch_row, slots_used,
 )
 from dynid.dynamics.tiles import lanes_to_samples, lines8, stage_shift, store_fence, stream_samples
 
