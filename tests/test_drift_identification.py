@@ -151,12 +151,18 @@ def test_temperature_drift(tmp_path):
     run_ok(*common, "--duration", 60, "--seed", 4, "--since-cold", 900, "-o", tmp_path / "warm.csv")
     fit = ["identify", "-r", "planar2", "-d", tmp_path / "train.csv", "--lowpass", 0]
     run_ok(*fit, "-o", tmp_path / "static.json")
-    run_ok(*fit, "--friction-drift", "temperature", "-o", tmp_path / "temp.json")
-    drift = json.loads((tmp_path / "temp.json").read_text())["friction_drift"]
-    values = {p["name"]: p["value"] for p in drift["parameters"]}
+    run_ok(*fit, "--friction-drift", "temperature", "--essential", "-o", tmp_path / "temp.json")
+    result = json.loads((tmp_path / "temp.json").read_text())
+    values = {p["name"]: p["value"] for p in result["friction_drift"]["parameters"]}
     # f(T) = f_warm (1 + 0.8 (1 - (T - 20) / 25)): df/dT = -0.8 f_warm / 25
     assert values["Fc1_dT"] == pytest.approx(-0.8 * 0.4 / 25, rel=0.05)
     assert values["Fv2_dT"] == pytest.approx(-0.8 * 0.3 / 25, rel=0.05)
+    # --essential eliminates over the base parameters and the drift coefficients together: the
+    # drift that is there stays (it crashed before: the drift columns had no names)
+    essential = result["essential"]
+    assert essential["of"] == len(result["base_parameters"]) + len(values), essential["of"]
+    kept = {p["name"] for p in essential["parameters"]}
+    assert {"Fc1_dT", "Fv1_dT", "Fc2_dT", "Fv2_dT"} <= kept, kept
     err = {(m, log): _error(run_ok("validate", "-r", "planar2", "-p", tmp_path / f"{m}.json", "-d",
                                    tmp_path / f"{log}.csv"))
            for m in ("static", "temp") for log in ("train", "cold", "warm")}

@@ -123,7 +123,7 @@ def identify(robot: str = robot_option(),
         ess = result["essential"]
         console.print(f"essential parameters: {ess['count']} of {ess['of']} ("
                       + ", ".join(p["name"] for p in ess["parameters"]) + f"); relative error "
-                      f"{100 * ess['relative_error']['essential']:.3f} % (all base parameters "
+                      f"{100 * ess['relative_error']['essential']:.3f} % (all {ess['of']} parameters "
                       f"{100 * ess['relative_error']['base']:.3f} %)")
     if by:
         import numpy as np

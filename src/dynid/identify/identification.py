@@ -689,14 +689,22 @@ class Identification:
         extra = {**extra, **fitted.extra}
         if self.essential:
             from dynid.identify.essential import essential_parameters
+            from dynid.identify.undetermined import Undetermined
 
             est, sigma2 = fitted.est, getattr(fitted.est, "sigma2_", None)
             scores = getattr(est, "score_covariance_", None) if est.name in ("ols", "wls") else None
             why = (f"estimator {est.name} (the reduced fits are least squares: ols and wls only)"
                    if est.name not in ("ols", "wls") else "friction stribeck" if self.options.friction == "stribeck"
                    else "no piece of the logs long enough to measure the residuals' correlation")
-            extra["essential"] = essential_parameters(fitted.ne, base.names, None if sigma2 is None else
-                                                      1.0 / np.maximum(sigma2, 1e-300), found=fitted.found,
+            names, found = list(base.names), fitted.found
+            if est.names is not None and len(est.names) == fitted.ne.b > len(names):
+                # --friction-drift: the drift coefficients (drift_fit D1) are candidates too, and the
+                # columns the fit held (undetermined, or the drift of joints that never moved) stay held
+                names = list(est.names)
+                found = Undetermined([], np.zeros(0), np.zeros(self.robot.n), est.fixed, est.prior) \
+                    if est.fixed.size else None
+            extra["essential"] = essential_parameters(fitted.ne, names, None if sigma2 is None else
+                                                      1.0 / np.maximum(sigma2, 1e-300), found=found,
                                                       scores=scores, why=why)
         document = build_result(self.spec, self.robot, self.options, base, fitted.est, fitted.ne, prep, mapping,
                                 fitted.samples, notes + list(fitted.notes), data_name, extra)
