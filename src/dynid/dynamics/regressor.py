@@ -547,9 +547,11 @@ def regressor(robot, q, dq, ddq, out: np.ndarray | None = None, *, folded_kernel
 
     q, dq, ddq: (N, n) joint positions [rad | m], velocities, accelerations.
     Returns Y: (N, n, 10 n); a single sample (n,) gives (n, 10 n). ``out`` may supply a
-    zero-filled (N, n, 10 n) array to fill (entries of non-ancestor blocks are left alone, but for
-    zeros written in the cache lines that hold a non-zero block when a Y larger than the last-level
-    cache is streamed past the caches: module docstring). Without ``out``, a large Y may take the
+    zero-filled (N, n, 10 n) array to fill: entries that are zero for the robot's structure are
+    left alone (non-ancestor blocks, and with the folded kernel also the numbers of ancestor
+    blocks that are a constant zero), but for zeros written in the cache lines that hold a
+    non-zero number when a Y larger than the last-level cache is streamed past the caches
+    (module docstring); an ``out`` holding other numbers keeps some of them. Without ``out``, a large Y may take the
     memory of a Y this process no longer uses (``recycled.py``: no page faults, every number
     written). ``folded_kernel``: compute with the kernel written for the robot's structure, its
     constant placements folded in (``folded.py``; the numbers equal the generic kernel's to

@@ -45,13 +45,16 @@ class DriftFit:
     std_, cov_ over all); ne: the normal equations of that whole model; drift: the drift part
     (its ``options``: the model fitted); load_fit: friction ``load-dependent``, the fixed point
     of its load torque with the drift ({"iterations", "change"}, ``load_friction``); uncertainty:
-    result.json "uncertainty", how the std were made (``correlated_std``)."""
+    result.json "uncertainty", how the std were made (``correlated_std``); held: the parameters of
+    the whole model held at their prior (the undetermined base parameters, the drift of joints
+    that never moved), whether the estimator holds them itself or not (pc)."""
 
     estimator: object
     ne: NormalEquations
     drift: FrictionDrift
     load_fit: dict | None = None
     uncertainty: dict | None = None
+    held: Undetermined | None = None
 
     def result_entry(self, timing: list[LogCovariate]) -> dict:
         """result.json's "friction_drift" (docs/formats.md): the drift, how each training log was
@@ -161,7 +164,7 @@ def fit_drifting(robot, readies: list[JointData], covariates: list[np.ndarray], 
     if tc is not None:
         tc[still] = np.nan
     drift = FrictionDrift(mode, options, coef, std, tc, tref, notes)
-    return DriftFit(est, ne, drift)
+    return DriftFit(est, ne, drift, held=held)
 
 
 def training_covariates(robot, readies: list[JointData], mapping, mode: str, since_cold: float | None = None,

@@ -534,7 +534,8 @@ class Identification:
                 readies = without_drift(r, readies, covariates, drifting.drift)
             more["per_" + self.per] = self._per(readies, base, prep, weight)
         more["sources"] = [c.to_dict() for c in counts]
-        return Fitted(est, ne, sum(c.samples for c in counts), notes, found, more)
+        return Fitted(est, ne, sum(c.samples for c in counts), notes, found, more,
+                      drifting.held if self.friction_drift else None)
 
     def correlated_std(self, fitted: "Fitted", base, sources: list, mapping: ColumnMapping,
                        prep: Preprocessing) -> dict:
@@ -689,7 +690,6 @@ class Identification:
         extra = {**extra, **fitted.extra}
         if self.essential:
             from dynid.identify.essential import essential_parameters
-            from dynid.identify.undetermined import Undetermined
 
             est, sigma2 = fitted.est, getattr(fitted.est, "sigma2_", None)
             scores = getattr(est, "score_covariance_", None) if est.name in ("ols", "wls") else None
@@ -697,12 +697,10 @@ class Identification:
                    if est.name not in ("ols", "wls") else "friction stribeck" if self.options.friction == "stribeck"
                    else "no piece of the logs long enough to measure the residuals' correlation")
             names, found = list(base.names), fitted.found
-            if est.names is not None and len(est.names) == fitted.ne.b > len(names):
+            if fitted.held is not None:
                 # --friction-drift: the drift coefficients (drift_fit D1) are candidates too, and the
                 # columns the fit held (undetermined, or the drift of joints that never moved) stay held
-                names = list(est.names)
-                found = Undetermined([], np.zeros(0), np.zeros(self.robot.n), est.fixed, est.prior) \
-                    if est.fixed.size else None
+                names, found = list(est.names), fitted.held
             extra["essential"] = essential_parameters(fitted.ne, names, None if sigma2 is None else
                                                       1.0 / np.maximum(sigma2, 1e-300), found=found,
                                                       scores=scores, why=why)
@@ -723,7 +721,8 @@ class Identification:
 class Fitted:
     """An estimator fitted to some data, with what result.json needs of the data: the normal
     equations ``ne``, the sample count, the notes, the undetermined parameters ``found`` and
-    result.json additions (``extra``: "sources", "per_cycle"...)."""
+    result.json additions (``extra``: "sources", "per_cycle"...); ``held``: with a friction drift,
+    the parameters held among all of ``est``'s (base and drift, ``drift_fit.DriftFit.held``)."""
 
     est: object
     ne: object
@@ -731,6 +730,7 @@ class Fitted:
     notes: list[str]
     found: object
     extra: dict = field(default_factory=dict)
+    held: object = None
 
 
 class _recorded:

@@ -70,7 +70,7 @@ def essential(ctx: Context) -> Section:
     rows = [[p["name"], format(p["value"], ".6g"), format(p["std"], ".3g"),
              "-" if p["relative_std"] is None else format(p["relative_std"], ".2f")] for p in block["parameters"]]
     err = block["relative_error"]
-    body = paragraph(f"{block['count']} of {block['of']} base parameters explain the torques as well as all of them: "
+    body = paragraph(f"{block['count']} of {block['of']} parameters explain the torques as well as all of them: "
                      f"relative error {100 * err['essential']:.3f} % against {100 * err['base']:.3f} %. "
                      f"Method: {block['method']}. Eliminated, in order: "
                      + (", ".join(s["removed"] for s in block["eliminated"]) or "none") + ".")
