@@ -395,8 +395,9 @@ def range_of(q, dq, ddq, constants, parents, slots, gravity, y, start, stop, sta
 
 @nb.njit(cache=True, nogil=True)
 def regressor_serial(q, dq, ddq, constants, parents, slots, gravity, y, stage_samples, every):
-    """dynid.dynamics.regressor.regressor_serial with this structure's kernel (``range_of``)."""
-    range_of(q, dq, ddq, constants, parents, slots, gravity, y, 0, q.shape[0], stage_samples, every)
+    """dynid.dynamics.regressor.regressor_serial with this structure's kernel (``range_of``; start an
+    int64, not the literal 0: one compiled range_of serves this and regressor_parallel)."""
+    range_of(q, dq, ddq, constants, parents, slots, gravity, y, np.int64(0), q.shape[0], stage_samples, every)
 
 
 @nb.njit(cache=True, parallel=True)

@@ -490,7 +490,8 @@ def regressor_serial(q, dq, ddq, constants, parents, slots, gravity, y, stage_sa
     n = q.shape[1]
     runs = block_runs(slots)
     ws = new_workspace(n, slots, constants, gravity, 10 * slots_used(slots))
-    regressor_range(q, dq, ddq, constants, parents, slots, runs, ws, y, 0, q.shape[0],
+    # start an int64, not the literal 0: one compiled regressor_range serves this and _regressor_parallel
+    regressor_range(q, dq, ddq, constants, parents, slots, runs, ws, y, np.int64(0), q.shape[0],
                     np.zeros(stage_samples * 10 * n * n + 8 * (stage_samples > 0)), every)
 
 

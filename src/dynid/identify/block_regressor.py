@@ -24,6 +24,6 @@ def rigid_regressor_block(robot, q: np.ndarray, dq: np.ndarray, ddq: np.ndarray,
         from dynid.dynamics import regressor
 
         return regressor(robot, q, dq, ddq, out=out)
-    regressor_serial(q, dq, ddq, *kernel_arrays(robot), out)
+    regressor_serial(q, dq, ddq, *kernel_arrays(robot), out, 0, False)  # dynid.regressor's types: one compiled kernel
     return out
 
