@@ -157,9 +157,9 @@ def test_a_samples_numbers_do_not_depend_on_threads_batch_or_lane():
     q, dq, ddq = rng.uniform(-2, 2, (3, count, robot.n))
     constants, parents, slots, gravity = kernel_arrays(robot)
     y_serial, y_parallel = np.zeros((2, count, robot.n, 10 * robot.n))
-    regressor_module.regressor_serial(q, dq, ddq, constants, parents, slots, gravity, y_serial)
+    regressor_module.regressor_serial(q, dq, ddq, constants, parents, slots, gravity, y_serial, 0, False)
     threads.with_threads(2, regressor_module._regressor_parallel, q, dq, ddq, constants, parents, slots, gravity,
-                         y_parallel, 2)
+                         y_parallel, 2, 0, False)
     assert np.array_equal(y_serial, y_parallel)
     shift = LANES // 2 + 3  # every sample in another lane of another block
     assert np.array_equal(dynid.regressor(robot, q[shift:], dq[shift:], ddq[shift:]), y_serial[shift:])

@@ -42,7 +42,7 @@ def _generic_and_folded(robot, count=300, seed=4):
     q[5, 1], q[70, 0] = 3e6, -2.5e5  # beyond the lane sin/cos range: the C library's in both kernels
     arrays = regressor_module.kernel_arrays(robot)
     generic, ours = (np.zeros((count, robot.n, 10 * robot.n)) for _ in range(2))
-    regressor_module.regressor_serial(q, dq, ddq, *arrays, generic)
+    regressor_module.regressor_serial(q, dq, ddq, *arrays, generic, 0, False)
     kernel = folded.kernel_for(robot)
     assert kernel is not None  # folding pays for these robots
     kernel.regressor_serial(q, dq, ddq, *arrays, ours, 0, False)

@@ -28,7 +28,7 @@ def test_a_y_in_recycled_memory_holds_no_old_number(er3a_states, stage, monkeypa
     monkeypatch.setattr(regressor_module, "stream_stage_samples", lambda robot, nbytes: stage)
     robot, (q, dq, ddq) = er3a_states
     reference = np.zeros((q.shape[0], robot.n, 10 * robot.n))
-    regressor_module.regressor_serial(q, dq, ddq, *regressor_module.kernel_arrays(robot), reference)
+    regressor_module.regressor_serial(q, dq, ddq, *regressor_module.kernel_arrays(robot), reference, 0, False)
     old = dynid.regressor(robot, q[::-1], dq, ddq)
     old[...] = np.nan  # what a user may leave in it, zeros of the non-ancestor blocks included
     del old

@@ -42,14 +42,14 @@ def test_streamed_y_equals_the_in_place_y_bit_for_bit(name, tmp_path):
     count = 203  # six blocks of 32 lanes and a short one
     q, dq, ddq = np.random.default_rng(3).uniform(-2.0, 2.0, (3, count, n))
     reference = np.zeros((count, n, 10 * n))
-    regressor_module.regressor_serial(q, dq, ddq, constants, parents, slots, gravity, reference)
+    regressor_module.regressor_serial(q, dq, ddq, constants, parents, slots, gravity, reference, 0, False)
     for stage in (4, 12):
         for phase in (0, 1, 3):  # Y starting at other places of a cache line
             y = _in_lines(np.zeros(reference.size + 16), phase, reference.shape)
-            regressor_module.regressor_serial(q, dq, ddq, constants, parents, slots, gravity, y, stage)
+            regressor_module.regressor_serial(q, dq, ddq, constants, parents, slots, gravity, y, stage, False)
             assert np.array_equal(y, reference), (stage, phase)
             y = _in_lines(np.full(reference.size + 16, np.nan), phase, reference.shape)
-            regressor_module.regressor_serial(q, dq, ddq, constants, parents, slots, gravity, y, stage)
+            regressor_module.regressor_serial(q, dq, ddq, constants, parents, slots, gravity, y, stage, False)
             hot = _lines_of_blocks(slots, y)
             assert np.array_equal(y[hot], reference[hot]), (stage, phase)
             assert (~hot).mean() > 0.2  # lines of zeros alone: a quarter to most of Y
@@ -59,7 +59,7 @@ def test_streamed_y_equals_the_in_place_y_bit_for_bit(name, tmp_path):
                 assert (np.isnan(y[~hot]) | (y[~hot] == 0.0)).all() and np.isnan(y[~hot]).mean() > 0.9, (stage, phase)
     y = np.zeros((count - 1, n, 10 * n))
     threads.with_threads(2, regressor_module._regressor_parallel, q[1:], dq[1:], ddq[1:], constants, parents, slots,
-                         gravity, y, 2, 8)
+                         gravity, y, 2, 8, False)
     assert np.array_equal(y, reference[1:])
 
 
