@@ -34,7 +34,6 @@ dropped samples, a structural mode and cut files.
 from __future__ import annotations
 
 import numpy as np
-import scipy.signal
 
 from dynid.data.columns import ColumnMapping, JointData
 from dynid.data.preprocess import sample_rate
@@ -73,6 +72,8 @@ def motion_bandwidth(blocks: list[JointData], joints: list[int] | None = None,
 def _spectrum(b: JointData, joints: list[int]) -> tuple[np.ndarray, np.ndarray, float]:
     """(f (F,) [Hz], one-sided periodogram (F, k) of the joints' q, duration [s]) of one piece on
     its uniform grid at the median rate (step 1)."""
+    import scipy.signal
+
     fs = sample_rate(b.t)
     t = np.arange(b.t[0], b.t[-1], 1.0 / fs)
     q = np.column_stack([np.interp(t, b.t, b.q[:, j]) for j in joints])

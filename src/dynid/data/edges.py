@@ -58,7 +58,6 @@ from functools import lru_cache
 from math import comb
 
 import numpy as np
-import scipy.signal
 
 DEGREES = (2, 3, 4, 5, 6)
 WINDOWS = (0.5, 1.0, 1.5, 2.0, 3.0)  # fit window W in units of fs / f_c
@@ -70,6 +69,8 @@ SETTLE_TOLERANCE = 1e-10
 
 def settling_samples(sos: np.ndarray, tolerance: float = SETTLE_TOLERANCE) -> int:
     """Samples after which the slowest pole of ``sos`` has decayed below ``tolerance``."""
+    import scipy.signal
+
     radius = float(np.max(np.abs(scipy.signal.sos2zpk(sos)[1])))
     return int(np.ceil(np.log(tolerance) / np.log(radius))) if radius > 0 else 1
 
@@ -172,6 +173,8 @@ def _state_responses(sos_key: bytes, sections: int, length: int, rows: int) -> n
     """(rows, sections, 2): the first ``rows`` outputs of the forward-backward filter of a zero
     input of ``length`` samples whose forward pass starts from a unit state (one per entry of the
     (sections, 2) state); the backward pass starts from zero at the far end."""
+    import scipy.signal
+
     sos = np.frombuffer(sos_key).reshape(sections, 6).copy()  # sosfilt wants a writable array
     zi = np.eye(2 * sections).reshape(sections, 2, 2 * sections)
     forward, _ = scipy.signal.sosfilt(sos, np.zeros((length, 2 * sections)), axis=0, zi=zi)
@@ -221,6 +224,8 @@ def _filter(x: np.ndarray, sos: np.ndarray, pad: int, head: dict, tail: dict) ->
     the ``head`` polynomials (columns absent: from rest), run on into the ``tail`` polynomials
     (reversed time, every column) for ``pad`` samples, the backward pass started from the
     steady state there (module docstring, step 2)."""
+    import scipy.signal
+
     count, columns = x.shape
     zi_forward = np.zeros((sos.shape[0], 2, columns))
     tail_values = np.empty((pad, columns))
@@ -242,6 +247,8 @@ def lowpass_edges(x: np.ndarray, fs: float, cutoff: float, order: int = 4) -> np
     """Zero-phase Butterworth low-pass of x (N, ...) along time, each end continued by its edge
     polynomial with exact initial states (module docstring). The same as ``sosfiltfilt`` away
     from the ends (to 1e-10 of the signal)."""
+    import scipy.signal
+
     shape = x.shape
     flat = np.asarray(x, dtype=float).reshape(shape[0], -1)
     count, columns = flat.shape

@@ -40,8 +40,6 @@ import math
 from dataclasses import dataclass, replace
 
 import numpy as np
-import scipy.interpolate
-import scipy.signal
 
 from dynid.data.columns import JointData
 from dynid.data.edges import lowpass_edges
@@ -210,6 +208,8 @@ def resample(data: JointData, fs: float, t0: float | None = None) -> JointData:
     marked ``filled`` (``predict`` writes the log's own samples only). A log whose stamps are mostly
     off the grid (jitter) keeps the plain grid, nothing marked: every grid point is a sample of the
     resampled log."""
+    import scipy.interpolate
+
     grid = uniform_grid(data.t, fs, t0)
     filled = None
     if len(grid) and len(data) > 1:
@@ -254,6 +254,8 @@ def central_derivative(t: np.ndarray, x: np.ndarray, step: float | None = None) 
 
 def savgol_derivative(x: np.ndarray, dt: float, window: int = 11, order: int = 3) -> np.ndarray:
     """dx/dt (N, ...) by a Savitzky-Golay filter on a uniform grid of step dt."""
+    import scipy.signal
+
     window = window if window % 2 else window + 1
     if window > x.shape[0]:
         window = x.shape[0] if x.shape[0] % 2 else x.shape[0] - 1

@@ -19,7 +19,6 @@ how every other term of the regression is filtered (docs/voltage_identification.
 from __future__ import annotations
 
 import numpy as np
-import scipy.signal
 
 from dynid.errors import DataError
 
@@ -51,6 +50,8 @@ def check_uniform(t: np.ndarray) -> float:
 def filtered(x: np.ndarray, lam: float, h: float, start: np.ndarray | None = None) -> np.ndarray:
     """F[x] on samples 1..N-2: x (N, ...) -> (N-2, ...); ``start`` is the state at sample 1
     (default 0)."""
+    import scipy.signal
+
     x = np.asarray(x, dtype=float)
     a, w = cubic_hold_weights(lam, h)
     g = w[0] * x[:-3] + w[1] * x[1:-2] + w[2] * x[2:-1] + w[3] * x[3:]  # samples 2 .. N-2
