@@ -124,10 +124,21 @@ def alternated(calls, repeat: int) -> list[tuple[float, float]]:
     return list(zip(wall, cpu))
 
 
+def thread_counts(samples: dict) -> str:
+    """The thread counts the library ran the timed passes on: "1", "2", or "1+2: 40 % on 2" when
+    it changed its choice between segments (``samples``: thread count -> samples computed)."""
+    used = {t: k for t, k in samples.items() if k > 0}
+    if len(used) <= 1:
+        return str(next(iter(used), 1))
+    most = max(used)
+    return f"{'+'.join(map(str, sorted(used)))}: {100 * used[most] / sum(used.values()):.0f} % on {most}"
+
+
 def measure(robot, q, dq, ddq, y, cores: int, repeat: int) -> dict:
     """Per-sample (wall, CPU) seconds of dynid's kernels: key (kind, how) with how = 1 (one
     thread), "all" (all threads allowed, the library's choice) or "forced" (the parallel
-    kernel on all threads); key (kind, "chose") the thread count the library used."""
+    kernel on all threads); key (kind, "chose") the thread counts the library ran the timed passes
+    with all threads allowed on (``thread_counts``)."""
     import numba
 
     import dynid
@@ -158,13 +169,16 @@ def measure(robot, q, dq, ddq, y, cores: int, repeat: int) -> dict:
     both = alternated((lambda: dynid.regressor(robot, q, dq, ddq, out=y), alone), repeat)
     timing["reg", "call"], timing["reg", "kernel"] = ([t / count for t in pair] for pair in both)
     for key, (public, forced) in calls.items():  # the last call (forced, generic kernel) leaves Y for the checks
+        kind = regressor.thread_kind(robot, stage, kernel is not None) if key == "reg" else \
+            f"inverse_dynamics/{robot.n}"
+        ran = threads.scaling(kind, cores).ran  # samples per thread count, as the library ran them
         for how, allowed, fn in ((1, 1, public), ("all", cores, public), ("forced", cores, forced)):
             numba.set_num_threads(allowed)
             fn()  # compile or load, start the pool, let the library probe
+            before = dict(ran)
             timing[key, how] = [t / count for t in best_of_both(fn, repeat)]
-        kind = f"regressor/{robot.n}" + ("/streamed" if stage else "") if key == "reg" else f"inverse_dynamics/{robot.n}"
-        state = threads.scaling(kind, cores)
-        timing[key, "chose"] = state.fastest() if len(state.probes) == 2 else 1
+            if how == "all":
+                timing[key, "chose"] = thread_counts({t: ran.get(t, 0) - before.get(t, 0) for t in ran})
     numba.set_num_threads(1)
     timing["reg", "new"] = [t / count for t in best_of_both(lambda: dynid.regressor(robot, q, dq, ddq), repeat)]
 
@@ -288,8 +302,9 @@ def main() -> None:
     print(f"\nload average after: {machine.load()}; Numba threading layer: {numba.threading_layer()}")
     print("ratio = Pinocchio C++ time / dynid one-thread time (both one thread, same states; wall clock and CPU time "
           "of the best pass); 'Y in cache': dynid's kernel writing each block's Y into one reused array, as the C++ "
-          "loop reuses Pinocchio's; 'allowed': all threads allowed, (used) = the thread count dynid chose from its own "
-          "measurements; 'forced': the parallel kernel on all threads; write bound = bytes of Y's non-zero entries / "
+          "loop reuses Pinocchio's; 'allowed': all threads allowed, (used) = the thread count(s) dynid ran those "
+          "passes on, chosen from its own measurements (dynamics/threads.py; '1+2: x % on 2' when it changed between "
+          "segments); 'forced': the parallel kernel on all threads; write bound = bytes of Y's non-zero entries / "
           "store bandwidth (wall: bandwidth by the wall clock; CPU: by the CPU time, set beside dynid's CPU time); "
           "CPU time is the process's, summed over its threads")
 

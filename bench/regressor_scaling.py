@@ -51,6 +51,7 @@ def run(args) -> None:
     threads = importlib.import_module("dynid.dynamics.threads")
     regressor = importlib.import_module("dynid.dynamics.regressor")
     lanes = importlib.import_module("dynid.dynamics.lanes")
+    folded = importlib.import_module("dynid.dynamics.folded")
     cores = numba.config.NUMBA_NUM_THREADS
     robot = dynid.load_robot(args.robot)
     n, arrays = robot.n, lanes.kernel_arrays(robot)
@@ -88,8 +89,10 @@ def run(args) -> None:
             t = machine.best_of(repeated, 5) / reps / count
             per_sample[how] = min(per_sample.get(how, t), t)
         numba.set_num_threads(cores)
-        streamed = "/streamed" if regressor.stream_stage_samples(robot, y.nbytes) else ""
-        state = threads.scaling(f"regressor/{n}{streamed}", cores)
+        folded_kernel = count >= regressor.FOLDED_MIN_SAMPLES and folded.enabled() and \
+            folded.kernel_for(robot) is not None  # as dynid.regressor chooses
+        state = threads.scaling(regressor.thread_kind(robot, regressor.stream_stage_samples(robot, y.nbytes),
+                                                      folded_kernel), cores)
         used = state.fastest() if len(state.probes) == 2 and count >= threads.ALL_THREADS_MIN_SAMPLES else 1
         best = min(per_sample[1], per_sample["all"])
         bound = (written / bandwidth[1], written / bandwidth[cores])

@@ -75,6 +75,8 @@ def test_the_faster_thread_count_computes_the_rest_whichever_it_is(clock):
         rest = [(c, a, b) for c, a, b in calls if a >= probe_end]  # one call, or timed segments on all threads
         assert {c for c, _, _ in rest} == {fast} and sum(b - a for _, a, b in rest) > count / 2
         assert threads.scaling(f"fake-{slow}", 2).fastest() == fast
+        ran = {c: sum(b - a for k, a, b in calls if k == c) for c in used}
+        assert threads.scaling(f"fake-{slow}", 2).ran == ran  # what benches report as the count used
         # the next large call does not probe again: all of it on the faster count
         calls.clear()
         threads.run(f"fake-{slow}", count, _fake_kernel(clock, {slow: 2e-6, fast: 2e-7}, calls))
@@ -206,3 +208,20 @@ def test_a_machine_that_gets_busy_during_a_call_moves_the_rest_of_it_to_one_thre
     calls.clear()
     threads.run("fake-busy", count, call)
     assert calls == [(1, 0, count)]
+
+
+def test_regressor_keeps_its_measurements_under_the_name_benches_read(monkeypatch):
+    """bench/dynamics.py reports the thread count from ``threads.scaling(regressor.thread_kind(...))``:
+    the library must keep its measurements under that very name."""
+    robot = dynid.load_robot("er3a")
+    kinds = []
+
+    def run(kind, count, call):
+        kinds.append(kind)
+        call(1, 0, count)
+
+    monkeypatch.setattr(threads, "run", run)
+    q = np.zeros((8, robot.n))
+    dynid.regressor(robot, q, q, q, folded_kernel=False)
+    assert kinds == [regressor_module.thread_kind(robot, 0, False)]
+

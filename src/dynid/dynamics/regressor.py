@@ -543,6 +543,13 @@ def _cache_sizes() -> dict:
     return sizes
 
 
+def thread_kind(robot, stage: int, folded_kernel: bool) -> str:
+    """The name under which ``threads.py`` keeps the measurements of ``regressor``'s kernel for this
+    robot: its n, whether Y is streamed (``stage``) and whether the generated kernel runs (benches
+    read the thread count chosen with it)."""
+    return f"regressor/{robot.n}" + ("/streamed" if stage else "") + ("/folded" if folded_kernel else "")
+
+
 def regressor(robot, q, dq, ddq, out: np.ndarray | None = None, *, folded_kernel: bool | None = None) -> np.ndarray:
     """Joint-torque regressor of the rigid-body model, tau = Y @ robot.parameters().
 
@@ -592,6 +599,5 @@ def regressor(robot, q, dq, ddq, out: np.ndarray | None = None, *, folded_kernel
         else:
             threads.with_threads(workers, parallel, *args, workers, stage, every)
 
-    kind = f"regressor/{robot.n}" + ("/streamed" if stage else "") + ("/folded" if kernel else "")
-    threads.run(kind, q.shape[0], call)
+    threads.run(thread_kind(robot, stage, kernel is not None), q.shape[0], call)
     return out[0] if single else out

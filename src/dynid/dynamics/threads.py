@@ -65,6 +65,7 @@ class Scaling:
 
     probes: dict = field(default_factory=dict)
     calls: int = 0
+    ran: dict = field(default_factory=dict)  # thread count -> samples computed on it, probes included
 
     def add(self, threads: int, seconds: float, samples: int) -> None:
         self.probes[threads] = (self.probes.get(threads, []) + [seconds / samples])[-KEEP:]
@@ -105,6 +106,7 @@ def run(kind: str, count: int, call) -> None:
         if not _pool_started:
             start = PARALLEL_MIN_SAMPLES // 2
             call(most, 0, start)
+            state.ran[most] = state.ran.get(most, 0) + start
             _pool_started.append(most)
         probe = min(PROBE_SAMPLES, (count - start) // len(PROBE_ORDER))
         for threads in (one or most for one in PROBE_ORDER):
@@ -128,6 +130,7 @@ def _timed(state: Scaling, call, threads: int, start: int, stop: int) -> None:
     t0 = clock()
     call(threads, start, stop)
     state.add(threads, clock() - t0, stop - start)
+    state.ran[threads] = state.ran.get(threads, 0) + stop - start
 
 
 def with_threads(threads: int, kernel, *args) -> None:
