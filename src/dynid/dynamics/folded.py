@@ -346,27 +346,30 @@ def regressor_range(q, dq, ddq, constants, parents, slots, runs, ws, y, start, s
 
 
 @nb.njit(cache=True, nogil=True)
-def regressor_range_lines(q, dq, ddq, constants, slots, ws, y, start, stop, lmap, gravity):
+def regressor_range_lines(q, dq, ddq, constants, slots, ws, y, start, stop, lmap, gravity, keep):
     """Y[start:stop] streamed without a stage when a sample of Y is whole cache lines
-    (dynid.dynamics.regressor.write_lines, its ``line_map`` lmap; ws with a zero row after the
-    blocks' rows)."""
+    (dynid.dynamics.regressor.write_lines, its ``line_map`` lmap, ``keep`` the line a block shares
+    with the next; ws with a zero row after the blocks' rows, and one more)."""
+    pending = False
     for k0 in range(start, stop, LANES):
         m = min(LANES, stop - k0)
         load_block(q, dq, ddq, k0, m, ws)
         forward_and_blocks(ws, constants, gravity)
-        write_lines(ws, lmap, m, y, k0)
+        pending = write_lines(ws, lmap, m, y, k0, keep, pending, k0 + LANES < stop)
     store_fence()
 
 
 @nb.njit(cache=True, nogil=True)
-def regressor_range_phases(q, dq, ddq, constants, ws, y, start, stop, lmaps, counts, gravity):
+def regressor_range_phases(q, dq, ddq, constants, ws, y, start, stop, lmaps, counts, gravity, keep):
     """Y[start:stop] (whole blocks) streamed without a stage when a sample of Y is not whole lines
     (odd n): lanes in phase order (load_block(..., phases=True)), then
-    dynid.dynamics.regressor.write_lines_phases with ``phase_line_maps`` lmaps, counts. No fence."""
+    dynid.dynamics.regressor.write_lines_phases with ``phase_line_maps`` lmaps, counts and ``keep``.
+    No fence."""
+    pending = False
     for k0 in range(start, stop, LANES):
         load_block(q, dq, ddq, k0, LANES, ws, True)
         forward_and_blocks(ws, constants, gravity)
-        write_lines_phases(ws, lmaps, counts, y, k0)
+        pending = write_lines_phases(ws, lmaps, counts, y, k0, keep, pending, k0 + LANES < stop)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -377,16 +380,18 @@ def range_of(q, dq, ddq, constants, parents, slots, gravity, y, start, stop, sta
     not streamed (``stage_samples`` 0): as ``regressor_range`` does."""
     n = q.shape[1]
     used = 10 * slots_used(slots)
-    ws = new_workspace(n, slots, constants, gravity, used + 1)
+    ws = new_workspace(n, slots, constants, gravity, used + 2)  # a zero row, and one that lane 32 of it reads
     zero = scratch_row(n, slots) + used
+    spare = np.zeros(16)
+    keep = spare[(-(spare.ctypes.data // 8)) % 8:][:8]  # 64-byte aligned
     if stage_samples > 0 and (10 * n * n) % 8 == 0:
         lmap = line_map(slots, (8 - (y.ctypes.data // 8) % 8) % 8, zero, every, ALIAS)
-        regressor_range_lines(q, dq, ddq, constants, slots, ws, y, start, stop, lmap, gravity)
+        regressor_range_lines(q, dq, ddq, constants, slots, ws, y, start, stop, lmap, gravity, keep)
         return
     if stage_samples > 0:
         lmaps, counts = phase_line_maps(slots, y, start, zero, every, ALIAS)
         whole = start + (stop - start) // LANES * LANES
-        regressor_range_phases(q, dq, ddq, constants, ws, y, start, whole, lmaps, counts, gravity)
+        regressor_range_phases(q, dq, ddq, constants, ws, y, start, whole, lmaps, counts, gravity, keep)
         start = whole
     stage = np.zeros(stage_samples * 10 * n * n + 8 * (stage_samples > 0))
     regressor_range(q, dq, ddq, constants, parents, slots, block_runs(slots), ws, y, start, stop, stage, every,

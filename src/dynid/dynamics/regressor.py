@@ -47,15 +47,19 @@ constant placements folded in (``folded.py``: the same formulas, ``block_formula
 last-level cache without the stage. When a sample of Y is a whole number of cache lines (10 n^2 a
 multiple of 8: an even n), each line that holds a non-zero block is transposed in registers
 straight from eight lanes of the workspace, 8 rows x 8 samples (``write_lines``, ``line_map``,
-``tiles.lines8``), and stored past the caches; only the line that straddles two samples goes by
-ordinary stores in the last group of a block. That saves the stage's stores and loads and half the
-shuffles: er3a 0.163 -> 0.131 CPU us per sample, solo12 0.223 -> 0.184, the same numbers bit for
-bit (AMD EPYC Zen 4, one thread, 2026-11-26, load 4). For an odd n, 10 n^2 = 2 mod 8: consecutive
+``tiles.lines8``), and stored past the caches. That saves the stage's stores and loads and half
+the shuffles: er3a 0.163 -> 0.131 CPU us per sample, solo12 0.223 -> 0.184, the same numbers bit
+for bit (AMD EPYC Zen 4, one thread, 2026-11-26, load 4). Unless Y starts a line, a sample's last
+line holds the next sample's first numbers; the line that a block's last sample shares with the
+next block waits in a buffer of one line until that block is computed, then goes whole past the
+caches (``tiles.lines8_keep``; a range's first and last blocks store their parts of it by ordinary
+stores, which read the line from memory first). For an odd n, 10 n^2 = 2 mod 8: consecutive
 samples start at four places in a line and every fourth at the same one, so a whole block takes
 its lanes in that order (``lanes.load_block`` with ``phases``: lanes 8 p .. 8 p + 8 hold the
 samples p, p + 4, ..., p + 28) and each of the four groups of eight is written the same way, with
 its own line map (``write_lines_phases``, ``phase_line_maps``); the last samples of a stretch that
-make no whole block keep the stage (``store_block``). iiwa14: 0.240 and 0.230 -> 0.194 and 0.178
+make no whole block keep the stage (``store_block``); the line that a block shares with the next
+waits in the buffer the same way. iiwa14: 0.240 and 0.230 -> 0.194 and 0.178
 CPU us per sample, bit for bit (``bench/regressor_passes.py --robots iiwa14``, old and new taking
 turns, 2026-11-26, load 6; docs/performance.md).
 """
@@ -75,7 +79,8 @@ from dynid.dynamics.lanes import (
     CHUNK, FMA, JR, LANES, OWN_ROW, R_A, R_DV, R_DW, R_K, R_REL, R_T, R_V, R_W, ZERO_ROW, at, cross3, forward_block,
     kernel_arrays, lane, lane3, lanes, load_block, new_workspace, pair_row, put3, scratch_row, slots_used,
 )
-from dynid.dynamics.tiles import lanes_to_samples, lines8, stage_shift, store_fence, stream_samples
+from dynid.dynamics.tiles import (lanes_to_samples, lines8, lines8_keep, stage_shift, store_fence, stream8,
+                                  stream_samples)
 
 
 @nb.njit(cache=True, inline="always")
@@ -364,15 +369,31 @@ def fill_aliases(ws, alias, scratch):
 
 
 @nb.njit(cache=True)
-def write_lines(ws, lmap, m, y, k0):
+def write_lines(ws, lmap, m, y, k0, keep, pending, more):
     """The blocks of lanes 0 .. m (in the workspace) to y[k0 : k0 + m], whose samples are whole
     lines (``line_map``): eight samples at a time, each line of ``lmap`` transposed in registers
     and stored past the caches (``tiles.lines8``: no stage, no read of the line). The line that
-    straddles two samples needs the next sample's lane: in the last group of a block, in a group
-    short of eight samples and for the first sample's first numbers, each sample's own part goes
-    by ordinary stores (``_own_parts``). Call ``store_fence`` after the last."""
+    straddles two samples needs the next sample's lane. In a group short of eight samples, and in
+    the last group of the range's last block, each sample's own part of it goes by ordinary stores
+    (``_own_parts``); in the last group of a block that the range's next block follows (``more``)
+    the last sample's line waits in ``keep`` (8 numbers, 64-byte aligned; ``tiles.lines8_keep``)
+    and the call returns True: with ``pending`` True the next call fills in its sample k0's numbers
+    and writes it whole past the caches (``tiles.stream8``); without, sample k0's numbers before its
+    first whole line go by ordinary stores (a range's first block). A partly written line is read
+    from memory before it is written: eight of er3a's 960 lines per block were. Call
+    ``store_fence`` after the last."""
     stride = y.shape[1] * y.shape[2]
     flat, base, last = y.reshape(-1), k0 * stride, lmap.shape[0]
+    if last > 0 and lmap[last - 1, 8] + 8 > stride:  # sample k0's numbers before its first whole line
+        x = lmap[last - 1, 8]
+        if pending:
+            for r in range(stride - x, 8):
+                keep[r] = ws[nb.uint64(lmap[last - 1, r] - 1)]
+            stream8(keep, 0, flat, base + x - stride)
+        else:
+            for r in range(stride - x, 8):
+                flat[base + x + r - stride] = ws[nb.uint64(lmap[last - 1, r] - 1)]
+    kept = False
     k = 0
     while k + 8 <= m:
         for line in range(last):
@@ -381,15 +402,18 @@ def write_lines(ws, lmap, m, y, k0):
                 lines8(ws, nb.uint64(lmap[line, 0] + k), nb.uint64(lmap[line, 1] + k), nb.uint64(lmap[line, 2] + k),
                        nb.uint64(lmap[line, 3] + k), nb.uint64(lmap[line, 4] + k), nb.uint64(lmap[line, 5] + k),
                        nb.uint64(lmap[line, 6] + k), nb.uint64(lmap[line, 7] + k), flat, base + k * stride + x, stride)
+            elif more and k + 8 == m:  # its lane 7's next sample is the next block's lane 0
+                lines8_keep(ws, nb.uint64(lmap[line, 0] + k), nb.uint64(lmap[line, 1] + k),
+                            nb.uint64(lmap[line, 2] + k), nb.uint64(lmap[line, 3] + k), nb.uint64(lmap[line, 4] + k),
+                            nb.uint64(lmap[line, 5] + k), nb.uint64(lmap[line, 6] + k), nb.uint64(lmap[line, 7] + k),
+                            flat, base + k * stride + x, stride, keep, 0)
+                kept = True
             else:
                 _own_parts(ws, lmap, line, k, k + 8, m, flat, base, stride)
         k += 8
     for line in range(last):
         _own_parts(ws, lmap, line, k, m, m, flat, base, stride)
-    if last > 0 and lmap[last - 1, 8] + 8 > stride:  # the first sample's numbers before its first whole line
-        x = lmap[last - 1, 8]
-        for r in range(stride - x, 8):
-            flat[base + x + r - stride] = ws[nb.uint64(lmap[last - 1, r] - 1)]
+    return kept
 
 
 @nb.njit(cache=True)
@@ -412,17 +436,29 @@ def phase_line_maps(slots, y, start, zero, every, alias):
 
 
 @nb.njit(cache=True)
-def write_lines_phases(ws, lmaps, counts, y, k0):
+def write_lines_phases(ws, lmaps, counts, y, k0, keep, pending, more):
     """``write_lines`` for a Y whose samples are not whole lines (odd n), a whole block of lanes
     loaded with ``load_block(..., phases=True)``: the eight samples k0 + p + 4 u (u = 0 .. 7) of
     lanes 8 p .. 8 p + 8 start at the same place in a line, so each line of their map
     (``phase_line_maps``) is transposed from those lanes in registers and stored past the caches
     for the eight at once (``tiles.lines8`` with a stride of four samples). The line that sample
-    k0 + 31 shares with the next block, and the part of sample k0's first line that it shares with
-    the previous one, go by ordinary stores of each block's own numbers. Call ``store_fence`` after
-    the last."""
+    k0 + 31 shares with the next block waits in ``keep`` when ``more`` (returns True) and is written
+    whole by the next call (``pending``), as in ``write_lines``; else each block's own numbers of it,
+    and of the part of sample k0's first line that it shares with the previous one, go by ordinary
+    stores. Call ``store_fence`` after the last."""
     stride = y.shape[1] * y.shape[2]
     flat, base = y.reshape(-1), k0 * stride
+    last = counts[3] - 1
+    if last >= 0 and lmaps[3, last, 8] + 8 > stride:  # sample k0's numbers before its first whole line
+        x = lmaps[3, last, 8]
+        if pending:
+            for r in range(stride - x, 8):
+                keep[r] = ws[nb.uint64(lmaps[3, last, r] + 23)]
+            stream8(keep, 0, flat, base + x - stride)
+        else:
+            for r in range(stride - x, 8):
+                flat[base + x + r - stride] = ws[nb.uint64(lmaps[3, last, r] + 23)]
+    kept = False
     for p in range(4):
         o = nb.uint64(8 * p)
         for line in range(counts[p]):
@@ -433,15 +469,18 @@ def write_lines_phases(ws, lmaps, counts, y, k0):
                        nb.uint64(lmaps[p, line, 4]) + o, nb.uint64(lmaps[p, line, 5]) + o,
                        nb.uint64(lmaps[p, line, 6]) + o, nb.uint64(lmaps[p, line, 7]) + o, flat,
                        base + p * stride + x, 4 * stride)
-            else:  # samples 4 u + 3: the next one is lane u + 1, of the next block for u = 7
+            elif more:  # samples 4 u + 3: the next one is lane u + 1, of the next block for u = 7 (kept)
+                lines8_keep(ws, nb.uint64(lmaps[p, line, 0]) + o, nb.uint64(lmaps[p, line, 1]) + o,
+                            nb.uint64(lmaps[p, line, 2]) + o, nb.uint64(lmaps[p, line, 3]) + o,
+                            nb.uint64(lmaps[p, line, 4]) + o, nb.uint64(lmaps[p, line, 5]) + o,
+                            nb.uint64(lmaps[p, line, 6]) + o, nb.uint64(lmaps[p, line, 7]) + o, flat,
+                            base + p * stride + x, 4 * stride, keep, 0)
+                kept = True
+            else:
                 for u in range(8):
                     for r in range(8 if u < 7 else stride - x):
                         flat[base + (4 * u + 3) * stride + x + r] = ws[nb.uint64(lmaps[p, line, r] + 24 + u)]
-    last = counts[3] - 1
-    if last >= 0 and lmaps[3, last, 8] + 8 > stride:  # sample k0's numbers before its first whole line
-        x = lmaps[3, last, 8]
-        for r in range(stride - x, 8):
-            flat[base + x + r - stride] = ws[nb.uint64(lmaps[3, last, r] + 23)]
+    return kept
 
 
 @nb.njit(cache=True, inline="always")

@@ -18,7 +18,8 @@ vmovntpd on x86, no read of the line before it is written), only the lines that 
 block, then ``store_fence`` orders them (dynamics/regressor.py, "Writing a Y larger than the
 last-level cache"). ``lines8`` goes without the stage where a sample of Y is whole lines: eight
 rows of eight lanes transposed in registers (three butterfly stages, 24 shuffles) into eight whole
-lines of eight samples, each stored past the caches.
+lines of eight samples, each stored past the caches; ``lines8_keep`` keeps the last of them in a
+buffer, for a line whose next sample is not computed yet.
 """
 
 from __future__ import annotations
@@ -174,13 +175,9 @@ def stream_samples(stage, shift, total, y, d, lines, count):
         y[d + r] = stage[shift + r]
 
 
-@intrinsic
-def lines8(typingctx, ws, o0, o1, o2, o3, o4, o5, o6, o7, y, d, stride):
-    """Eight whole cache lines of y from eight workspace rows: row r's lanes o_r .. o_r + 8 of ws
-    (flat float64) transposed in registers (three butterfly stages of shuffles), so that line t,
-    y[d + t stride : d + t stride + 8], gets lane t of each row, stored by a non-temporal store
-    (y + d and stride 8-number aligned: whole lines)."""
-    signature = types.void(ws, o0, o1, o2, o3, o4, o5, o6, o7, y, d, stride)
+def _lines8_codegen(keep_last, nontemporal=True):
+    """Code of ``lines8`` (``keep_last`` False) or ``lines8_keep`` (True); ``nontemporal`` False:
+    ordinary stores (bench/stage_copies.py)."""
 
     def codegen(context, builder, sig, args):
         src = context.make_array(sig.args[0])(context, builder, args[0]).data
@@ -197,10 +194,31 @@ def lines8(typingctx, ws, o0, o1, o2, o3, o4, o5, o6, o7, y, d, stride):
                 rows[i] = builder.shuffle_vector(x, z, _mask(*low))
                 rows[i + s] = builder.shuffle_vector(x, z, _mask(*high))
         note = builder.module.add_metadata([ir.Constant(_I32, 1)])
-        for t in range(8):
+        for t in range(7 if keep_last else 8):
             index = builder.add(d_v, builder.mul(stride_v, ir.Constant(_I64, t)))
             store = builder.store(rows[t], _vector_at(builder, dst, index, 8), align=64)
-            store.set_metadata("nontemporal", note)
+            if nontemporal:
+                store.set_metadata("nontemporal", note)
+        if keep_last:  # line 7 into keep[ko : ko + 8] by an ordinary store (it stays in L1)
+            kept = context.make_array(sig.args[12])(context, builder, args[12]).data
+            builder.store(rows[7], _vector_at(builder, kept, args[13], 8), align=8)
         return context.get_dummy_value()
 
-    return signature, codegen
+    return codegen
+
+
+@intrinsic
+def lines8(typingctx, ws, o0, o1, o2, o3, o4, o5, o6, o7, y, d, stride):
+    """Eight whole cache lines of y from eight workspace rows: row r's lanes o_r .. o_r + 8 of ws
+    (flat float64) transposed in registers (three butterfly stages of shuffles), so that line t,
+    y[d + t stride : d + t stride + 8], gets lane t of each row, stored by a non-temporal store
+    (y + d and stride 8-number aligned: whole lines)."""
+    return types.void(ws, o0, o1, o2, o3, o4, o5, o6, o7, y, d, stride), _lines8_codegen(False)
+
+
+@intrinsic
+def lines8_keep(typingctx, ws, o0, o1, o2, o3, o4, o5, o6, o7, y, d, stride, keep, ko):
+    """``lines8`` but for its last line, lane 7 of the rows: stored to keep[ko : ko + 8] by an
+    ordinary store instead of to y, for a line whose numbers of the next sample are not in the lanes
+    yet (the line a block's last sample shares with the next block: ``regressor.write_lines``)."""
+    return (types.void(ws, o0, o1, o2, o3, o4, o5, o6, o7, y, d, stride, keep, ko), _lines8_codegen(True))
