@@ -1,15 +1,23 @@
 """dynid installed as users install it, and the demo run from there, once per test session.
 
 ``python -m build`` makes a source distribution and a wheel, the wheel installs with pip into a
-fresh virtual environment (pip's cache serves the packages ``make install`` fetched), and
-``dynid demo`` runs from that environment on ``make demo``'s robot (er3a, the thesis' friction
-and drift) with a small budget. tests/test_wheel.py checks the installation and the demo command
-end to end; tests/test_report.py checks the report of the same demo directory. One run serves
-both files: conftest.py's session fixtures ``wheel_venv`` and ``wheel_demo`` call these functions,
-and conftest.py hands the two files to one xdist worker (``SHARED_SCOPES``).
+fresh virtual environment, and ``dynid demo`` runs from that environment on ``make demo``'s robot
+(er3a, the thesis' friction and drift) with a small budget. tests/test_wheel.py checks the
+installation and the demo command end to end; tests/test_report.py checks the report of the same
+demo directory. One run serves both files: conftest.py's session fixtures ``wheel_venv`` and
+``wheel_demo`` call these functions, and conftest.py hands the two files to one xdist worker
+(``SHARED_SCOPES``).
 
-A few minutes: the dependencies install from pip's cache and the Numba kernels compile for the
-fresh environment. ``DYNID_WHEEL_KEEP=DIR`` keeps the environment and the demo in DIR.
+The dependencies are not installed a second time (pip resolved and installed the same
+``pyproject.toml`` dependencies for the test environment moments before, ``make install``): the
+fresh environment sees, through a ``.pth`` file, exactly the distributions the wheel's own
+``Requires-Dist`` pull in (their closure, each version checked against its specifier), linked
+from the test environment, and nothing else: not the test tools, not the editable dynid. An
+import of a package the wheel does not declare still fails there, as on a user's machine; pip
+installs the wheel itself (``--no-deps``) and ``pip check`` checks the environment.
+
+About two minutes: the Numba kernels compile for the fresh environment. ``DYNID_WHEEL_KEEP=DIR``
+keeps the environment and the demo in DIR.
 """
 
 from __future__ import annotations
@@ -45,18 +53,79 @@ def source_copy(target: Path) -> Path:
     return target
 
 
+def wheel_requirements(wheel: Path) -> list[str]:
+    """The ``Requires-Dist`` lines of ``wheel``'s metadata."""
+    import zipfile
+    from email.parser import HeaderParser
+
+    with zipfile.ZipFile(wheel) as archive:
+        name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+        metadata = HeaderParser().parsestr(archive.read(name).decode())
+    return metadata.get_all("Requires-Dist") or []
+
+
+def dependency_closure(requirements: list[str]) -> list:
+    """The distributions of this environment that ``requirements`` (without extras of the wheel)
+    pull in, recursively; an assertion error names a requirement this environment does not meet."""
+    import importlib.metadata as metadata
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    found, seen = {}, set()
+    todo = [(Requirement(r), ()) for r in requirements]
+    while todo:
+        req, extras = todo.pop()
+        if req.marker and not any(req.marker.evaluate({"extra": e}) for e in extras or ("",)):
+            continue
+        key = (canonicalize_name(req.name), frozenset(req.extras))
+        if key in seen:
+            continue
+        seen.add(key)
+        try:
+            dist = metadata.distribution(req.name)
+        except metadata.PackageNotFoundError:
+            raise AssertionError(f"the wheel requires {req}, which the test environment lacks") from None
+        assert req.specifier.contains(dist.version, prereleases=True), f"{req}: installed {dist.version}"
+        found[key[0]] = dist
+        todo += [(Requirement(r), tuple(req.extras)) for r in dist.requires or []]
+    return list(found.values())
+
+
+def link_dependencies(dists: list, target: Path) -> None:
+    """Symbolic links in ``target`` to the top-level files and directories of ``dists`` (their
+    packages, modules, .pth files, dist-info and shared-library folders)."""
+    target.mkdir(parents=True, exist_ok=True)
+    for dist in dists:
+        for top in sorted({Path(str(f)).parts[0] for f in dist.files or ()} - {"..", "__pycache__"}):
+            source, link = Path(dist.locate_file(top)), target / top
+            if source.exists() and not link.exists():
+                link.symlink_to(source)
+
+
 def install_wheel(work: Path) -> Path:
     """Build the sdist and the wheel of a copy of the sources in ``work``, install the wheel into a
-    fresh environment ``work/venv``; that environment."""
+    fresh environment ``work/venv`` that sees the wheel's dependencies (module docstring); that
+    environment."""
+    import sysconfig
+
     work.mkdir(parents=True, exist_ok=True)
     source = source_copy(work / "source")
     run(sys.executable, "-m", "build", "--outdir", work / "dist", source, cwd=work, timeout=600)
     wheels = sorted((work / "dist").glob("dynid-*.whl"))
     assert len(wheels) == 1 and sorted((work / "dist").glob("dynid-*.tar.gz")), list((work / "dist").iterdir())
     env = work / "venv"
-    run(sys.executable, "-m", "venv", "--clear", env, cwd=work, timeout=120)
+    run(sys.executable, "-m", "venv", "--clear", "--without-pip", env, cwd=work, timeout=120)
+    deps = work / "dependencies"
+    shutil.rmtree(deps, ignore_errors=True)
+    link_dependencies(dependency_closure(wheel_requirements(wheels[0])), deps)
+    site = Path(sysconfig.get_path("purelib", vars={"base": str(env), "platbase": str(env)}))
+    # a line starting with "import" runs: addsitedir also reads the dependencies' own .pth files (cmeel's)
+    (site / "dynid-test-dependencies.pth").write_text(f"import site; site.addsitedir({str(deps)!r})\n")
+    pip = (sys.executable, "-m", "pip", "--python", env / "bin" / "python")
     # no byte-compiling of every installed module (Python compiles what it imports)
-    run(env / "bin" / "python", "-m", "pip", "install", "--quiet", "--no-compile", wheels[0], cwd=work, timeout=1200)
+    run(*pip, "install", "--quiet", "--no-deps", "--no-compile", wheels[0], cwd=work, timeout=600)
+    run(*pip, "check", cwd=work, timeout=120)
     return env
 
 

@@ -7,9 +7,10 @@ simulation, diagnosis, identification, payload, validation, drift, cycles, frict
 body, export, report). This run is also the demo command's end-to-end test (its input and output
 checks, its printed summary); tests/test_report.py checks the report of the same run.
 
-Slow (a few minutes: pip installs NumPy, SciPy, Numba, Pinocchio, MuJoCo, cvxpy... from pip's
-cache or the configured index, and the Numba kernels compile for the fresh environment); part of
-``make test``, not of ``make check``. The environment and the demo are conftest.py's session
+Slow (a minute or two: the Numba kernels compile for the fresh environment, which sees the test
+environment's installation of exactly the dependencies the wheel declares, installed by ``make
+install`` from the same pyproject.toml: tests/installed_wheel.py); part of ``make test``, not of
+``make check``. The environment and the demo are conftest.py's session
 fixtures (tests/installed_wheel.py); ``DYNID_WHEEL_KEEP=DIR`` keeps them in DIR.
 """
 
