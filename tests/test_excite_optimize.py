@@ -109,14 +109,15 @@ def test_torque_limits_from_prior_model(er3a_model):
 
 
 SMALL = dict(n_harmonics=3, generations=5, popsize=2, polish_iterations=15)
+TINY = dict(n_harmonics=3, generations=2, popsize=2, polish_iterations=6)  # every phase, fewer steps of each
 
 
 def test_same_seed_same_settings_identical_coefficients(er3a_model):
-    """Determinism: two runs of a small configuration give bit-identical coefficients (the
-    epigraph polish of cond with two starts, the plain polish of logdet); another seed gives
-    another trajectory."""
+    """Determinism: two runs of a tiny configuration (every phase: generations, then polish) give
+    bit-identical coefficients (the epigraph polish of cond with two starts, the plain polish of
+    logdet); another seed gives another trajectory."""
     for criterion, starts in (("cond", 2), ("logdet", 1)):
-        settings = OptimizeSettings(criterion=criterion, starts=starts, seed=11, **SMALL)
+        settings = OptimizeSettings(criterion=criterion, starts=starts, seed=11, **TINY)
         first = optimize_excitation(er3a_model, settings)
         second = optimize_excitation(er3a_model, settings)
         assert not first.time_limited and not second.time_limited
@@ -125,7 +126,7 @@ def test_same_seed_same_settings_identical_coefficients(er3a_model):
         assert first.value == second.value
         assert [h["polished"] for h in first.history] == [h["polished"] for h in second.history]
         assert first.trajectory.metadata["optimization"]["reproducible"] is True
-    other = optimize_excitation(er3a_model, OptimizeSettings(criterion="logdet", seed=21, **SMALL))
+    other = optimize_excitation(er3a_model, OptimizeSettings(criterion="logdet", seed=21, **TINY))
     assert not np.array_equal(other.trajectory.coefficients, second.trajectory.coefficients)
 
 
