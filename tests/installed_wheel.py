@@ -97,7 +97,8 @@ def link_dependencies(dists: list, target: Path) -> None:
     packages, modules, .pth files, dist-info and shared-library folders)."""
     target.mkdir(parents=True, exist_ok=True)
     for dist in dists:
-        for top in sorted({Path(str(f)).parts[0] for f in dist.files or ()} - {"..", "__pycache__"}):
+        assert dist.files is not None, f"{dist.metadata['Name']} has no RECORD: which files it installed is unknown"
+        for top in sorted({Path(str(f)).parts[0] for f in dist.files} - {"..", "__pycache__"}):
             source, link = Path(dist.locate_file(top)), target / top
             if source.exists() and not link.exists():
                 link.symlink_to(source)

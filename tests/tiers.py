@@ -110,30 +110,29 @@ SLOW_TESTS = {
     "test_voltage_identification.py::test_noise_free_recovery_and_noise_free_fit",
 }
 
-# Seconds of one worker per file in the whole suite (`pytest -q -n 2 --dist loadfile tests --durations=0`,
-# summed per file) in a fresh clone with empty Numba and kernel caches, 2026-11-26 21:00-21:27 UTC at load
-# 7-10, about twice the idle figures; files under 10 s left out; test_iiwa_real.py and test_payload_honest.py
-# (skipped there: no shared/real logs) from 12:30 UTC. test_wheel.py counts test_report.py too: the report
+# Seconds of one worker per file in the whole suite (`make test` with PYTEST_ADDOPTS=--durations=0, summed per
+# file) in a fresh clone with empty Numba and kernel caches, 2026-11-26 23:32-23:54 UTC at load 4-10, about twice
+# the idle figures; files under 10 s left out; test_iiwa_real.py and test_payload_honest.py (skipped there: no
+# shared/real logs) from 12:30 UTC. test_wheel.py counts test_report.py too: the report
 # reads the demo run from the wheel and runs on the same worker (conftest.py's SHARED_SCOPES). conftest.py
 # hands the files to the xdist workers in this order, the most expensive first, so that the last
 # file a worker starts is a short one (longest processing time first). xdist's own order (files
 # with the most tests first) started test_wheel.py (2 tests, 244 s under load) near the end, while
 # the other worker had run out of files. A stale figure only costs balance, never a test.
 FILE_SECONDS = {
-    "test_wheel.py": 393, "test_fuzz_readers.py": 186, "test_cli_errors.py": 184, "test_thesis_protocol.py": 154,
-    "test_diagnose.py": 148, "test_fleet_identify.py": 142, "test_friction_mujoco.py": 138, "test_examples.py": 111,
-    "test_iiwa_real.py": 100, "test_interrupted_runs.py": 101, "test_payload_honest.py": 93,
-    "test_cutoff_selection.py": 87, "test_friction_cli.py": 76, "test_excite_optimize.py": 75,
-    "test_regressor_folded.py": 74, "test_lowpass_auto.py": 67, "test_bad_input_kinds.py": 56,
-    "test_plausibility_cli.py": 53, "test_identification_api.py": 48, "test_excite_collision_cli.py": 40,
-    "test_stribeck.py": 38, "test_drift_identification.py": 37, "test_report.py": 37, "test_load_friction.py": 35,
-    "test_kernel_threads.py": 31, "test_cycle_studies.py": 28, "test_fleet_drift.py": 28,
-    "test_reliability_kinds.py": 28, "test_regularized_pc.py": 24, "test_chunk_independence.py": 21,
-    "test_drive_gains.py": 21, "test_payload.py": 21, "test_filter_edges.py": 19, "test_identify_cli.py": 19,
-    "test_streaming_memory.py": 17, "test_load_drift.py": 14, "test_regressor_streamed.py": 14,
-    "test_friction_drift.py": 14, "test_segments_sources.py": 13, "test_description_inertia.py": 13,
-    "test_plausibility_fuzz.py": 12, "test_identify_recovery.py": 11, "test_output_safety.py": 11,
-    "test_log_parts.py": 11, "test_ros_bags.py": 11, "test_export_mjcf.py": 10,
+    "test_wheel.py": 345, "test_fuzz_readers.py": 269, "test_regressor_folded.py": 139,
+    "test_thesis_protocol.py": 137, "test_examples.py": 127, "test_cli_errors.py": 106,
+    "test_fleet_identify.py": 106, "test_excite_optimize.py": 105, "test_iiwa_real.py": 100,
+    "test_payload_honest.py": 93, "test_cutoff_selection.py": 92, "test_report.py": 82,
+    "test_bad_input_kinds.py": 71, "test_friction_mujoco.py": 70, "test_interrupted_runs.py": 65,
+    "test_diagnose.py": 55, "test_plausibility_cli.py": 42, "test_friction_cli.py": 40,
+    "test_drift_identification.py": 30, "test_lowpass_auto.py": 29, "test_reliability_kinds.py": 25,
+    "test_excite_collision_cli.py": 25, "test_identification_api.py": 24, "test_stribeck.py": 23,
+    "test_load_friction.py": 22, "test_fleet_drift.py": 22, "test_payload.py": 18, "test_load_drift.py": 16,
+    "test_regularized_pc.py": 16, "test_filter_edges.py": 16, "test_cycle_studies.py": 16,
+    "test_plausibility_fuzz.py": 14, "test_drive_gains.py": 13, "test_friction_drift.py": 12,
+    "test_segments_sources.py": 12, "test_residual_correlation.py": 12, "test_ros_bags.py": 11,
+    "test_chunk_independence.py": 11, "test_export_mjcf.py": 10, "test_identify_cli.py": 10,
 }
 
 REPORT_ABOVE = 10.0  # s: a fast-tier test slower than this is named in the summary
