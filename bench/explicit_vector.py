@@ -1,0 +1,410 @@
+"""The generated regressor kernel as explicit vector code, with the previous block's lines of Y
+stored in between: a probe of approach (d) of issue 27, not used by dynid.
+
+    .venv/bin/python bench/explicit_vector.py [--robot er3a] [--samples 20000] [--turns 4] [--pads 16]
+
+dynid's generated kernel (dynamics/folded.py) computes each joint of a block of 32 samples in a lane
+loop that LLVM vectorizes, keeps every value a child needs in a workspace row, and writes the block's
+lines of Y after all the loops (``regressor.write_lines``: eight lanes transposed in registers and
+stored past the caches); the arithmetic and the line stores take the sum of their times
+(docs/performance.md). Here the same statements (the lane loops' bodies of ``folded.source``) are
+compiled into one straight-line LLVM function on ``<8 x double>`` values, eight lanes of every
+joint's program at once (a Numba intrinsic, as ``tiles.lines8`` is): a row a parent stores and a
+child loads is the same register value, a row that no line of Y reads is not stored, and the
+previous block's lines of the same eight lanes (a second workspace; the same line map, transpose
+and non-temporal stores) are spread evenly through the program, one line of eight samples every
+few dozen operations. The block's q, dq, ddq go into the lanes without slicing q (no array view:
+Numba counts a view's references atomically, which waits for every pending non-temporal store).
+
+Printed, turn by turn in one process (CPU time of one thread per sample, best of 7 calls; Y of
+``--samples`` samples in memory): dynid's kernel (``regressor_serial``), the explicit kernel with
+the lines interleaved, the same with the lines after each block (``write_lines``), and the
+arithmetic alone of each (the lanes loaded, the forward pass and blocks, no line written); the
+largest difference of Y from dynid's, over Y's largest entry (the multiply-adds that LLVM fuses
+differ in the last bits). Then the interleaved kernel called with its stack frame moved by
+``--pads`` amounts (a dynamic alloca in the caller): its time depends on where its spill slots lie
+in a 4 KB page against the workspaces and Y. For a robot whose sample of Y is whole cache lines
+(10 n^2 a multiple of 8: an even n) and 32 samples per block (``lanes.LANES``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+import machine  # noqa: E402  (bench/machine.py)
+
+WIDTH = 8  # lanes per vector: one AVX-512 register of doubles, one cache line of Y per transposed row
+
+_LOAD = re.compile(r"(x\d+) = ws\[nb\.uint64\((\d+)\) \+ k\]$")
+_STORE = re.compile(r"ws\[nb\.uint64\((\d+)\) \+ k\] = (\S+)$")
+_UNARY = re.compile(r"(x\d+) = -(\S+)$")
+_BINARY = re.compile(r"(x\d+) = (\S+) ([*+-]) (\S+)$")
+
+
+def joint_loops(text: str) -> tuple[list, dict]:
+    """(the body lines of each joint's lane loop, {constant name: its expression}) of a generated
+    module's source (``folded.source``)."""
+    loops, prologue = [], {}
+    for block in re.split(r"\ndef joint_\d+\(ws, constants, gravity\):\n", text)[1:]:
+        body = block.split("\n\n")[0].split("\n")
+        start = body.index("    for k in range(lanes(ws)):")
+        for line in body[:start]:
+            name, expression = line.strip().split(" = ")
+            prologue[name] = expression
+        loops.append([line.strip() for line in body[start + 1:] if line.startswith("        ")])
+    return loops, prologue
+
+
+def program_of(loops, lanes: int, keep) -> tuple:
+    """The lane loops as one program of tuples over names unique in it: ("load", name, row),
+    ("neg", name, a), ("*" | "+" | "-", name, a, b), ("store", row, a). A row stored and loaded
+    again (a parent's value read by a child) becomes that value; a store is kept only for a row in
+    ``keep`` (the rows the line map reads)."""
+    program, stored = [], {}
+    for j, lines in enumerate(loops):
+        local = {}
+        for line in lines:
+            if m := _LOAD.match(line):
+                row = int(m[2]) // lanes
+                local[m[1]] = stored.get(row, f"j{j}_{m[1]}")
+                if row not in stored:
+                    program.append(("load", local[m[1]], row))
+            elif m := _STORE.match(line):
+                row = int(m[1]) // lanes
+                stored[row] = local.get(m[2], m[2])
+                if row in keep:
+                    program.append(("store", row, stored[row]))
+            elif m := _BINARY.match(line):
+                local[m[1]] = f"j{j}_{m[1]}"
+                program.append((m[3], local[m[1]], local.get(m[2], m[2]), local.get(m[4], m[4])))
+            elif m := _UNARY.match(line):
+                local[m[1]] = f"j{j}_{m[1]}"
+                program.append(("neg", local[m[1]], local.get(m[2], m[2])))
+            else:
+                raise ValueError(f"a statement this probe does not know: {line!r}")
+    return tuple(program)
+
+
+def group_program(program, constant_names, lines: int, lanes: int):
+    """Intrinsic ``(ws, kv, g, wsp, y, lmap, base, stride)``: the program on the lanes 8 g .. 8 g + 8
+    of the workspace ws (flat float64, a row's lanes at row * lanes), the constants from kv (in the
+    order of ``constant_names``), and spread evenly through it the ``lines`` lines of ``lmap``
+    (``regressor.line_map``) from the same lanes of the workspace wsp: line l of lane t to
+    y[base + t stride + lmap[l, 8]] by a non-temporal store, after an 8 x 8 transpose in registers
+    (as ``tiles.lines8``). Straight-line code; a compiler barrier after each line keeps the lines
+    where they are put."""
+    from llvmlite import ir
+    from numba import types
+    from numba.extending import intrinsic
+
+    i32, i64, f64 = ir.IntType(32), ir.IntType(64), ir.DoubleType()
+    vec = ir.VectorType(f64, WIDTH)
+    index = {name: e for e, name in enumerate(constant_names)}
+    operations = sum(op[0] not in ("load", "store") for op in program)
+    after = [(line + 1) * operations // (lines + 1) for line in range(lines)]
+
+    def mask(values):
+        return ir.Constant(ir.VectorType(i32, WIDTH), values)
+
+    @intrinsic
+    def run(typingctx, ws, kv, g, wsp, y, lmap, base, stride):
+        signature = types.void(ws, kv, g, wsp, y, lmap, base, stride)
+
+        def codegen(context, builder, sig, args):
+            data, kvd, prev, out, table = (context.make_array(sig.args[a])(context, builder, args[a]).data
+                                           for a in (0, 1, 3, 4, 5))
+            lane0 = builder.mul(context.cast(builder, args[2], sig.args[2], types.int64), ir.Constant(i64, WIDTH))
+            base_v = context.cast(builder, args[6], sig.args[6], types.int64)
+            stride_v = context.cast(builder, args[7], sig.args[7], types.int64)
+            note = builder.module.add_metadata([ir.Constant(i32, 1)])
+            barrier = ir.InlineAsm(ir.FunctionType(ir.VoidType(), []), "", "~{memory}", side_effect=True)
+            values = {}
+
+            def at(pointer, offset):
+                return builder.bitcast(builder.gep(pointer, [offset]), vec.as_pointer())
+
+            def value(code):
+                if code not in values:
+                    if code in index:
+                        x = builder.load(builder.gep(kvd, [ir.Constant(i64, index[code])]))
+                        x = builder.insert_element(ir.Constant(vec, ir.Undefined), x, ir.Constant(i32, 0))
+                        values[code] = builder.shuffle_vector(x, ir.Constant(vec, ir.Undefined), mask([0] * WIDTH))
+                    else:
+                        values[code] = ir.Constant(vec, [float(code)] * WIDTH)
+                return values[code]
+
+            def write_line(line):
+                offsets = [builder.load(builder.gep(table, [ir.Constant(i64, 9 * line + r)])) for r in range(9)]
+                rows = [builder.load(at(prev, builder.add(offsets[r], lane0)), align=8) for r in range(8)]
+                for s in (1, 2, 4):  # three butterfly stages: row t ends up holding lane t of each row
+                    for i in range(8):
+                        if not i & s:
+                            x, z = rows[i], rows[i + s]
+                            rows[i] = builder.shuffle_vector(x, z, mask([t if not t & s else 8 + t - s
+                                                                         for t in range(8)]))
+                            rows[i + s] = builder.shuffle_vector(x, z, mask([t + s if not t & s else 8 + t
+                                                                             for t in range(8)]))
+                d = builder.add(base_v, offsets[8])
+                for t in range(8):
+                    store = builder.store(rows[t], at(out, builder.add(d, builder.mul(stride_v, ir.Constant(i64, t)))),
+                                          align=64)
+                    store.set_metadata("nontemporal", note)
+                builder.call(barrier, [])
+
+            done, line = 0, 0
+            for op in program:
+                while line < lines and after[line] <= done:
+                    write_line(line)
+                    line += 1
+                if op[0] == "load":
+                    values[op[1]] = builder.load(at(data, builder.add(ir.Constant(i64, op[2] * lanes), lane0)), align=8)
+                    continue
+                if op[0] == "store":
+                    builder.store(value(op[2]), at(data, builder.add(ir.Constant(i64, op[1] * lanes), lane0)), align=8)
+                    continue
+                if op[0] == "neg":
+                    values[op[1]] = builder.fneg(value(op[2]), flags=("contract",))
+                else:
+                    operation = {"*": builder.fmul, "+": builder.fadd, "-": builder.fsub}[op[0]]
+                    values[op[1]] = operation(value(op[2]), value(op[3]), flags=("contract",))
+                done += 1
+            while line < lines:
+                write_line(line)
+                line += 1
+            return context.get_dummy_value()
+
+        return signature, codegen
+
+    return run
+
+
+def kernels(robot, kernel, lmap, lmap3):
+    """The compiled drivers: (explicit, interleaved or not; arithmetic alone, explicit and dynid's;
+    explicit called below a stack pad)."""
+    import numba as nb
+    from llvmlite import ir
+    from numba import types
+    from numba.extending import intrinsic
+
+    from dynid.dynamics import folded, lanes
+    from dynid.dynamics.regressor import write_lines
+    from dynid.dynamics.sincos import SINCOS_LIMIT, sincos
+    from dynid.dynamics.tiles import store_fence
+
+    LANES, JR = lanes.LANES, lanes.JR
+    R_Q, R_QD, R_QDD, R_C, R_S = lanes.R_Q, lanes.R_QD, lanes.R_QDD, lanes.R_C, lanes.R_S
+    constants, parents, slots, gravity = lanes.kernel_arrays(robot)
+    loops, prologue = joint_loops(folded.source(robot)[0])
+    names = sorted(prologue)
+    kv = np.array([eval(prologue[a], {"constants": constants, "gravity": gravity}) for a in names])  # noqa: S307
+    scratch = lanes.scratch_row(robot.n, slots)
+    keep = set(range(scratch, scratch + 10 * lanes.slots_used(slots) + 1)) | {int(a) for a in kernel.ALIAS if a >= 0}
+    program = program_of(loops, LANES, keep)
+    run, plain = group_program(program, names, lmap.shape[0], LANES), group_program(program, names, 0, LANES)
+    blocks = kernel.forward_and_blocks
+
+    @nb.njit(inline="always", fastmath={"contract"})
+    def load_lanes(q, dq, ddq, k0, ws):
+        """lanes.load_block for a whole block, reading q[k0 + k, i] in place (no view of q)."""
+        for i in range(q.shape[1]):
+            o = nb.uint64(i * JR * LANES)
+            for k in range(nb.uint64(LANES)):
+                ws[o + nb.uint64(R_Q * LANES) + k] = q[k0 + k, i]
+                ws[o + nb.uint64(R_QD * LANES) + k] = dq[k0 + k, i]
+                ws[o + nb.uint64(R_QDD * LANES) + k] = ddq[k0 + k, i]
+        large = 0
+        for i in range(q.shape[1]):
+            o = nb.uint64(i * JR * LANES)
+            for k in range(nb.uint64(LANES)):
+                x = ws[o + nb.uint64(R_Q * LANES) + k]
+                s, c = sincos(x)
+                ws[o + nb.uint64(R_C * LANES) + k] = c
+                ws[o + nb.uint64(R_S * LANES) + k] = s
+                large += not (abs(x) < SINCOS_LIMIT)
+        if large:
+            for i in range(q.shape[1]):
+                o = nb.uint64(i * JR * LANES)
+                for k in range(nb.uint64(LANES)):
+                    x = ws[o + nb.uint64(R_Q * LANES) + k]
+                    if not (abs(x) < SINCOS_LIMIT):
+                        ws[o + nb.uint64(R_C * LANES) + k] = math.cos(x)
+                        ws[o + nb.uint64(R_S * LANES) + k] = math.sin(x)
+
+    @nb.njit(inline="always")
+    def step(q, dq, ddq, ws, wsp, kv, y, flat, lmap, lmap3, k0, kp, stride, interleave, keep):
+        """Block k0 into ws; the lines of block kp (in wsp; none if kp < 0) interleaved or after."""
+        load_lanes(q, dq, ddq, k0, ws)
+        for g in range(4):
+            if kp >= 0 and interleave:  # group 3: the line that straddles two samples left out (lmap3)
+                run(ws, kv, g, wsp, flat, lmap3 if g == 3 else lmap, kp * stride + 8 * g * stride, stride)
+            else:
+                plain(ws, kv, g, wsp, flat, lmap, 0, stride)
+        if kp >= 0 and not interleave:
+            write_lines(wsp, lmap, LANES, y, kp, keep, False, False)
+        elif kp >= 0:  # as write_lines: the straddling line's own parts of the last eight samples
+            last = lmap.shape[0] - 1
+            x = lmap[last, 8]
+            if x + 8 > stride:
+                for t in range(24, 32):
+                    for r in range(stride - x):
+                        flat[kp * stride + t * stride + x + r] = wsp[nb.uint64(lmap[last, r] + t)]
+                for t in range(25, 32):
+                    for r in range(stride - x, 8):
+                        flat[kp * stride + t * stride + x + r - stride] = wsp[nb.uint64(lmap[last, r] - 1 + t)]
+                for r in range(stride - x, 8):
+                    flat[kp * stride + x + r - stride] = wsp[nb.uint64(lmap[last, r] - 1)]
+
+    @nb.njit
+    def explicit(q, dq, ddq, ws0, ws1, kv, y, lmap, lmap3, interleave, keep):
+        """Y of the whole blocks of q, two workspaces taking turns (unrolled: no array reassigned)."""
+        stride = y.shape[1] * y.shape[2]
+        flat = y.reshape(-1)
+        count = q.shape[0] // LANES
+        b = 0
+        while b + 2 <= count:
+            step(q, dq, ddq, ws0, ws1, kv, y, flat, lmap, lmap3, b * LANES, (b - 1) * LANES if b > 0 else -1, stride,
+                 interleave, keep)
+            step(q, dq, ddq, ws1, ws0, kv, y, flat, lmap, lmap3, (b + 1) * LANES, b * LANES, stride, interleave, keep)
+            b += 2
+        if b < count:
+            step(q, dq, ddq, ws0, ws1, kv, y, flat, lmap, lmap3, b * LANES, (b - 1) * LANES if b > 0 else -1, stride,
+                 interleave, keep)
+            write_lines(ws0, lmap, LANES, y, b * LANES, keep, False, False)
+        elif b > 0:
+            write_lines(ws1, lmap, LANES, y, (b - 1) * LANES, keep, False, False)
+        store_fence()
+
+    @nb.njit
+    def arithmetic(q, dq, ddq, ws, kv, y, lmap):
+        flat = y.reshape(-1)
+        for b in range(q.shape[0] // LANES):
+            load_lanes(q, dq, ddq, b * LANES, ws)
+            for g in range(4):
+                plain(ws, kv, g, ws, flat, lmap, 0, 0)
+
+    @nb.njit
+    def arithmetic_dynid(q, dq, ddq, ws, constants, gravity):
+        for b in range(q.shape[0] // LANES):
+            lanes.load_block(q, dq, ddq, b * LANES, LANES, ws)
+            blocks(ws, constants, gravity)
+
+    @intrinsic
+    def stack_pad(typingctx, size):
+        """A dynamic alloca of ``size`` bytes: the frames of the functions called after it move
+        down by as much; returns its address."""
+        def codegen(context, builder, sig, args):
+            return builder.ptrtoint(builder.alloca(ir.IntType(8), size=args[0]), ir.IntType(64))
+
+        return types.intp(size), codegen
+
+    @nb.njit
+    def padded(q, dq, ddq, ws0, ws1, kv, y, lmap, lmap3, pad, keep):
+        where = stack_pad(pad)
+        explicit(q, dq, ddq, ws0, ws1, kv, y, lmap, lmap3, True, keep)
+        return where
+
+    return explicit, arithmetic, arithmetic_dynid, padded, kv, program
+
+
+def cpu_best(fn, repeat: int) -> float:
+    """Best CPU seconds of the calling thread over ``repeat`` calls."""
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.thread_time()
+        fn()
+        best = min(best, time.thread_time() - t0)
+    return best
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--robot", default="er3a")
+    ap.add_argument("--samples", type=int, default=20000)
+    ap.add_argument("--turns", type=int, default=4)
+    ap.add_argument("--offset", type=int, default=-1,
+                    help="the second workspace this many bytes (a multiple of 8) past a 4 KB page after the "
+                         "first, which starts a page (-1: wherever NumPy puts them)")
+    ap.add_argument("--shift", type=int, default=0,
+                    help="Y and the first workspace (with --offset) this many bytes (a multiple of 64) further "
+                         "into their pages")
+    ap.add_argument("--pads", type=int, default=16, help="stack placements tried (0: none)")
+    args = ap.parse_args()
+    import dynamics as bench_dynamics  # bench/dynamics.py: the same robots
+
+    from dynid.dynamics import folded, lanes
+    from dynid.dynamics.regressor import line_map
+
+    robot, label = bench_dynamics.find_robot(args.robot)
+    n, LANES = robot.n, lanes.LANES
+    if (10 * n * n) % 8:
+        raise SystemExit(f"error: {label}: a sample of Y is not whole cache lines (odd n = {n}); this probe "
+                         "takes an even n")
+    kernel = folded.kernel_for(robot)
+    constants, parents, slots, gravity = lanes.kernel_arrays(robot)
+    count = args.samples // LANES * LANES
+    q, dq, ddq = np.random.default_rng(0).uniform(-2.0, 2.0, (3, count, n))
+    y_dynid = np.zeros((count, n, 10 * n))
+    y = np.zeros(y_dynid.size + 1024)  # Y at --shift + 16 bytes past a page, as NumPy puts a large array at 16
+    y = y[(-(y.ctypes.data // 8)) % 512 + (args.shift + 16) // 8:][:y_dynid.size].reshape(y_dynid.shape)
+    used = 10 * lanes.slots_used(slots)
+    ws = lanes.new_workspace(n, slots, constants, gravity, used + 1)
+    if args.offset < 0:
+        ws0, ws1 = ws, ws.copy()
+    else:  # both in one buffer: ws0 on a page, ws1 ``offset`` bytes past a page after it
+        buffer = np.zeros(2 * ws.size + 2048 + 512)
+        a = (-(buffer.ctypes.data // 8)) % 512 + args.shift // 8
+        b = a + (ws.size + 511) // 512 * 512 + args.offset // 8
+        ws0, ws1 = buffer[a:a + ws.size], buffer[b:b + ws.size]
+        ws0[:], ws1[:] = ws, ws
+    zero = lanes.scratch_row(n, slots) + used
+    lmap = line_map(slots, (8 - (y.ctypes.data // 8) % 8) % 8, zero, False, kernel.ALIAS)
+    lmap3 = lmap.copy()
+    if lmap[-1, 8] + 8 > 10 * n * n:
+        lmap3[-1] = lmap[0]  # a line written twice with the same numbers: the straddling one goes by parts
+    keep = np.zeros(8)  # write_lines' line kept for the next block: not used (no block follows a call)
+    explicit, arithmetic, arithmetic_dynid, padded, kv, program = kernels(robot, kernel, lmap, lmap3)
+    calls = {
+        "dynid": lambda: kernel.regressor_serial(q, dq, ddq, constants, parents, slots, gravity, y_dynid, 8, False),
+        "explicit, interleaved": lambda: explicit(q, dq, ddq, ws0, ws1, kv, y, lmap, lmap3, True, keep),
+        "explicit, lines after": lambda: explicit(q, dq, ddq, ws0, ws1, kv, y, lmap, lmap3, False, keep),
+        "arithmetic: dynid": lambda: arithmetic_dynid(q, dq, ddq, ws0, constants, gravity),
+        "explicit": lambda: arithmetic(q, dq, ddq, ws0, kv, y, lmap),
+    }
+    print(f"CPU: {machine.cpu_model()}\nSIMD flags: {machine.simd_flags()}\n{label}: {count} samples, Y "
+          f"{y.nbytes / 1e6:.1f} MB in memory; the explicit program: {len(program)} statements per eight lanes "
+          f"({sum(op[0] == 'load' for op in program)} loads, {sum(op[0] == 'store' for op in program)} stores), "
+          f"{lmap.shape[0]} lines per sample; addresses mod 4096: Y {y.ctypes.data % 4096}, workspaces "
+          f"{ws0.ctypes.data % 4096} and {ws1.ctypes.data % 4096}; load {machine.load()}")
+    t0 = time.time()
+    for what in ("explicit, interleaved", "explicit, lines after"):
+        calls["dynid"]()
+        y[:] = 0.0
+        calls[what]()
+        print(f"{what}: largest |Y - Y of dynid| / largest |Y|: "
+              f"{np.abs(y - y_dynid).max() / np.abs(y_dynid).max():.1e}, equal bit for bit: {np.array_equal(y, y_dynid)}")
+    for call in calls.values():
+        call()
+    print(f"(compiled in {time.time() - t0:.0f} s) CPU us per sample of one thread, best of 7 calls:")
+    print("  ".join(f"{name:>22}" for name in calls) + "    load")
+    for _ in range(args.turns):
+        print("  ".join(f"{cpu_best(call, 7) / count * 1e6:22.3f}" for call in calls.values())
+              + f"    {machine.load().split()[0]}", flush=True)
+    if args.pads:
+        print("explicit, interleaved, with its stack frame moved: the pad's address mod 4096, CPU us per sample")
+        for pad in range(0, 4096, 4096 // args.pads):
+            where = padded(q, dq, ddq, ws0, ws1, kv, y, lmap, lmap3, pad, keep) % 4096
+            t = cpu_best(lambda: padded(q, dq, ddq, ws0, ws1, kv, y, lmap, lmap3, pad, keep), 5) / count * 1e6
+            print(f"  pad {pad:5d} at {where:5d}: {t:.3f}", flush=True)
+    print(f"load {machine.load()}")
+
+
+if __name__ == "__main__":
+    main()
