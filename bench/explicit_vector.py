@@ -2,6 +2,7 @@
 stored in between: a probe of approach (d) of issue 27, not used by dynid.
 
     .venv/bin/python bench/explicit_vector.py [--robot er3a] [--samples 20000] [--turns 4] [--pads 16]
+                                              [--offset -1] [--shift 0] [--row 32]
 
 dynid's generated kernel (dynamics/folded.py) computes each joint of a block of 32 samples in a lane
 loop that LLVM vectorizes, keeps every value a child needs in a workspace row, and writes the block's
@@ -22,8 +23,9 @@ the lines interleaved, the same with the lines after each block (``write_lines``
 arithmetic alone of each (the lanes loaded, the forward pass and blocks, no line written); the
 largest difference of Y from dynid's, over Y's largest entry (the multiply-adds that LLVM fuses
 differ in the last bits). Then the interleaved kernel called with its stack frame moved by
-``--pads`` amounts (a dynamic alloca in the caller): its time depends on where its spill slots lie
-in a 4 KB page against the workspaces and Y. For a robot whose sample of Y is whole cache lines
+``--pads`` amounts (a dynamic alloca in the caller): its time depends on where its stack frame (its
+spilled registers) lies, and on where the workspaces and Y do (placed with ``--offset`` and
+``--shift``; ``--row`` spaces the workspace rows further apart): docs/performance.md. For a robot whose sample of Y is whole cache lines
 (10 n^2 a multiple of 8: an even n) and 32 samples per block (``lanes.LANES``).
 """
 
@@ -93,9 +95,9 @@ def program_of(loops, lanes: int, keep) -> tuple:
     return tuple(program)
 
 
-def group_program(program, constant_names, lines: int, lanes: int):
+def group_program(program, constant_names, lines: int, row: int):
     """Intrinsic ``(ws, kv, g, wsp, y, lmap, base, stride)``: the program on the lanes 8 g .. 8 g + 8
-    of the workspace ws (flat float64, a row's lanes at row * lanes), the constants from kv (in the
+    of the workspace ws (flat float64, row r's lanes from r * row), the constants from kv (in the
     order of ``constant_names``), and spread evenly through it the ``lines`` lines of ``lmap``
     (``regressor.line_map``) from the same lanes of the workspace wsp: line l of lane t to
     y[base + t stride + lmap[l, 8]] by a non-temporal store, after an 8 x 8 transpose in registers
@@ -165,10 +167,10 @@ def group_program(program, constant_names, lines: int, lanes: int):
                     write_line(line)
                     line += 1
                 if op[0] == "load":
-                    values[op[1]] = builder.load(at(data, builder.add(ir.Constant(i64, op[2] * lanes), lane0)), align=8)
+                    values[op[1]] = builder.load(at(data, builder.add(ir.Constant(i64, op[2] * row), lane0)), align=8)
                     continue
                 if op[0] == "store":
-                    builder.store(value(op[2]), at(data, builder.add(ir.Constant(i64, op[1] * lanes), lane0)), align=8)
+                    builder.store(value(op[2]), at(data, builder.add(ir.Constant(i64, op[1] * row), lane0)), align=8)
                     continue
                 if op[0] == "neg":
                     values[op[1]] = builder.fneg(value(op[2]), flags=("contract",))
@@ -186,7 +188,7 @@ def group_program(program, constant_names, lines: int, lanes: int):
     return run
 
 
-def kernels(robot, kernel, lmap, lmap3):
+def kernels(robot, kernel, lmap, lmap3, row: int):
     """The compiled drivers: (explicit, interleaved or not; arithmetic alone, explicit and dynid's;
     explicit called below a stack pad)."""
     import numba as nb
@@ -208,35 +210,35 @@ def kernels(robot, kernel, lmap, lmap3):
     scratch = lanes.scratch_row(robot.n, slots)
     keep = set(range(scratch, scratch + 10 * lanes.slots_used(slots) + 1)) | {int(a) for a in kernel.ALIAS if a >= 0}
     program = program_of(loops, LANES, keep)
-    run, plain = group_program(program, names, lmap.shape[0], LANES), group_program(program, names, 0, LANES)
+    run, plain = group_program(program, names, lmap.shape[0], row), group_program(program, names, 0, row)
     blocks = kernel.forward_and_blocks
 
     @nb.njit(inline="always", fastmath={"contract"})
     def load_lanes(q, dq, ddq, k0, ws):
         """lanes.load_block for a whole block, reading q[k0 + k, i] in place (no view of q)."""
         for i in range(q.shape[1]):
-            o = nb.uint64(i * JR * LANES)
+            o = nb.uint64(i * JR * row)
             for k in range(nb.uint64(LANES)):
-                ws[o + nb.uint64(R_Q * LANES) + k] = q[k0 + k, i]
-                ws[o + nb.uint64(R_QD * LANES) + k] = dq[k0 + k, i]
-                ws[o + nb.uint64(R_QDD * LANES) + k] = ddq[k0 + k, i]
+                ws[o + nb.uint64(R_Q * row) + k] = q[k0 + k, i]
+                ws[o + nb.uint64(R_QD * row) + k] = dq[k0 + k, i]
+                ws[o + nb.uint64(R_QDD * row) + k] = ddq[k0 + k, i]
         large = 0
         for i in range(q.shape[1]):
-            o = nb.uint64(i * JR * LANES)
+            o = nb.uint64(i * JR * row)
             for k in range(nb.uint64(LANES)):
-                x = ws[o + nb.uint64(R_Q * LANES) + k]
+                x = ws[o + nb.uint64(R_Q * row) + k]
                 s, c = sincos(x)
-                ws[o + nb.uint64(R_C * LANES) + k] = c
-                ws[o + nb.uint64(R_S * LANES) + k] = s
+                ws[o + nb.uint64(R_C * row) + k] = c
+                ws[o + nb.uint64(R_S * row) + k] = s
                 large += not (abs(x) < SINCOS_LIMIT)
         if large:
             for i in range(q.shape[1]):
-                o = nb.uint64(i * JR * LANES)
+                o = nb.uint64(i * JR * row)
                 for k in range(nb.uint64(LANES)):
-                    x = ws[o + nb.uint64(R_Q * LANES) + k]
+                    x = ws[o + nb.uint64(R_Q * row) + k]
                     if not (abs(x) < SINCOS_LIMIT):
-                        ws[o + nb.uint64(R_C * LANES) + k] = math.cos(x)
-                        ws[o + nb.uint64(R_S * LANES) + k] = math.sin(x)
+                        ws[o + nb.uint64(R_C * row) + k] = math.cos(x)
+                        ws[o + nb.uint64(R_S * row) + k] = math.sin(x)
 
     @nb.njit(inline="always")
     def step(q, dq, ddq, ws, wsp, kv, y, flat, lmap, lmap3, k0, kp, stride, interleave, keep):
@@ -335,6 +337,10 @@ def main() -> None:
     ap.add_argument("--shift", type=int, default=0,
                     help="Y and the first workspace (with --offset) this many bytes (a multiple of 64) further "
                          "into their pages")
+    ap.add_argument("--row", type=int, default=32,
+                    help="numbers from one workspace row to the next (dynid: 32, lanes.LANES; 40: eight lanes "
+                         "of a row and of the next are five cache lines apart, so that the rows of eight lanes "
+                         "spread over every set of the L1 cache, not a quarter of them)")
     ap.add_argument("--pads", type=int, default=16, help="stack placements tried (0: none)")
     args = ap.parse_args()
     import dynamics as bench_dynamics  # bench/dynamics.py: the same robots
@@ -355,7 +361,9 @@ def main() -> None:
     y = np.zeros(y_dynid.size + 1024)  # Y at --shift + 16 bytes past a page, as NumPy puts a large array at 16
     y = y[(-(y.ctypes.data // 8)) % 512 + (args.shift + 16) // 8:][:y_dynid.size].reshape(y_dynid.shape)
     used = 10 * lanes.slots_used(slots)
-    ws = lanes.new_workspace(n, slots, constants, gravity, used + 1)
+    ws_dynid = lanes.new_workspace(n, slots, constants, gravity, used + 1)
+    ws = np.zeros(ws_dynid.size // LANES * args.row)  # rows of --row numbers, the first LANES of each used
+    ws.reshape(-1, args.row)[:, :LANES] = ws_dynid.reshape(-1, LANES)
     if args.offset < 0:
         ws0, ws1 = ws, ws.copy()
     else:  # both in one buffer: ws0 on a page, ws1 ``offset`` bytes past a page after it
@@ -366,16 +374,17 @@ def main() -> None:
         ws0[:], ws1[:] = ws, ws
     zero = lanes.scratch_row(n, slots) + used
     lmap = line_map(slots, (8 - (y.ctypes.data // 8) % 8) % 8, zero, False, kernel.ALIAS)
+    lmap[:, :8] = lmap[:, :8] // LANES * args.row + lmap[:, :8] % LANES
     lmap3 = lmap.copy()
     if lmap[-1, 8] + 8 > 10 * n * n:
         lmap3[-1] = lmap[0]  # a line written twice with the same numbers: the straddling one goes by parts
     keep = np.zeros(8)  # write_lines' line kept for the next block: not used (no block follows a call)
-    explicit, arithmetic, arithmetic_dynid, padded, kv, program = kernels(robot, kernel, lmap, lmap3)
+    explicit, arithmetic, arithmetic_dynid, padded, kv, program = kernels(robot, kernel, lmap, lmap3, args.row)
     calls = {
         "dynid": lambda: kernel.regressor_serial(q, dq, ddq, constants, parents, slots, gravity, y_dynid, 8, False),
         "explicit, interleaved": lambda: explicit(q, dq, ddq, ws0, ws1, kv, y, lmap, lmap3, True, keep),
         "explicit, lines after": lambda: explicit(q, dq, ddq, ws0, ws1, kv, y, lmap, lmap3, False, keep),
-        "arithmetic: dynid": lambda: arithmetic_dynid(q, dq, ddq, ws0, constants, gravity),
+        "arithmetic: dynid": lambda: arithmetic_dynid(q, dq, ddq, ws_dynid, constants, gravity),
         "explicit": lambda: arithmetic(q, dq, ddq, ws0, kv, y, lmap),
     }
     print(f"CPU: {machine.cpu_model()}\nSIMD flags: {machine.simd_flags()}\n{label}: {count} samples, Y "
