@@ -36,6 +36,11 @@ def test_the_wheel_carries_the_version_and_the_builtin_robots(wheel_venv):
     assert n == 6
     robots = run(wheel_venv / "bin" / "dynid", "robots", cwd=wheel_venv.parent, timeout=300)
     assert all(name in robots for name in ("kr500", "kr500-rail", "er3a", "planar6", "scara5", "planar2", "tx40"))
+    # the environment sees only what the wheel declares (tests/installed_wheel.py links exactly that closure):
+    # the test environment's own tools are not importable there, so an undeclared import of dynid would fail here
+    seen = run(wheel_venv / "bin" / "python", "-c", "import importlib.util as u; print([m for m in ('pytest', "
+               "'hypothesis', 'xdist', 'build') if u.find_spec(m)])", cwd=wheel_venv.parent, timeout=300)
+    assert seen.strip() == "[]"
 
 
 def test_dynid_demo_runs_from_the_installed_wheel(wheel_demo):
