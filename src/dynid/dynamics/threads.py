@@ -17,6 +17,13 @@ which the caller sets) according to the batch size and what they measured:
   preemption would slow all threads too, and must not make them look faster), an all-threads
   slice by its wall time; the first parallel slice of a process starts the thread pool, so a
   short slice goes before it, untimed;
+- a probe can pay costs that later calls do not (a Y in memory new to the process, zeroed by the
+  system page by page on its first touch, which no thread count speeds up: iiwa14's regressor
+  probed 3.6 us per sample on one thread and 3.4 on two, then ran at 0.18 and 0.11 on memory it
+  had used before, bench/dynamics.py's robots, 2026-11-27): when a later call on one thread runs
+  more than ``ONE_TIME_COST`` times faster than the probe's one-thread slices did, the next
+  call probes again, instead of keeping one thread for ``REPROBE_CALLS`` calls on figures of
+  another regime;
 - the rest of a large call goes to all threads only when they were faster than one by at least
   ``MARGIN`` (``Scaling.fastest``), judging one thread by its best recent figure (what it does
   whenever it runs: a busy machine only ever adds time) and all threads by their latest one (what
@@ -55,6 +62,7 @@ PROBE_ORDER = (1, 0, 0, 1)  # the slices of a probe: 1 = one thread, 0 = all thr
 REPROBE_CALLS = 32  # large calls between two probes
 KEEP = 6  # slices remembered per thread count (the last three probes)
 MARGIN = 1.15  # all threads are used only when one thread's time per sample is this much larger
+ONE_TIME_COST = 2.0  # a probe whose one-thread figure is this much slower than a later one is done again
 
 
 @dataclass
@@ -66,6 +74,8 @@ class Scaling:
     probes: dict = field(default_factory=dict)
     calls: int = 0
     ran: dict = field(default_factory=dict)  # thread count -> samples computed on it, probes included
+    probed_one: float = float("inf")  # one thread's best figure in the last probe
+    reprobe: bool = False  # the last probe paid a one-time cost: probe again at the next call
 
     def add(self, threads: int, seconds: float, samples: int) -> None:
         self.probes[threads] = (self.probes.get(threads, []) + [seconds / samples])[-KEEP:]
@@ -102,7 +112,8 @@ def run(kind: str, count: int, call) -> None:
         return
     state = scaling(kind, most)
     start = 0
-    if len(state.probes) < 2 or state.calls % REPROBE_CALLS == 0:
+    if len(state.probes) < 2 or state.calls % REPROBE_CALLS == 0 or state.reprobe:
+        state.reprobe = False
         if not _pool_started:
             start = PARALLEL_MIN_SAMPLES // 2
             call(most, 0, start)
@@ -112,6 +123,7 @@ def run(kind: str, count: int, call) -> None:
         for threads in (one or most for one in PROBE_ORDER):
             _timed(state, call, threads, start, start + probe)
             start += probe
+        state.probed_one = min(state.probes[1][-2:])
     state.calls += 1
     while start < count:
         threads = state.fastest()
@@ -121,6 +133,8 @@ def run(kind: str, count: int, call) -> None:
         if threads != 1 and stop - start < ALL_THREADS_MIN_SAMPLES:
             threads = 1
         _timed(state, call, threads, start, stop)
+        if threads == 1 and state.probed_one > ONE_TIME_COST * state.probes[1][-1]:
+            state.reprobe = True  # the probe's figures were not this call's: memory new to the process, a first load
         start = stop
 
 
