@@ -18,12 +18,12 @@ which the caller sets) according to the batch size and what they measured:
   slice by its wall time; the first parallel slice of a process starts the thread pool, so a
   short slice goes before it, untimed;
 - a probe can pay costs that later calls do not (a Y in memory new to the process, zeroed by the
-  system page by page on its first touch, which no thread count speeds up: iiwa14's regressor
-  probed 3.6 us per sample on one thread and 3.4 on two, then ran at 0.18 and 0.11 on memory it
-  had used before, bench/dynamics.py's robots, 2026-11-27): when a later call on one thread runs
-  more than ``ONE_TIME_COST`` times faster than the probe's one-thread slices did, the next
-  call probes again, instead of keeping one thread for ``REPROBE_CALLS`` calls on figures of
-  another regime;
+  system page by page on its first touch, which no thread count speeds up: er3a's regressor
+  probed 3.6 us per sample on one thread and 3.4 on two, then ran at 0.13 and 0.08 on memory
+  it had used before, iiwa14's at 0.17 and 0.10; bench/dynamics.py's robots, 2026-11-27): when
+  a later call on one thread runs more than ``ONE_TIME_COST`` times faster than the probe's
+  one-thread slices did, the next call probes again, instead of keeping one thread for
+  ``REPROBE_CALLS`` calls on figures of another regime;
 - the rest of a large call goes to all threads only when they were faster than one by at least
   ``MARGIN`` (``Scaling.fastest``), judging one thread by its best recent figure (what it does
   whenever it runs: a busy machine only ever adds time) and all threads by their latest one (what
