@@ -160,8 +160,7 @@ def measure(robot, q, dq, ddq, y, cores: int, repeat: int) -> dict:
                                             np.full_like(slots, -1), gravity, theta, tau, cores)),
     }
     count, timing = q.shape[0], {}
-    folded = importlib.import_module("dynid.dynamics.folded")
-    kernel = folded.kernel_for(robot) if count >= regressor.FOLDED_MIN_SAMPLES and folded.enabled() else None
+    kernel = regressor.generated_kernel(robot, count)  # what dynid.regressor runs
     serial = kernel.regressor_serial if kernel else regressor.regressor_serial
     alone = lambda: serial(q, dq, ddq, constants, parents, slots, gravity, y, stage, False)  # noqa: E731
     numba.set_num_threads(1)
@@ -245,9 +244,7 @@ def main() -> None:
               f"per sample, in {lines:.1f} of its {80 * n * n / 64:.1f} cache lines ({64 * lines:.0f} bytes)\n  [{cpu.split(' (')[0]} | {flags} | compiled for {target.split(' (')[0]} | {stores} | "
               f"load {load_before} -> {machine.load()}]")
         regressor = importlib.import_module("dynid.dynamics.regressor")
-        folded = importlib.import_module("dynid.dynamics.folded")
-        lines_direct = timing["stage"] and count >= regressor.FOLDED_MIN_SAMPLES and folded.enabled() \
-            and folded.kernel_for(robot) is not None
+        lines_direct = timing["stage"] and regressor.generated_kernel(robot, count) is not None
         whole = (10 * n * n) % 8 == 0
         print("  dynid.regressor writes Y " + (
             "streamed: each line that holds a non-zero block transposed from the lanes in registers, by non-temporal "

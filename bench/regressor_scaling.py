@@ -51,7 +51,6 @@ def run(args) -> None:
     threads = importlib.import_module("dynid.dynamics.threads")
     regressor = importlib.import_module("dynid.dynamics.regressor")
     lanes = importlib.import_module("dynid.dynamics.lanes")
-    folded = importlib.import_module("dynid.dynamics.folded")
     cores = numba.config.NUMBA_NUM_THREADS
     robot = dynid.load_robot(args.robot)
     n, arrays = robot.n, lanes.kernel_arrays(robot)
@@ -89,8 +88,7 @@ def run(args) -> None:
             t = machine.best_of(repeated, 5) / reps / count
             per_sample[how] = min(per_sample.get(how, t), t)
         numba.set_num_threads(cores)
-        folded_kernel = count >= regressor.FOLDED_MIN_SAMPLES and folded.enabled() and \
-            folded.kernel_for(robot) is not None  # as dynid.regressor chooses
+        folded_kernel = regressor.generated_kernel(robot, count) is not None  # as dynid.regressor chooses
         state = threads.scaling(regressor.thread_kind(robot, regressor.stream_stage_samples(robot, y.nbytes),
                                                       folded_kernel), cores)
         used = state.fastest() if len(state.probes) == 2 and count >= threads.ALL_THREADS_MIN_SAMPLES else 1

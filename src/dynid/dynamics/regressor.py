@@ -582,6 +582,14 @@ def _cache_sizes() -> dict:
     return sizes
 
 
+def generated_kernel(robot, count: int, folded_kernel: bool | None = None):
+    """The generated kernel (``folded.kernel_for``) that ``regressor`` runs for a batch of ``count``
+    samples, or None for the generic one (its ``folded_kernel`` argument: None chooses)."""
+    if folded_kernel is None:
+        folded_kernel = count >= FOLDED_MIN_SAMPLES and folded.enabled()
+    return folded.kernel_for(robot) if folded_kernel else None
+
+
 def thread_kind(robot, stage: int, folded_kernel: bool) -> str:
     """The name under which ``threads.py`` keeps the measurements of ``regressor``'s kernel for this
     robot: its n, whether Y is streamed (``stage``) and whether the generated kernel runs (benches
@@ -625,9 +633,7 @@ def regressor(robot, q, dq, ddq, out: np.ndarray | None = None, *, folded_kernel
     if every and not stage:
         out.fill(0.0)  # in place, the kernel leaves the non-ancestor blocks alone
 
-    if folded_kernel is None:
-        folded_kernel = q.shape[0] >= FOLDED_MIN_SAMPLES and folded.enabled()
-    kernel = folded.kernel_for(robot) if folded_kernel else None
+    kernel = generated_kernel(robot, q.shape[0], folded_kernel)
     serial, parallel = (kernel.regressor_serial, kernel.regressor_parallel) if kernel else (regressor_serial,
                                                                                             _regressor_parallel)
 
