@@ -79,6 +79,11 @@ class Scaling:
 
     def add(self, threads: int, seconds: float, samples: int) -> None:
         self.probes[threads] = (self.probes.get(threads, []) + [seconds / samples])[-KEEP:]
+        self.count(threads, samples)
+
+    def count(self, threads: int, samples: int) -> None:
+        """Record that ``samples`` samples were computed on ``threads`` threads (``ran``)."""
+        self.ran[threads] = self.ran.get(threads, 0) + samples
 
     def per_sample(self, threads: int) -> float:
         """Seconds per sample on ``threads`` threads: one thread's best recent figure, the latest
@@ -117,7 +122,7 @@ def run(kind: str, count: int, call) -> None:
         if not _pool_started:
             start = PARALLEL_MIN_SAMPLES // 2
             call(most, 0, start)
-            state.ran[most] = state.ran.get(most, 0) + start
+            state.count(most, start)
             _pool_started.append(most)
         probe = min(PROBE_SAMPLES, (count - start) // len(PROBE_ORDER))
         for threads in (one or most for one in PROBE_ORDER):
@@ -144,7 +149,6 @@ def _timed(state: Scaling, call, threads: int, start: int, stop: int) -> None:
     t0 = clock()
     call(threads, start, stop)
     state.add(threads, clock() - t0, stop - start)
-    state.ran[threads] = state.ran.get(threads, 0) + stop - start
 
 
 def with_threads(threads: int, kernel, *args) -> None:
