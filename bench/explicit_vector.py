@@ -110,8 +110,10 @@ def group_program(program, constant_names, lines: int, row: int):
     i32, i64, f64 = ir.IntType(32), ir.IntType(64), ir.DoubleType()
     vec = ir.VectorType(f64, WIDTH)
     index = {name: e for e, name in enumerate(constant_names)}
-    operations = sum(op[0] not in ("load", "store") for op in program)
+    operations = sum(op[0] not in ("load", "store", "barrier", "line") for op in program)
     after = [(line + 1) * operations // (lines + 1) for line in range(lines)]
+    if any(op[0] == "line" for op in program):  # the program places its lines (bench/explicit_split.py)
+        after = [math.inf] * lines
 
     def mask(values):
         return ir.Constant(ir.VectorType(i32, WIDTH), values)
@@ -166,6 +168,14 @@ def group_program(program, constant_names, lines: int, row: int):
                 while line < lines and after[line] <= done:
                     write_line(line)
                     line += 1
+                if op[0] == "barrier":  # no load or store moves across it, no stored value is forwarded
+                    builder.call(barrier, [])
+                    continue
+                if op[0] == "line":  # the next line goes here
+                    if line < lines:
+                        write_line(line)
+                        line += 1
+                    continue
                 if op[0] == "load":
                     values[op[1]] = builder.load(at(data, builder.add(ir.Constant(i64, op[2] * row), lane0)), align=8)
                     continue
@@ -188,9 +198,9 @@ def group_program(program, constant_names, lines: int, row: int):
     return run
 
 
-def kernels(robot, kernel, lmap, lmap3, row: int):
+def kernels(robot, kernel, lmap, lmap3, row: int, program=None):
     """The compiled drivers: (explicit, interleaved or not; arithmetic alone, explicit and dynid's;
-    explicit called below a stack pad)."""
+    explicit called below a stack pad); ``program``: the statements (default: the lane loops')."""
     import numba as nb
     from llvmlite import ir
     from numba import types
@@ -209,7 +219,7 @@ def kernels(robot, kernel, lmap, lmap3, row: int):
     kv = np.array([eval(prologue[a], {"constants": constants, "gravity": gravity}) for a in names])  # noqa: S307
     scratch = lanes.scratch_row(robot.n, slots)
     keep = set(range(scratch, scratch + 10 * lanes.slots_used(slots) + 1)) | {int(a) for a in kernel.ALIAS if a >= 0}
-    program = program_of(loops, LANES, keep)
+    program = program_of(loops, LANES, keep) if program is None else program
     run, plain = group_program(program, names, lmap.shape[0], row), group_program(program, names, 0, row)
     blocks = kernel.forward_and_blocks
 
