@@ -27,8 +27,10 @@ Printed: the programs' sizes, stack accesses, spills and reloads; each variant's
 other, ``--placements`` placements each (the explicit kernels' stack frame moved by a dynamic alloca
 of 0-4032 bytes, the two workspaces and Y at seeded random offsets mod 4096, multiples of 64 bytes;
 Y 16 bytes into a line as NumPy puts it), dynid's kernel (``regressor_serial``), (d) as it is and the
-split variants taking turns in each placement (order rotating), CPU time of one thread per sample,
-best of ``--calls`` calls; and the mean, median and worst of each over all placements. For a robot
+split variants taking turns in each placement (``--rounds`` rounds, the order rotating with the
+placement and reversed every other round), CPU time of one thread per sample, the best of
+``--calls`` calls in each round and of the rounds; and the mean, median and worst of each over all
+placements. For a robot
 with an even n (as explicit_vector.py).
 """
 
@@ -348,15 +350,17 @@ def measure(args) -> None:
     for p in range(args.placements):
         y, ws0, ws1, pad = place(rng)
         where = {"y": y.ctypes.data % 4096, "ws0": ws0.ctypes.data % 4096, "ws1": ws1.ctypes.data % 4096}
-        times = {}
-        for label in names[p % len(names):] + names[:p % len(names)]:
-            if label == "dynid":
-                t = ev.cpu_best(lambda: dynid(y), args.calls)
-            else:
-                explicit, padded, kv = calls[label]
-                where["frame"] = padded(q, dq, ddq, ws0, ws1, kv, y, lmap, lmap3, pad, keep) % 4096
-                t = ev.cpu_best(lambda: padded(q, dq, ddq, ws0, ws1, kv, y, lmap, lmap3, pad, keep), args.calls)
-            times[label] = t / count * 1e6
+        times = dict.fromkeys(names, np.inf)
+        for turn in range(args.rounds):  # the order rotates with the placement and reverses each round
+            order = names[p % len(names):] + names[:p % len(names)]
+            for label in order[::-1] if turn % 2 else order:
+                if label == "dynid":
+                    t = ev.cpu_best(lambda: dynid(y), args.calls)
+                else:
+                    explicit, padded, kv = calls[label]
+                    where["frame"] = padded(q, dq, ddq, ws0, ws1, kv, y, lmap, lmap3, pad, keep) % 4096
+                    t = ev.cpu_best(lambda: padded(q, dq, ddq, ws0, ws1, kv, y, lmap, lmap3, pad, keep), args.calls)
+                times[label] = min(times[label], t / count * 1e6)
         print(json.dumps({"placement": p, "where": where, "us": times, "load": machine.load().split()[0],
                           "time": time.strftime("%H:%M:%S", time.gmtime())}), flush=True)
 
@@ -382,7 +386,7 @@ def report(args) -> None:
     for process in range(args.processes):
         command = [sys.executable, __file__, "--measure", "--seed", str(1000 + process)] + [
             f"--{k.replace('_', '-')}={v}" for k, v in vars(args).items()
-            if k in ("robot", "samples", "placements", "registers", "line_registers", "calls")]
+            if k in ("robot", "samples", "placements", "registers", "line_registers", "calls", "rounds")]
         started = time.time()
         result = subprocess.run(command, capture_output=True, text=True, env=os.environ)
         if result.returncode:
@@ -422,6 +426,8 @@ def main() -> None:
     ap.add_argument("--processes", type=int, default=4)
     ap.add_argument("--placements", type=int, default=16)
     ap.add_argument("--calls", type=int, default=5, help="calls per timing, the best taken")
+    ap.add_argument("--rounds", type=int, default=2,
+                    help="rounds of the kernels taking turns per placement (the best of each kept)")
     ap.add_argument("--registers", type=int, default=20, help="values live at most")
     ap.add_argument("--line-registers", type=int, default=16, help="values live at most where a line goes")
     ap.add_argument("--measure", action="store_true", help="(internal) one process's measurements as JSON")
