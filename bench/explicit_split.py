@@ -382,6 +382,8 @@ def report(args) -> None:
         body = [op for op in program if op[0] not in ("line", "barrier")]
         print(f"{label:>18} {len(body):10d} {live_counts(body).max():9d} {spills:6d} {reloads:7d} {rows:10d} "
               f"{vector:14d} {every:11d} {nt:9d}", flush=True)
+    if not args.processes:
+        return
     rows = defaultdict(list)
     for process in range(args.processes):
         command = [sys.executable, __file__, "--measure", "--seed", str(1000 + process)] + [
