@@ -160,16 +160,14 @@ def measure(robot, q, dq, ddq, y, cores: int, repeat: int) -> dict:
                                             np.full_like(slots, -1), gravity, theta, tau, cores)),
     }
     count, timing = q.shape[0], {}
-    kernel = regressor.generated_kernel(robot, count)  # what dynid.regressor runs
-    serial = kernel.regressor_serial if kernel else regressor.regressor_serial
-    alone = lambda: serial(q, dq, ddq, constants, parents, slots, gravity, y, stage, False)  # noqa: E731
+    reg_kind, run = regressor.kernel_call(robot, q, dq, ddq, y, stage, False)  # what dynid.regressor(out=y) runs
+    alone = lambda: run(1, 0, count)  # noqa: E731
     numba.set_num_threads(1)
     alone()
     both = alternated((lambda: dynid.regressor(robot, q, dq, ddq, out=y), alone), repeat)
     timing["reg", "call"], timing["reg", "kernel"] = ([t / count for t in pair] for pair in both)
     for key, (public, forced) in calls.items():  # the last call (forced, generic kernel) leaves Y for the checks
-        kind = regressor.thread_kind(robot, stage, kernel is not None) if key == "reg" else \
-            f"inverse_dynamics/{robot.n}"
+        kind = reg_kind if key == "reg" else f"inverse_dynamics/{robot.n}"
         ran = threads.scaling(kind, cores).ran  # samples per thread count, as the library ran them
         for how, allowed, fn in ((1, 1, public), ("all", cores, public), ("forced", cores, forced)):
             numba.set_num_threads(allowed)
@@ -195,7 +193,7 @@ def measure(robot, q, dq, ddq, y, cores: int, repeat: int) -> dict:
     last = (count - 1) // block * block  # the block that stays in y_block
     if not np.array_equal(y_block[:count - last], y[last:]):
         raise AssertionError("the in-cache loop's Y differs from dynid.regressor's")
-    timing["cache block"], timing["stage"] = block, stage
+    timing["cache block"], timing["stage"], timing["kind"] = block, stage, reg_kind
     numba.set_num_threads(cores)
     return timing
 
@@ -247,6 +245,9 @@ def main() -> None:
         lines_direct = timing["stage"] and regressor.generated_kernel(robot, count) is not None
         whole = (10 * n * n) % 8 == 0
         print("  dynid.regressor writes Y " + (
+            "streamed by the explicit kernel (its statements as straight-line vector code, each line that holds a "
+            "non-zero block transposed in registers and stored past the caches inside the next block's program; "
+            "dynamics/explicit.py)" if timing["kind"].endswith("/explicit") else
             "streamed: each line that holds a non-zero block transposed from the lanes in registers, by non-temporal "
             + ("stores (its samples are whole lines: no stage; regressor.write_lines)" if whole else
                "stores, the lanes in the order of the samples' places in a line (four samples are whole lines: "

@@ -1,14 +1,16 @@
 """The generated regressor kernel as explicit vector code, with the previous block's lines of Y
-stored in between: a probe of approach (d) of issue 27, not used by dynid.
+stored in between: the probe of approach (d) of issue 27 that found what its speed depends on.
+dynid's own explicit kernel is dynamics/explicit.py (bench/explicit_kernel.py times it against the
+folded kernel over processes and placements); this probe keeps the variants that show why.
 
     .venv/bin/python bench/explicit_vector.py [--robot er3a] [--samples 20000] [--turns 4] [--pads 16]
-                                              [--offset -1] [--shift 0] [--row 32]
+                                              [--offset -1] [--shift 0] [--row 32] [--realign]
 
 dynid's generated kernel (dynamics/folded.py) computes each joint of a block of 32 samples in a lane
 loop that LLVM vectorizes, keeps every value a child needs in a workspace row, and writes the block's
 lines of Y after all the loops (``regressor.write_lines``: eight lanes transposed in registers and
 stored past the caches); the arithmetic and the line stores take the sum of their times
-(docs/performance.md). Here the same statements (the lane loops' bodies of ``folded.source``) are
+(docs/performance.md). Here the same statements (``explicit.program_of`` of ``folded.source``) are
 compiled into one straight-line LLVM function on ``<8 x double>`` values, eight lanes of every
 joint's program at once (a Numba intrinsic, as ``tiles.lines8`` is): a row a parent stores and a
 child loads is the same register value, a row that no line of Y reads is not stored, and the
@@ -18,22 +20,24 @@ few dozen operations. The block's q, dq, ddq go into the lanes without slicing q
 Numba counts a view's references atomically, which waits for every pending non-temporal store).
 
 Printed, turn by turn in one process (CPU time of one thread per sample, best of 7 calls; Y of
-``--samples`` samples in memory): dynid's kernel (``regressor_serial``), the explicit kernel with
-the lines interleaved, the same with the lines after each block (``write_lines``), and the
-arithmetic alone of each (the lanes loaded, the forward pass and blocks, no line written); the
+``--samples`` samples in memory): dynid's kernel (the folded ``regressor_serial``), the explicit
+kernel with the lines interleaved, the same with the lines after each block (``write_lines``), and
+the arithmetic alone of each (the lanes loaded, the forward pass and blocks, no line written); the
 largest difference of Y from dynid's, over Y's largest entry (the multiply-adds that LLVM fuses
 differ in the last bits). Then the interleaved kernel called with its stack frame moved by
-``--pads`` amounts (a dynamic alloca in the caller): its time depends on where its stack frame (its
-spilled registers) lies, and on where the workspaces and Y do (placed with ``--offset`` and
-``--shift``; ``--row`` spaces the workspace rows further apart): docs/performance.md. For a robot whose sample of Y is whole cache lines
-(10 n^2 a multiple of 8: an even n) and 32 samples per block (``lanes.LANES``).
+``--pads`` amounts (a dynamic alloca in the caller). What its time depends on: whether its 64-byte
+vector accesses fall on whole cache lines. Its stack frame (the spilled registers) is 16-byte
+aligned unless ``--realign`` (the frame realigned to 64 bytes, as dynamics/explicit.py does), and
+the workspaces are where NumPy puts them (``--offset -1``), each on a cache line (``-2``), or on a
+page and ``--offset`` bytes past one (with ``--shift``; ``--row`` spaces the workspace rows further
+apart): docs/performance.md. For a robot whose sample of Y is whole cache lines (10 n^2 a multiple
+of 8: an even n) and 32 samples per block (``lanes.LANES``).
 """
 
 from __future__ import annotations
 
 import argparse
 import math
-import re
 import sys
 import time
 from pathlib import Path
@@ -45,57 +49,23 @@ import machine  # noqa: E402  (bench/machine.py)
 
 WIDTH = 8  # lanes per vector: one AVX-512 register of doubles, one cache line of Y per transposed row
 
-_LOAD = re.compile(r"(x\d+) = ws\[nb\.uint64\((\d+)\) \+ k\]$")
-_STORE = re.compile(r"ws\[nb\.uint64\((\d+)\) \+ k\] = (\S+)$")
-_UNARY = re.compile(r"(x\d+) = -(\S+)$")
-_BINARY = re.compile(r"(x\d+) = (\S+) ([*+-]) (\S+)$")
-
-
 def joint_loops(text: str) -> tuple[list, dict]:
-    """(the body lines of each joint's lane loop, {constant name: its expression}) of a generated
-    module's source (``folded.source``)."""
-    loops, prologue = [], {}
-    for block in re.split(r"\ndef joint_\d+\(ws, constants, gravity\):\n", text)[1:]:
-        body = block.split("\n\n")[0].split("\n")
-        start = body.index("    for k in range(lanes(ws)):")
-        for line in body[:start]:
-            name, expression = line.strip().split(" = ")
-            prologue[name] = expression
-        loops.append([line.strip() for line in body[start + 1:] if line.startswith("        ")])
-    return loops, prologue
+    """``dynid.dynamics.explicit.joint_loops`` (bench/explicit_split.py reads it here)."""
+    from dynid.dynamics import explicit
+
+    return explicit.joint_loops(text)
 
 
 def program_of(loops, lanes: int, keep) -> tuple:
-    """The lane loops as one program of tuples over names unique in it: ("load", name, row),
-    ("neg", name, a), ("*" | "+" | "-", name, a, b), ("store", row, a). A row stored and loaded
-    again (a parent's value read by a child) becomes that value; a store is kept only for a row in
-    ``keep`` (the rows the line map reads)."""
-    program, stored = [], {}
-    for j, lines in enumerate(loops):
-        local = {}
-        for line in lines:
-            if m := _LOAD.match(line):
-                row = int(m[2]) // lanes
-                local[m[1]] = stored.get(row, f"j{j}_{m[1]}")
-                if row not in stored:
-                    program.append(("load", local[m[1]], row))
-            elif m := _STORE.match(line):
-                row = int(m[1]) // lanes
-                stored[row] = local.get(m[2], m[2])
-                if row in keep:
-                    program.append(("store", row, stored[row]))
-            elif m := _BINARY.match(line):
-                local[m[1]] = f"j{j}_{m[1]}"
-                program.append((m[3], local[m[1]], local.get(m[2], m[2]), local.get(m[4], m[4])))
-            elif m := _UNARY.match(line):
-                local[m[1]] = f"j{j}_{m[1]}"
-                program.append(("neg", local[m[1]], local.get(m[2], m[2])))
-            else:
-                raise ValueError(f"a statement this probe does not know: {line!r}")
-    return tuple(program)
+    """``dynid.dynamics.explicit.program_of`` (rows of ``lanes`` numbers: ``lanes.LANES``)."""
+    from dynid.dynamics import explicit
+
+    if lanes != explicit.LANES:
+        raise ValueError(f"rows of {lanes} lanes: the generated kernel's are {explicit.LANES}")
+    return explicit.program_of(loops, keep)
 
 
-def group_program(program, constant_names, lines: int, row: int):
+def group_program(program, constant_names, lines: int, row: int, frame_align: int = 0):
     """Intrinsic ``(ws, kv, g, wsp, y, lmap, base, stride)``: the program on the lanes 8 g .. 8 g + 8
     of the workspace ws (flat float64, row r's lanes from r * row), the constants from kv (in the
     order of ``constant_names``), and spread evenly through it the ``lines`` lines of ``lmap``
@@ -123,6 +93,8 @@ def group_program(program, constant_names, lines: int, row: int):
         signature = types.void(ws, kv, g, wsp, y, lmap, base, stride)
 
         def codegen(context, builder, sig, args):
+            if frame_align:  # spill slots of <8 x double> on whole cache lines: the frame realigned
+                set.add(builder.function.attributes, '"stackrealign"')
             data, kvd, prev, out, table = (context.make_array(sig.args[a])(context, builder, args[a]).data
                                            for a in (0, 1, 3, 4, 5))
             lane0 = builder.mul(context.cast(builder, args[2], sig.args[2], types.int64), ir.Constant(i64, WIDTH))
@@ -198,9 +170,10 @@ def group_program(program, constant_names, lines: int, row: int):
     return run
 
 
-def kernels(robot, kernel, lmap, lmap3, row: int, program=None):
+def kernels(robot, kernel, lmap, lmap3, row: int, program=None, frame_align: int = 0):
     """The compiled drivers: (explicit, interleaved or not; arithmetic alone, explicit and dynid's;
-    explicit called below a stack pad); ``program``: the statements (default: the lane loops')."""
+    explicit called below a stack pad); ``program``: the statements (default: the lane loops');
+    ``frame_align`` 64: the frame of the function that holds the program realigned to 64 bytes."""
     import numba as nb
     from llvmlite import ir
     from numba import types
@@ -220,7 +193,8 @@ def kernels(robot, kernel, lmap, lmap3, row: int, program=None):
     scratch = lanes.scratch_row(robot.n, slots)
     keep = set(range(scratch, scratch + 10 * lanes.slots_used(slots) + 1)) | {int(a) for a in kernel.ALIAS if a >= 0}
     program = program_of(loops, LANES, keep) if program is None else program
-    run, plain = group_program(program, names, lmap.shape[0], row), group_program(program, names, 0, row)
+    run = group_program(program, names, lmap.shape[0], row, frame_align)
+    plain = group_program(program, names, 0, row, frame_align)
     blocks = kernel.forward_and_blocks
 
     @nb.njit(inline="always", fastmath={"contract"})
@@ -352,6 +326,9 @@ def main() -> None:
                          "of a row and of the next are five cache lines apart, so that the rows of eight lanes "
                          "spread over every set of the L1 cache, not a quarter of them)")
     ap.add_argument("--pads", type=int, default=16, help="stack placements tried (0: none)")
+    ap.add_argument("--realign", action="store_true",
+                    help="the explicit kernel's stack frame realigned to 64 bytes, so that every spilled "
+                         "<8 x double> fills one cache line (by default the frame is 16-byte aligned)")
     args = ap.parse_args()
     import dynamics as bench_dynamics  # bench/dynamics.py: the same robots
 
@@ -374,8 +351,12 @@ def main() -> None:
     ws_dynid = lanes.new_workspace(n, slots, constants, gravity, used + 1)
     ws = np.zeros(ws_dynid.size // LANES * args.row)  # rows of --row numbers, the first LANES of each used
     ws.reshape(-1, args.row)[:, :LANES] = ws_dynid.reshape(-1, LANES)
-    if args.offset < 0:
+    if args.offset == -1:
         ws0, ws1 = ws, ws.copy()
+    elif args.offset == -2:  # each on a cache line, wherever NumPy puts the buffer
+        ws0, ws1 = (np.zeros(ws.size + 8) for _ in range(2))
+        ws0, ws1 = (w[(-(w.ctypes.data // 8)) % 8:][:ws.size] for w in (ws0, ws1))
+        ws0[:], ws1[:] = ws, ws
     else:  # both in one buffer: ws0 on a page, ws1 ``offset`` bytes past a page after it
         buffer = np.zeros(2 * ws.size + 2048 + 512)
         a = (-(buffer.ctypes.data // 8)) % 512 + args.shift // 8
@@ -389,7 +370,8 @@ def main() -> None:
     if lmap[-1, 8] + 8 > 10 * n * n:
         lmap3[-1] = lmap[0]  # a line written twice with the same numbers: the straddling one goes by parts
     keep = np.zeros(8)  # write_lines' line kept for the next block: not used (no block follows a call)
-    explicit, arithmetic, arithmetic_dynid, padded, kv, program = kernels(robot, kernel, lmap, lmap3, args.row)
+    explicit, arithmetic, arithmetic_dynid, padded, kv, program = kernels(robot, kernel, lmap, lmap3, args.row,
+                                                                       frame_align=64 if args.realign else 0)
     calls = {
         "dynid": lambda: kernel.regressor_serial(q, dq, ddq, constants, parents, slots, gravity, y_dynid, 8, False),
         "explicit, interleaved": lambda: explicit(q, dq, ddq, ws0, ws1, kv, y, lmap, lmap3, True, keep),
@@ -418,10 +400,14 @@ def main() -> None:
               + f"    {machine.load().split()[0]}", flush=True)
     if args.pads:
         print("explicit, interleaved, with its stack frame moved: the pad's address mod 4096, CPU us per sample")
+        times = []
         for pad in range(0, 4096, 4096 // args.pads):
             where = padded(q, dq, ddq, ws0, ws1, kv, y, lmap, lmap3, pad, keep) % 4096
-            t = cpu_best(lambda: padded(q, dq, ddq, ws0, ws1, kv, y, lmap, lmap3, pad, keep), 5) / count * 1e6
-            print(f"  pad {pad:5d} at {where:5d}: {t:.3f}", flush=True)
+            times.append(cpu_best(lambda: padded(q, dq, ddq, ws0, ws1, kv, y, lmap, lmap3, pad, keep), 5) / count * 1e6)
+            print(f"  pad {pad:5d} at {where:5d} ({where % 64:2d} into a line): {times[-1]:.3f}", flush=True)
+        times = np.array(times)
+        print(f"over {times.size} placements of the frame: fastest {times.min():.3f}, median {np.median(times):.3f}, "
+              f"slowest {times.max():.3f}; {np.sum(times > 1.1 * times.min())} more than 10 % over the fastest")
     print(f"load {machine.load()}")
 
 

@@ -207,9 +207,13 @@ def run(args) -> None:
     floors = []
     print("CPU us per sample of one thread: the forward pass, with the blocks, with the transpose (Y stored in "
           "place); the whole kernel with Y streamed; the same with the robot's constants folded in (dynamics/folded.py: "
-          "its forward pass and blocks, the whole kernel streamed); the write bound; streamed / bound, generic and folded")
+          "its forward pass and blocks, the whole kernel streamed); for an even n the explicit kernel (dynamics/explicit.py: "
+          "the folded statements as straight-line vector code, the lines stored inside the next block's program; what "
+          "dynid.regressor runs for a streamed Y of an even n); the write bound; streamed / bound, generic, folded and "
+          "explicit")
     print(f"{'robot':34} {'samples':>8} {'Y MB':>6} {'forward':>8} {'+ blocks':>9} {'+ transpose':>12} "
-          f"{'streamed':>9} {'folded: f+b':>11} {'streamed':>9} {'bound':>7} {'ratio':>6} {'folded':>6} {'load':>6}")
+          f"{'streamed':>9} {'folded: f+b':>11} {'streamed':>9} {'explicit':>9} {'bound':>7} {'ratio':>6} {'folded':>6} "
+          f"{'explicit':>8} {'load':>6}")
     for name in args.robots.split(","):
         robot, label = bench_dynamics.find_robot(name)
         n = robot.n
@@ -217,6 +221,7 @@ def run(args) -> None:
         stage_samples = regressor.stream_stage_samples(robot, 2**62) or 8  # the stage dynid.regressor would take
         kernel = folded.kernel_for(robot)
         folded_blocks = folded_pass(kernel) if kernel else None
+        explicit = regressor.explicit_kernel(robot)
         for count in (int(c) for c in args.samples.split(",")):
             q, dq, ddq = np.random.default_rng(0).uniform(-2.0, 2.0, (3, count, n))
             y = np.zeros((count, n, 10 * n))
@@ -233,14 +238,17 @@ def run(args) -> None:
                 calls += (lambda: folded_blocks(q, dq, ddq, constants, gravity, ws),
                           lambda: kernel.regressor_serial(q, dq, ddq, constants, parents, slots, gravity, y,
                                                           stage_samples, False))  # what dynid.regressor runs
+            if explicit:  # what dynid.regressor runs for an even n
+                plan = regressor.explicit_plan(robot, explicit, y)
+                calls += (lambda: explicit.regressor_serial(q, dq, ddq, constants, slots, gravity, y, *plan),)
             for call in calls:
                 call()  # compile or load
-            t = [cpu_per_sample(call, count) for call in calls] + [float("nan")] * (6 - len(calls))
+            t = [cpu_per_sample(call, count) for call in calls] + [float("nan")] * (7 - len(calls))
             written = 8 * int(np.count_nonzero(np.any(y != 0.0, axis=0)))
             bound = written / bandwidth * 1e6
             print(f"{label.split(' (')[0]:34} {count:8d} {y.nbytes / 1e6:6.1f} {t[0]:8.3f} {t[1]:9.3f} {t[2]:12.3f} "
-                  f"{t[3]:9.3f} {t[4]:11.3f} {t[5]:9.3f} {bound:7.3f} {t[3] / bound:5.1f}x {t[5] / bound:5.1f}x "
-                  f"{machine.load().split()[0]:>6}")
+                  f"{t[3]:9.3f} {t[4]:11.3f} {t[5]:9.3f} {t[6]:9.3f} {bound:7.3f} {t[3] / bound:5.1f}x "
+                  f"{t[5] / bound:5.1f}x {t[6] / bound:7.1f}x {machine.load().split()[0]:>6}")
         operations = arithmetic_per_sample(robot)
         arithmetic = operations / (args.fma_per_cycle * hz) * 1e6
         lines = 64 * regressor.touched_lines(slots) / bandwidth * 1e6

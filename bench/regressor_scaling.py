@@ -88,9 +88,9 @@ def run(args) -> None:
             t = machine.best_of(repeated, 5) / reps / count
             per_sample[how] = min(per_sample.get(how, t), t)
         numba.set_num_threads(cores)
-        folded_kernel = regressor.generated_kernel(robot, count) is not None  # as dynid.regressor chooses
-        state = threads.scaling(regressor.thread_kind(robot, regressor.stream_stage_samples(robot, y.nbytes),
-                                                      folded_kernel), cores)
+        kind = regressor.kernel_call(robot, q, dq, ddq, y, regressor.stream_stage_samples(robot, y.nbytes),
+                                     False)[0]  # as dynid.regressor(out=y) chooses
+        state = threads.scaling(kind, cores)
         used = state.fastest() if len(state.probes) == 2 and count >= threads.ALL_THREADS_MIN_SAMPLES else 1
         best = min(per_sample[1], per_sample["all"])
         bound = (written / bandwidth[1], written / bandwidth[cores])

@@ -119,3 +119,55 @@ def test_whole_lines_written_straight_from_the_lanes_equal_the_in_place_y(tmp_pa
         y = np.zeros((count, n, 10 * n))
         kernel.regressor_parallel(q, dq, ddq, *arrays, y, 2, 4, False)
         assert np.array_equal(y, in_place)
+
+
+def test_explicit_kernel_gives_the_generic_kernels_y_to_rounding(tmp_path, monkeypatch):
+    """The explicit kernel (dynamics/explicit.py: the folded kernel's statements as straight-line
+    vector code, the previous block's lines stored inside it) for an even n: Y equal to the generic
+    kernel's to rounding, for every placement of Y in a line, a batch that is no whole number of
+    blocks, a stretch that starts inside a block, two threads; nothing written outside Y; and
+    ``dynid.regressor`` takes it for a streamed Y (not with DYNID_EXPLICIT_KERNELS=0)."""
+    robot = dynid.load_robot(str(_write(tmp_path / "legs.urdf", 0.3)))
+    module = regressor_module.explicit_kernel(robot)
+    assert module is not None
+    (q, dq, ddq), generic, _, _ = _generic_and_folded(robot, count=1100)
+    constants, _, slots, gravity = regressor_module.kernel_arrays(robot)
+    largest, size = np.abs(generic).max(), generic.size
+    for shift in range(8):
+        buffer = np.zeros(size + 16)
+        buffer[:shift], buffer[shift + size:] = np.nan, np.nan
+        y = buffer[shift:shift + size].reshape(generic.shape)
+        lmap, orders = regressor_module.explicit_plan(robot, module, y)
+        part = 1100 - 13  # 33 blocks and 31 samples
+        module.regressor_serial(q[:part], dq[:part], ddq[:part], constants, slots, gravity, y[:part], lmap, orders)
+        assert np.abs(y[:part] - generic[:part]).max() <= 1e-14 * largest
+        assert np.isnan(buffer[:shift]).all() and np.isnan(buffer[shift + size:]).all()
+        assert not y[part:].any()
+    for stretches in (((0, 550), (550, 1100)), ((0, 37), (37, 1100))):  # a stretch starting inside a block
+        y = np.zeros_like(generic)
+        lmap, orders = regressor_module.explicit_plan(robot, module, y)
+        for start, stop in stretches:
+            module.range_of(q, dq, ddq, constants, slots, gravity, y, start, stop, lmap, orders)
+        assert np.abs(y - generic).max() <= 1e-14 * largest
+    y = np.zeros_like(generic)
+    lmap, orders = regressor_module.explicit_plan(robot, module, y)
+    threads = importlib.import_module("dynid.dynamics.threads")
+    threads.with_threads(2, module.regressor_parallel, q, dq, ddq, constants, slots, gravity, y, lmap, orders, 2)
+    assert np.abs(y - generic).max() <= 1e-14 * largest
+    with pytest.raises(ValueError, match="line map"):  # a line map of another place in a line: refused
+        module.regressor_serial(q, dq, ddq, constants, slots, gravity, buffer[1:1 + size].reshape(y.shape), lmap,
+                                orders)
+    monkeypatch.setattr(regressor_module, "FOLDED_MIN_SAMPLES", 64)
+    monkeypatch.setattr(regressor_module, "stream_stage_samples", lambda robot, nbytes: 4)
+    explicit = importlib.import_module("dynid.dynamics.explicit")
+    monkeypatch.setattr(explicit, "wide_vectors", lambda: True)  # taken where Numba compiles for AVX-512
+    calls, serial = [], module.regressor_serial
+    monkeypatch.setattr(module, "regressor_serial", lambda *args: calls.append(1) or serial(*args))
+    assert np.abs(dynid.regressor(robot, q, dq, ddq, out=np.zeros_like(generic)) - generic).max() <= 1e-14 * largest
+    assert calls
+    monkeypatch.setattr(explicit, "wide_vectors", lambda: False)
+    dynid.regressor(robot, q, dq, ddq, out=np.zeros_like(generic))
+    monkeypatch.setattr(explicit, "wide_vectors", lambda: True)
+    monkeypatch.setenv("DYNID_EXPLICIT_KERNELS", "0")
+    dynid.regressor(robot, q, dq, ddq, out=np.zeros_like(generic))
+    assert calls == [1]

@@ -72,7 +72,7 @@ from pathlib import Path
 import numba as nb
 import numpy as np
 
-from dynid.dynamics import folded, mimic, recycled, threads
+from dynid.dynamics import explicit, folded, mimic, recycled, threads
 from dynid.dynamics.arrays import joint_arrays
 from dynid.dynamics.block_formulas import carry_axis, link_block, link_terms
 from dynid.dynamics.lanes import (
@@ -590,11 +590,67 @@ def generated_kernel(robot, count: int, folded_kernel: bool | None = None):
     return folded.kernel_for(robot) if folded_kernel else None
 
 
-def thread_kind(robot, stage: int, folded_kernel: bool) -> str:
+def explicit_kernel(robot):
+    """The explicit kernel's module of the robot's structure (``explicit.kernel_for``, line slots for
+    the longest of its line maps), or None (odd n, no folded kernel)."""
+    kernel = folded.kernel_for(robot)
+    if kernel is None or (10 * robot.n ** 2) % 8:
+        return None
+    slots = kernel_arrays(robot)[2]
+    zero = scratch_row(robot.n, slots) + 10 * slots_used(slots)
+    return explicit.kernel_for(robot, max(line_map(slots, head, zero, False, kernel.ALIAS).shape[0]
+                                          for head in range(8)))
+
+
+def explicit_plan(robot, module, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(line map, slot orders) of the explicit kernel ``module`` for Y's place in a cache line."""
+    slots = kernel_arrays(robot)[2]
+    zero = scratch_row(robot.n, slots) + 10 * slots_used(slots)
+    lmap = line_map(slots, (8 - (y.ctypes.data // 8) % 8) % 8, zero, False, module.ALIAS)
+    return lmap, explicit.slot_orders(lmap, 10 * robot.n ** 2, module.SLOTS)
+
+
+def thread_kind(robot, stage: int, folded_kernel: bool, explicit_runs: bool = False) -> str:
     """The name under which ``threads.py`` keeps the measurements of ``regressor``'s kernel for this
-    robot: its n, whether Y is streamed (``stage``) and whether the generated kernel runs (benches
-    read the thread count chosen with it)."""
-    return f"regressor/{robot.n}" + ("/streamed" if stage else "") + ("/folded" if folded_kernel else "")
+    robot: its n, whether Y is streamed (``stage``) and whether the generated kernel runs, folded or
+    explicit (benches read the thread count chosen with it)."""
+    return (f"regressor/{robot.n}" + ("/streamed" if stage else "") + ("/folded" if folded_kernel else "")
+            + ("/explicit" if explicit_runs else ""))
+
+
+def kernel_call(robot, q, dq, ddq, out, stage: int, every: bool, folded_kernel: bool | None = None):
+    """(thread kind, call(workers, start, stop)): the kernel ``regressor`` runs to write Y[start:stop]
+    of this batch into ``out`` on ``workers`` threads (q, dq, ddq contiguous (N, n); ``stage`` from
+    ``stream_stage_samples``; ``every``: all of Y's numbers written). The explicit kernel
+    (``explicit.py``) for a streamed Y of an even n, as ``line_map`` writes it (``every`` False);
+    else the generated (folded) kernel from ``generated_kernel``; else the generic one."""
+    arrays = kernel_arrays(robot)
+    kernel = generated_kernel(robot, q.shape[0], folded_kernel)
+    fast = explicit_kernel(robot) if kernel is not None and stage and not every and explicit.enabled() else None
+    if fast is not None:
+        constants, _, slots, gravity = arrays
+        lmap, orders = explicit_plan(robot, fast, out)
+
+        def call(workers, start, stop):
+            args = (q[start:stop], dq[start:stop], ddq[start:stop], constants, slots, gravity, out[start:stop], lmap,
+                    orders)
+            if workers == 1:
+                fast.regressor_serial(*args)
+            else:
+                threads.with_threads(workers, fast.regressor_parallel, *args, workers)
+
+        return thread_kind(robot, stage, True, True), call
+    serial, parallel = (kernel.regressor_serial, kernel.regressor_parallel) if kernel else (regressor_serial,
+                                                                                            _regressor_parallel)
+
+    def call(workers, start, stop):
+        args = (q[start:stop], dq[start:stop], ddq[start:stop], *arrays, out[start:stop])
+        if workers == 1:
+            serial(*args, stage, every)
+        else:
+            threads.with_threads(workers, parallel, *args, workers, stage, every)
+
+    return thread_kind(robot, stage, kernel is not None), call
 
 
 def regressor(robot, q, dq, ddq, out: np.ndarray | None = None, *, folded_kernel: bool | None = None) -> np.ndarray:
@@ -611,8 +667,10 @@ def regressor(robot, q, dq, ddq, out: np.ndarray | None = None, *, folded_kernel
     written). ``folded_kernel``: compute with the kernel written for the robot's structure, its
     constant placements folded in (``folded.py``; the numbers equal the generic kernel's to
     rounding, about 1e-14 of Y's largest); None: for a batch of ``FOLDED_MIN_SAMPLES`` or more, when
-    folding saves a fifth of the operations, unless DYNID_FOLDED_KERNELS=0. Identification passes
-    False: its in-memory and streamed paths give the same numbers bit for bit.
+    folding saves a fifth of the operations, unless DYNID_FOLDED_KERNELS=0; for a streamed Y of an
+    even n, its statements as explicit vector code with the line stores inside (``explicit.py``,
+    the same numbers to rounding; unless DYNID_EXPLICIT_KERNELS=0; ``kernel_call``). Identification
+    passes False: its in-memory and streamed paths give the same numbers bit for bit.
     A robot with mimic joints gives (N, n, 10 n_bodies) (dynamics/mimic.py). Runs on one
     thread, or on all of Numba's for a batch of at least 4096 samples when this process measured
     them faster, now (``threads.py``).
@@ -627,22 +685,11 @@ def regressor(robot, q, dq, ddq, out: np.ndarray | None = None, *, folded_kernel
     elif out.shape != shape or out.dtype != np.float64 or not out.flags.c_contiguous:
         raise ValueError(f"out: expected a C-contiguous float64 array of shape {shape}")
     q, dq, ddq = np.ascontiguousarray(q), np.ascontiguousarray(dq), np.ascontiguousarray(ddq)
-    arrays = kernel_arrays(robot)
 
     stage = stream_stage_samples(robot, out.nbytes) if out.ctypes.data % 8 == 0 else 0  # whole lines need aligned numbers
     if every and not stage:
         out.fill(0.0)  # in place, the kernel leaves the non-ancestor blocks alone
 
-    kernel = generated_kernel(robot, q.shape[0], folded_kernel)
-    serial, parallel = (kernel.regressor_serial, kernel.regressor_parallel) if kernel else (regressor_serial,
-                                                                                            _regressor_parallel)
-
-    def call(workers, start, stop):
-        args = (q[start:stop], dq[start:stop], ddq[start:stop], *arrays, out[start:stop])
-        if workers == 1:
-            serial(*args, stage, every)
-        else:
-            threads.with_threads(workers, parallel, *args, workers, stage, every)
-
-    threads.run(thread_kind(robot, stage, kernel is not None), q.shape[0], call)
+    kind, call = kernel_call(robot, q, dq, ddq, out, stage, every, folded_kernel)
+    threads.run(kind, q.shape[0], call)
     return out[0] if single else out

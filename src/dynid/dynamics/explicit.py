@@ -1,0 +1,429 @@
+"""The generated regressor kernel as explicit vector code, the previous block's lines of Y stored in
+between its arithmetic: a streamed Y of an even n on one core (issue 27).
+
+The generated kernel (``folded.py``) computes each joint of a block of ``LANES`` samples in a lane
+loop that LLVM vectorizes and writes the block's lines of Y after all its loops
+(``regressor.write_lines``), so its time is the sum of the arithmetic and of the line stores
+(docs/performance.md). Here the same statements (the lane loops' bodies of ``folded.source``) are
+compiled into one straight-line LLVM function on ``<8 x double>`` values, eight lanes of every
+joint at once (``group_program``, a Numba intrinsic as ``tiles.lines8`` is): a row that a parent
+stores and a child loads becomes one register value, a row that no line of Y reads is not stored,
+and the previous block's lines of the same eight lanes (the same line map, 8 x 8 transpose and
+non-temporal stores as ``tiles.lines8``) are spread evenly through the program, so the line
+stores overlap the arithmetic. Two workspaces in one buffer take turns (the block computed, the
+block whose lines go out); no call, no branch but the one per line slot, and no array view in the
+program (Numba counts a view's references atomically, which waits for every pending
+non-temporal store).
+
+What makes it fast in every process (found with ``bench/explicit_vector.py``): **every 64-byte
+vector access on whole cache lines**. The program keeps more values than the 32 vector registers
+hold and spills them to its stack frame; Numba's frames are 16-byte aligned, so most spilled
+``<8 x double>`` straddle two lines, and so does every row of a workspace that NumPy places 16 or 32
+bytes into a line. With the line stores pending, such split accesses made the kernel 0.096 to
+0.206 us per sample on er3a depending on where the frame fell (the same placement gave the same
+time in a process, another in the next). Here the function that holds the program realigns its
+frame to 64 bytes (``"stackrealign"``: the spill slots of vectors get their natural alignment), and
+the workspaces start on a cache line: 0.095-0.099 for every frame placement.
+
+Even n only (a sample of Y is whole lines: ``regressor.line_map``); Y streamed (``stage_samples``
+> 0, a Y larger than the last-level cache) and ``every`` False. ``regressor.regressor`` takes the
+folded kernel otherwise. Y equals the folded kernel's to rounding (LLVM fuses other multiplies and
+adds than in the lane loops: a value a child reads from a register has more uses than one loaded
+from a row): tests/test_regressor_folded.py. The generated module is written and cached as
+``folded``'s are (``kernel_files``).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import math
+import os
+import re
+from pathlib import Path
+
+import llvmlite.binding as llvm
+import numba as nb
+import numpy as np
+
+from dynid.dynamics import folded, kernel_files
+from dynid.dynamics.lanes import (JR, LANES, R_C, R_Q, R_QD, R_QDD, R_S, kernel_arrays, new_workspace, scratch_row,
+                                  slots_used)
+from dynid.dynamics.sincos import SINCOS_LIMIT, sincos
+
+WIDTH = 8  # lanes per vector: one AVX-512 register of doubles, one cache line of Y per transposed row
+GROUPS = LANES // WIDTH
+
+_LOAD = re.compile(r"(x\d+) = ws\[nb\.uint64\((\d+)\) \+ k\]$")
+_STORE = re.compile(r"ws\[nb\.uint64\((\d+)\) \+ k\] = (\S+)$")
+_UNARY = re.compile(r"(x\d+) = -(\S+)$")
+_BINARY = re.compile(r"(x\d+) = (\S+) ([*+-]) (\S+)$")
+
+
+def joint_loops(text: str) -> tuple[list, dict]:
+    """(the body lines of each joint's lane loop, {constant name: its expression}) of a generated
+    module's source (``folded.source``)."""
+    loops, prologue = [], {}
+    for block in re.split(r"\ndef joint_\d+\(ws, constants, gravity\):\n", text)[1:]:
+        body = block.split("\n\n")[0].split("\n")
+        start = body.index("    for k in range(lanes(ws)):")
+        for line in body[:start]:
+            name, expression = line.strip().split(" = ")
+            prologue[name] = expression
+        loops.append([line.strip() for line in body[start + 1:] if line.startswith("        ")])
+    return loops, prologue
+
+
+def program_of(loops, keep) -> tuple:
+    """The lane loops as one program of tuples over names unique in it: ("load", name, row),
+    ("neg", name, a), ("*" | "+" | "-", name, a, b), ("store", row, a). A row stored and loaded
+    again (a parent's value read by a child) becomes that value; a store is kept only for a row in
+    ``keep`` (the rows the line map reads)."""
+    program, stored = [], {}
+    for j, lines in enumerate(loops):
+        local = {}
+        for line in lines:
+            if m := _LOAD.match(line):
+                row = int(m[2]) // LANES
+                local[m[1]] = stored.get(row, f"j{j}_{m[1]}")
+                if row not in stored:
+                    program.append(("load", local[m[1]], row))
+            elif m := _STORE.match(line):
+                row = int(m[1]) // LANES
+                stored[row] = local.get(m[2], m[2])
+                if row in keep:
+                    program.append(("store", row, stored[row]))
+            elif m := _BINARY.match(line):
+                local[m[1]] = f"j{j}_{m[1]}"
+                program.append((m[3], local[m[1]], local.get(m[2], m[2]), local.get(m[4], m[4])))
+            elif m := _UNARY.match(line):
+                local[m[1]] = f"j{j}_{m[1]}"
+                program.append(("neg", local[m[1]], local.get(m[2], m[2])))
+            else:
+                raise ValueError(f"a statement of the generated kernel this translation does not know: {line!r}")
+    return tuple(program)
+
+
+def group_program(program, constant_names, slots: int):
+    """Intrinsic ``run(buf, cur, prev, kv, g, y, lmap, orders, which, base, stride)``: the program on
+    the lanes 8 g .. 8 g + 8 of the workspace at buf[cur:] (flat float64, row r's lanes from
+    cur + r LANES), its constants from kv (in the order of ``constant_names``); and, spread evenly
+    through it, ``slots`` line slots: slot s writes line orders[which, s] of ``lmap``
+    (``regressor.line_map``; none when negative) from the same lanes of the workspace at buf[prev:]:
+    lane t's line to y[base + t stride + lmap[l, 8]] by a non-temporal store, after an 8 x 8
+    transpose in registers (as ``tiles.lines8``). buf, cur, prev and y + base + lmap[l, 8] on whole
+    cache lines. The function that holds it realigns its stack frame to 64 bytes (module docstring)."""
+    from llvmlite import ir
+    from numba import types
+    from numba.extending import intrinsic
+
+    i32, i64 = ir.IntType(32), ir.IntType(64)
+    vec = ir.VectorType(ir.DoubleType(), WIDTH)
+    index = {name: e for e, name in enumerate(constant_names)}
+    operations = sum(op[0] not in ("load", "store") for op in program)
+    after = [(s + 1) * operations // (slots + 1) for s in range(slots)]
+
+    def mask(values):
+        return ir.Constant(ir.VectorType(i32, WIDTH), values)
+
+    @intrinsic
+    def run(typingctx, buf, cur, prev, kv, g, y, lmap, orders, which, base, stride):
+        signature = types.void(buf, cur, prev, kv, g, y, lmap, orders, which, base, stride)
+
+        def codegen(context, builder, sig, args):
+            set.add(builder.function.attributes, '"stackrealign"')  # spilled vectors on whole lines
+            data, kvd, out, table, order = (context.make_array(sig.args[a])(context, builder, args[a]).data
+                                            for a in (0, 3, 5, 6, 7))
+
+            def integer(a):
+                return context.cast(builder, args[a], sig.args[a], types.int64)
+
+            lane0 = builder.mul(integer(4), ir.Constant(i64, WIDTH))
+            here, there = builder.add(integer(1), lane0), builder.add(integer(2), lane0)
+            base_v, stride_v = integer(9), integer(10)
+            order0 = builder.mul(integer(8), ir.Constant(i64, slots))
+            note = builder.module.add_metadata([ir.Constant(i32, 1)])
+            barrier = ir.InlineAsm(ir.FunctionType(ir.VoidType(), []), "", "~{memory}", side_effect=True)
+            values = {}
+
+            def at(pointer, offset):
+                return builder.bitcast(builder.gep(pointer, [offset]), vec.as_pointer())
+
+            def value(code):
+                if code not in values:
+                    if code in index:
+                        x = builder.load(builder.gep(kvd, [ir.Constant(i64, index[code])]))
+                        x = builder.insert_element(ir.Constant(vec, ir.Undefined), x, ir.Constant(i32, 0))
+                        values[code] = builder.shuffle_vector(x, ir.Constant(vec, ir.Undefined), mask([0] * WIDTH))
+                    else:
+                        values[code] = ir.Constant(vec, [float(code)] * WIDTH)
+                return values[code]
+
+            def write_slot(s):
+                line = builder.load(builder.gep(order, [builder.add(order0, ir.Constant(i64, s))]))
+                with builder.if_then(builder.icmp_signed(">=", line, ir.Constant(i64, 0)), likely=True):
+                    first = builder.mul(line, ir.Constant(i64, 9))
+                    offsets = [builder.load(builder.gep(table, [builder.add(first, ir.Constant(i64, r))]))
+                               for r in range(9)]
+                    rows = [builder.load(at(data, builder.add(offsets[r], there)), align=8)  # + 1 lane: the
+                            for r in range(8)]                                                # next sample's
+                    for step in (1, 2, 4):  # three butterfly stages: row t ends up holding lane t of each row
+                        for i in range(8):
+                            if not i & step:
+                                x, z = rows[i], rows[i + step]
+                                rows[i] = builder.shuffle_vector(x, z, mask([t if not t & step else 8 + t - step
+                                                                             for t in range(8)]))
+                                rows[i + step] = builder.shuffle_vector(x, z, mask([t + step if not t & step else 8 + t
+                                                                                    for t in range(8)]))
+                    d = builder.add(base_v, offsets[8])
+                    for t in range(8):
+                        where = builder.add(d, builder.mul(stride_v, ir.Constant(i64, t)))
+                        builder.store(rows[t], at(out, where), align=64).set_metadata("nontemporal", note)
+                builder.call(barrier, [])
+
+            done, slot = 0, 0
+            for op in program:
+                while slot < slots and after[slot] <= done:
+                    write_slot(slot)
+                    slot += 1
+                if op[0] == "load":
+                    values[op[1]] = builder.load(at(data, builder.add(ir.Constant(i64, op[2] * LANES), here)),
+                                                 align=64)
+                    continue
+                if op[0] == "store":
+                    builder.store(value(op[2]), at(data, builder.add(ir.Constant(i64, op[1] * LANES), here)),
+                                  align=64)
+                    continue
+                if op[0] == "neg":
+                    values[op[1]] = builder.fneg(value(op[2]), flags=("contract",))
+                else:
+                    operation = {"*": builder.fmul, "+": builder.fadd, "-": builder.fsub}[op[0]]
+                    values[op[1]] = operation(value(op[2]), value(op[3]), flags=("contract",))
+                done += 1
+            while slot < slots:
+                write_slot(slot)
+                slot += 1
+            return context.get_dummy_value()
+
+        return signature, codegen
+
+    return run
+
+
+@nb.njit(cache=True, inline="always", fastmath={"contract"})
+def load_lanes(q, dq, ddq, k0, m, buf, cur):
+    """``lanes.load_block`` into the workspace at buf[cur:], reading q[k0 + k, i] in place (no view
+    of q: its reference count would wait for the pending line stores); lanes past m get zeros."""
+    n = q.shape[1]
+    for i in range(n):
+        o = nb.uint64(cur + i * JR * LANES)
+        for k in range(nb.uint64(m)):
+            buf[o + nb.uint64(R_Q * LANES) + k] = q[k0 + k, i]
+            buf[o + nb.uint64(R_QD * LANES) + k] = dq[k0 + k, i]
+            buf[o + nb.uint64(R_QDD * LANES) + k] = ddq[k0 + k, i]
+        for k in range(nb.uint64(m), nb.uint64(LANES)):
+            buf[o + nb.uint64(R_Q * LANES) + k] = 0.0
+            buf[o + nb.uint64(R_QD * LANES) + k] = 0.0
+            buf[o + nb.uint64(R_QDD * LANES) + k] = 0.0
+    large = 0
+    for i in range(n):
+        o = nb.uint64(cur + i * JR * LANES)
+        for k in range(nb.uint64(LANES)):
+            x = buf[o + nb.uint64(R_Q * LANES) + k]
+            s, c = sincos(x)
+            buf[o + nb.uint64(R_C * LANES) + k] = c
+            buf[o + nb.uint64(R_S * LANES) + k] = s
+            large += not (abs(x) < SINCOS_LIMIT)
+    if large:  # huge (or non-finite) angles: the C library, one by one
+        for i in range(n):
+            o = nb.uint64(cur + i * JR * LANES)
+            for k in range(nb.uint64(LANES)):
+                x = buf[o + nb.uint64(R_Q * LANES) + k]
+                if not (abs(x) < SINCOS_LIMIT):
+                    buf[o + nb.uint64(R_C * LANES) + k] = math.cos(x)
+                    buf[o + nb.uint64(R_S * LANES) + k] = math.sin(x)
+
+
+@nb.njit(cache=True, inline="always")
+def straddling_parts(buf, prev, lmap, flat, kp, stride):
+    """The numbers of the line that the block's last sample shares with the next block's first (the
+    last line of ``lmap`` when it straddles two samples), by ordinary stores: samples 24 .. 31 their
+    own part, samples 25 .. 31 and the block's first its head (what precedes its first whole line);
+    the group-3 slots leave that line out (``slot_orders``)."""
+    last = lmap.shape[0] - 1
+    x = lmap[last, 8]
+    if last >= 0 and x + 8 > stride:
+        d = kp * stride
+        for t in range(LANES - WIDTH, LANES):
+            for r in range(stride - x):
+                flat[d + t * stride + x + r] = buf[nb.uint64(prev + lmap[last, r] + t)]
+        for t in range(LANES - WIDTH + 1, LANES):
+            for r in range(stride - x, 8):
+                flat[d + t * stride + x + r - stride] = buf[nb.uint64(prev + lmap[last, r] - 1 + t)]
+        for r in range(stride - x, 8):
+            flat[d + x + r - stride] = buf[nb.uint64(prev + lmap[last, r] - 1)]
+
+
+def slot_orders(lmap: np.ndarray, stride: int, slots: int) -> np.ndarray:
+    """(3, slots) int64: the line of ``lmap`` each line slot writes (-1: none): row 0 for lanes
+    0 .. 24 (every line, spread evenly over the slots), row 1 for lanes 24 .. 32 (the line that
+    straddles into the next block left out: ``straddling_parts``), row 2 none (a block with no
+    previous one)."""
+    lines = lmap.shape[0]
+    if lines > slots:
+        raise ValueError(f"{lines} lines per sample, {slots} slots")
+    orders = np.full((3, slots), -1, dtype=np.int64)
+    places = (np.arange(lines) * slots) // max(lines, 1)  # distinct, spread over the slots
+    orders[0, places] = np.arange(lines)
+    orders[1] = orders[0]
+    if lines and lmap[-1, 8] + 8 > stride:
+        orders[1, places[-1]] = -1
+    return orders
+
+
+def source(robot, slots_count: int) -> str | None:
+    """Python source of the explicit kernel's module for the robot's structure with ``slots_count``
+    line slots per group (the most lines of a sample's line map over Y's eight places in a line),
+    or None (odd n, no folded kernel)."""
+    n = robot.n
+    module = folded.kernel_for(robot)
+    if module is None or (10 * n * n) % 8:
+        return None
+    constants, parents, slots, gravity = kernel_arrays(robot)
+    loops, prologue = joint_loops(folded.source(robot)[0])
+    names = sorted(prologue)
+    scratch = scratch_row(n, slots)
+    used = 10 * slots_used(slots)
+    keep = set(range(scratch, scratch + used + 1)) | {int(a) for a in module.ALIAS if a >= 0}
+    program = program_of(loops, keep)
+    values = "\n".join(f"    kv[{e}] = {prologue[name]}" for e, name in enumerate(names))
+    return "\n".join([*kernel_files.header(_sources_digest(), "explicit " + folded.structure(robot)[:50]),
+                      "import numba as nb", "import numpy as np",
+                      "from dynid.dynamics.explicit import (group_program, load_lanes, straddling_parts,",
+                      "                                     workspaces, GROUPS)",
+                      "from dynid.dynamics.lanes import CHUNK, LANES",
+                      "from dynid.dynamics.regressor import write_lines",
+                      "from dynid.dynamics.tiles import store_fence", "",
+                      f"PROGRAM = {program!r}", f"NAMES = {tuple(names)!r}", f"SLOTS = {slots_count}",
+                      f"ALIAS = np.array({[int(a) for a in module.ALIAS]}, dtype=np.int64)",
+                      "RUN = group_program(PROGRAM, NAMES, SLOTS)", "", "",
+                      "@nb.njit(cache=True)", "def constant_values(constants, gravity):",
+                      f"    kv = np.empty({len(names)})", values, "    return kv", _DRIVERS])
+
+
+_DRIVERS = '''
+
+@nb.njit(cache=True, nogil=True)
+def range_of(q, dq, ddq, constants, slots, gravity, y, start, stop, lmap, orders):
+    """Y[start:stop] in this thread (dynid.dynamics.explicit): whole blocks with the previous block's
+    lines inside their program, then the last block's lines and a short block by
+    regressor.write_lines."""
+    if lmap.shape[0] > 0 and (y.ctypes.data // 8 + lmap[0, 8]) % 8 != 0:
+        raise ValueError("the line map is not the one of this Y's place in a cache line")
+    kv = constant_values(constants, gravity)
+    buf, size = workspaces(q.shape[1], slots, constants, gravity)
+    spare = np.zeros(16)
+    keep = spare[(-(spare.ctypes.data // 8)) % 8:][:8]
+    flat = y.reshape(-1)
+    stride = y.shape[1] * y.shape[2]
+    whole = (stop - start) // LANES
+    cur, prev = 0, size
+    for b in range(whole):
+        k0 = start + b * LANES
+        load_lanes(q, dq, ddq, k0, LANES, buf, cur)
+        kp = k0 - LANES
+        for g in range(GROUPS):
+            RUN(buf, cur, prev, kv, g, flat, lmap, orders, 2 if b == 0 else (1 if g == GROUPS - 1 else 0),
+                kp * stride + 8 * g * stride, stride)
+        if b > 0:
+            straddling_parts(buf, prev, lmap, flat, kp, stride)
+        cur, prev = prev, cur
+    if whole > 0:
+        write_lines(buf[prev:prev + size], lmap, LANES, y, start + (whole - 1) * LANES, keep, False, False)
+    m = stop - start - whole * LANES
+    if m > 0:
+        load_lanes(q, dq, ddq, start + whole * LANES, m, buf, cur)
+        for g in range(GROUPS):
+            RUN(buf, cur, prev, kv, g, flat, lmap, orders, 2, 0, stride)
+        write_lines(buf[cur:cur + size], lmap, m, y, start + whole * LANES, keep, False, False)
+    store_fence()
+
+
+@nb.njit(cache=True, nogil=True)
+def regressor_serial(q, dq, ddq, constants, slots, gravity, y, lmap, orders):
+    """Y of the whole batch on this thread (``range_of``; start an int64: one compiled range_of
+    serves this and regressor_parallel)."""
+    range_of(q, dq, ddq, constants, slots, gravity, y, np.int64(0), q.shape[0], lmap, orders)
+
+
+@nb.njit(cache=True, parallel=True)
+def regressor_parallel(q, dq, ddq, constants, slots, gravity, y, lmap, orders, threads):
+    """Y of the batch in ``threads`` stretches (``range_of`` each)."""
+    count = q.shape[0]
+    parts = max(1, min(threads, count // CHUNK))
+    for t in nb.prange(parts):
+        range_of(q, dq, ddq, constants, slots, gravity, y, t * count // parts, (t + 1) * count // parts, lmap,
+                 orders)
+'''
+
+
+@nb.njit(cache=True)
+def workspaces(n, slots, constants, gravity):
+    """(buffer, size): two workspaces of ``lanes.new_workspace`` (with a zero row after the blocks'
+    rows) in one buffer, at buf[0:] and buf[size:], both on whole cache lines."""
+    ws = new_workspace(n, slots, constants, gravity, 10 * slots_used(slots) + 2)
+    size = (ws.size + 7) // 8 * 8
+    raw = np.zeros(2 * size + 8)
+    buf = raw[(-(raw.ctypes.data // 8)) % 8:][:2 * size]
+    buf[:ws.size] = ws
+    buf[size:size + ws.size] = ws
+    return buf, size
+
+
+@functools.cache
+def _sources_digest() -> str:
+    """Digest of the sources a generated module calls: a change makes a new module (folded's rule)."""
+    digest = hashlib.sha256(folded._sources_digest().encode())
+    digest.update(Path(__file__).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def enabled() -> bool:
+    """The explicit kernel is used when Numba compiles for a CPU with AVX-512 (``wide_vectors``), unless
+    ``DYNID_EXPLICIT_KERNELS=0`` (and when folded kernels are)."""
+    return os.environ.get("DYNID_EXPLICIT_KERNELS", "1") != "0" and folded.enabled() and wide_vectors()
+
+
+@functools.cache
+def wide_vectors() -> bool:
+    """Whether Numba compiles for AVX-512 (32 registers of eight doubles: NUMBA_CPU_FEATURES when set, else
+    the host's). With AVX2's 16 registers of four the program spills twice as many values and is slower
+    than the folded kernel (bench/dynamics.py --target avx2, 2026-11-27 01:48-01:52 UTC, load 1.5-2.1, CPU
+    us per sample: er3a 0.150 against 0.143, solo12 0.225 against 0.189)."""
+    features = nb.config.CPU_FEATURES
+    if features:
+        return "+avx512f" in features.split(",")
+    if nb.config.CPU_NAME not in (None, "host"):
+        return False  # a named CPU without its features: not known to have AVX-512
+    return bool(llvm.get_host_cpu_features().get("avx512f", False))
+
+
+_modules: dict = {}
+
+
+def kernel_for(robot, slots_count: int):
+    """The generated explicit module of the robot's structure (``source``), or None (odd n, no
+    folded kernel); cached on the robot and per source."""
+    cached = robot.__dict__.get("_explicit_kernel", False)
+    if cached is not False:
+        return cached
+    text = source(robot, slots_count)
+    module = None
+    if text is not None:
+        key = hashlib.sha256(text.encode()).hexdigest()[:20]
+        if key not in _modules:
+            _modules[key] = kernel_files.load(text, key, _sources_digest())
+        module = _modules[key]
+    robot.__dict__["_explicit_kernel"] = module
+    return module
+
