@@ -593,6 +593,9 @@ def generated_kernel(robot, count: int, folded_kernel: bool | None = None):
 def explicit_kernel(robot):
     """The explicit kernel's module of the robot's structure (``explicit.kernel_for``, line slots for
     the longest of its line maps), or None (odd n, no folded kernel)."""
+    cached = robot.__dict__.get("_explicit_kernel", False)  # explicit.kernel_for's, without the line maps
+    if cached is not False:
+        return cached
     kernel = folded.kernel_for(robot)
     if kernel is None or (10 * robot.n ** 2) % 8:
         return None
