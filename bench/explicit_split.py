@@ -3,7 +3,8 @@ its values kept within the 32 vector registers, those that do not fit handed on 
 rows the kernel chooses. A probe for issue 27, not used by dynid.
 
     .venv/bin/python bench/explicit_split.py [--robot er3a] [--samples 20000] [--processes 4]
-                                             [--placements 16] [--registers 20] [--line-registers 16]
+                                             [--placements 16] [--split own:20:16,demand:20:16]
+                                             [--arithmetic 0]
 
 bench/explicit_vector.py (approach (d)) compiles the generated kernel's statements into one
 straight-line LLVM function on ``<8 x double>`` values with the previous block's lines (non-temporal
@@ -13,9 +14,8 @@ frame, at addresses that depend on where the frame lies, while the lines are pen
 program is first made canonical (a negation is a sign carried to its uses, a repeated operation is
 computed once: exact, as IEEE negation commutes with rounding), then optionally scheduled to shorten
 its live ranges (demand order: each block row's store preceded by what it needs, depth first),
-then given registers: walking the program with at most ``--registers`` values live (and at most
-``--line-registers`` where a line of the previous block goes, whose eight rows and transposes need
-the rest), the value used furthest ahead leaves its register when a new one needs it (Belady); it is
+then given registers: walking the program with at most R values live (and at most L where a line
+of the previous block goes, whose eight rows and transposes need the rest; ``--split`` names them), the value used furthest ahead leaves its register when a new one needs it (Belady); it is
 stored into a spill row of the workspace (none if a row already holds it: an input row or a block row
 the line map reads), and loaded back before its next use, behind a compiler barrier (so that LLVM
 neither forwards the stored value nor moves loads and stores across). The spill rows are rows of the
@@ -146,26 +146,28 @@ def schedule(program) -> list:
     return order
 
 
-def line_places(program, lines: int) -> list:
+def line_places(program, lines: int, where: str = "live") -> list:
     """Where each of ``lines`` lines goes: in each of ``lines`` equal stretches of the program's
-    operations, after the statement with the fewest live values."""
+    operations, after the statement with the fewest live values (``where`` "live") or in the middle
+    ("even", as explicit_vector.py spreads them)."""
     live = live_counts(program)
     arithmetic = [i for i, op in enumerate(program) if op[0] not in ("load", "store")]
     places = []
     for line in range(lines):
         stretch = arithmetic[line * len(arithmetic) // lines:(line + 1) * len(arithmetic) // lines]
-        places.append(min(stretch, key=lambda i: (live[i], abs(i - stretch[len(stretch) // 2]))))
+        middle = stretch[len(stretch) // 2]
+        places.append(middle if where == "even" else min(stretch, key=lambda i: (live[i], abs(i - middle))))
     return places
 
 
-def allocate(program, registers: int, line_registers: int, lines: int, first_spill: int) -> tuple:
+def allocate(program, registers: int, line_registers: int, lines: int, first_spill: int, where="live") -> tuple:
     """The program with at most ``registers`` values live (``line_registers`` where a line goes) and
     the lines placed, as ("line",) statements: (statements, spill stores, reloads, spill rows used).
     A value evicted goes to the row that holds it already (an input row or a block row that no
     statement writes again) or to a spill row from ``first_spill`` on; it comes back by a load behind
     a ("barrier",)."""
     uses = uses_of(program)
-    places = set(line_places(program, lines))
+    places = set(line_places(program, lines, where))
     stored = defaultdict(int)
     for op in program:
         stored[op[1]] += op[0] == "store"
@@ -281,16 +283,20 @@ def setup(robot_name: str, samples: int):
                 q=q, dq=dq, ddq=ddq, count=count, template=template, zero=scratch + used)
 
 
-def variants(s, registers: int, line_registers: int, lines: int) -> dict:
-    """{name: (program, spills, reloads, spill rows)}: (d)'s program and the split ones, in the
-    program's own order and scheduled."""
+def variants(s, split: str, lines: int) -> dict:
+    """{name: (program, spill stores, reloads, spill rows)}: (d)'s program and the split ones that
+    ``split`` names ("order:registers:line registers[:where the lines go]", comma-separated; order
+    "own" or "demand", where "live" or "even")."""
     from dynid.dynamics import lanes
 
     first = s["template"].size // lanes.LANES
     own = canonical(s["program"])
+    programs = {"own": own, "demand": schedule(own)}
     out = {"(d)": (s["program"], 0, 0, 0)}
-    for label, program in (("split, own order", own), ("split, scheduled", schedule(own))):
-        out[label] = allocate(program, registers, line_registers, lines, first)
+    for spec in split.split(","):
+        order, registers, line_registers, *where = spec.split(":")
+        label = f"{order} {registers}/{line_registers}" + "".join(f" {w}" for w in where if w != "live")
+        out[label] = allocate(programs[order], int(registers), int(line_registers), lines, first, *where)
     return out
 
 
@@ -311,14 +317,16 @@ def measure(args) -> None:
     if lmap[-1, 8] + 8 > 10 * s["robot"].n ** 2:
         lmap3[-1] = lmap[0]
     keep = np.zeros(8)
-    found = variants(s, args.registers, args.line_registers, lmap.shape[0])
+    found = variants(s, args.split, lmap.shape[0])
     spill_rows = max(v[3] for v in found.values())
     ws_size = s["template"].size + spill_rows * LANES
     ws_buffer = np.zeros(2 * (ws_size + 1024) + 1024)
-    calls = {}
+    calls, alone = {}, {}
     for label, (program, *_) in found.items():
-        explicit, _, _, padded, kv, _ = ev.kernels(s["robot"], kernel, lmap, lmap3, row, program)
+        explicit, arithmetic, _, padded, kv, _ = ev.kernels(s["robot"], kernel, lmap, lmap3, row, program)
         calls[label] = (explicit, padded, kv)
+        if args.arithmetic:
+            alone[f"{label}, arithmetic"] = (arithmetic, kv)
 
     def dynid(y):
         kernel.regressor_serial(q, dq, ddq, s["constants"], s["parents"], s["slots"], s["gravity"], y, 8, False)
@@ -346,7 +354,7 @@ def measure(args) -> None:
         padded(q, dq, ddq, ws0, ws1, kv, y, lmap, lmap3, pad, keep)
         print(json.dumps({"check": label, "difference": float(np.abs(y - reference).max() / largest),
                           "equal": bool(np.array_equal(y, reference))}), flush=True)
-    names = ["dynid"] + list(calls)
+    names = ["dynid"] + list(calls) + list(alone)
     for p in range(args.placements):
         y, ws0, ws1, pad = place(rng)
         where = {"y": y.ctypes.data % 4096, "ws0": ws0.ctypes.data % 4096, "ws1": ws1.ctypes.data % 4096}
@@ -356,6 +364,9 @@ def measure(args) -> None:
             for label in order[::-1] if turn % 2 else order:
                 if label == "dynid":
                     t = ev.cpu_best(lambda: dynid(y), args.calls)
+                elif label in alone:  # the lanes loaded, the program run on each group, no line written
+                    arithmetic, kv = alone[label]
+                    t = ev.cpu_best(lambda: arithmetic(q, dq, ddq, ws0, kv, y, lmap), args.calls)
                 else:
                     explicit, padded, kv = calls[label]
                     where["frame"] = padded(q, dq, ddq, ws0, ws1, kv, y, lmap, lmap3, pad, keep) % 4096
@@ -373,11 +384,11 @@ def report(args) -> None:
     lmap = line_map(s["slots"], 6, s["zero"], False, s["kernel"].ALIAS)  # Y 16 bytes into a line
     lines = lmap.shape[0]
     print(f"CPU: {machine.cpu_model()}\nSIMD flags: {machine.simd_flags()}\n{s['label']}: {s['count']} samples; "
-          f"{lines} lines per sample; registers {args.registers}, {args.line_registers} where a line goes; "
+          f"{lines} lines per sample; split programs (order:registers:where a line goes) {args.split}; "
           f"{time.strftime('%H:%M', time.gmtime())} UTC, load {machine.load()}")
     print(f"{'program':>18} {'statements':>10} {'most live':>9} {'spills':>6} {'reloads':>7} {'spill rows':>10} "
           f"{'stack (vector)':>14} {'stack (all)':>11} {'NT stores':>9}")
-    for label, (program, spills, reloads, rows) in variants(s, args.registers, args.line_registers, lines).items():
+    for label, (program, spills, reloads, rows) in variants(s, args.split, lines).items():
         vector, every, nt = group_asm(program, s["names"], lmap, 32)
         body = [op for op in program if op[0] not in ("line", "barrier")]
         print(f"{label:>18} {len(body):10d} {live_counts(body).max():9d} {spills:6d} {reloads:7d} {rows:10d} "
@@ -388,7 +399,7 @@ def report(args) -> None:
     for process in range(args.processes):
         command = [sys.executable, __file__, "--measure", "--seed", str(1000 + process)] + [
             f"--{k.replace('_', '-')}={v}" for k, v in vars(args).items()
-            if k in ("robot", "samples", "placements", "registers", "line_registers", "calls", "rounds")]
+            if k in ("robot", "samples", "placements", "split", "calls", "rounds", "arithmetic")]
         started = time.time()
         result = subprocess.run(command, capture_output=True, text=True, env=os.environ)
         if result.returncode:
@@ -415,7 +426,7 @@ def report(args) -> None:
         print(f"  {n:>17}: mean {mean:.3f} median {statistics.median(values):.3f} worst {max(values):.3f} best "
               f"{min(values):.3f}; mean {statistics.mean(rows['dynid']) / mean - 1:+.0%} faster than dynid's; "
               f"{sum(v > worst_dynid for v in values)} placements slower than dynid's worst")
-    for n in [n for n in rows if n.startswith("split")]:
+    for n in [n for n in rows if n not in ("dynid", "(d)") and not n.endswith("arithmetic")]:
         met = statistics.mean(rows["dynid"]) >= 1.1 * statistics.mean(rows[n]) and max(rows[n]) <= worst_dynid
         print(f"  {n}: mean >= 10 % faster than dynid's and no placement slower than dynid's worst: "
               f"{'MET' if met else 'not met'}")
@@ -430,8 +441,12 @@ def main() -> None:
     ap.add_argument("--calls", type=int, default=5, help="calls per timing, the best taken")
     ap.add_argument("--rounds", type=int, default=2,
                     help="rounds of the kernels taking turns per placement (the best of each kept)")
-    ap.add_argument("--registers", type=int, default=20, help="values live at most")
-    ap.add_argument("--line-registers", type=int, default=16, help="values live at most where a line goes")
+    ap.add_argument("--split", default="own:20:16,demand:20:16",
+                    help="the split programs, comma-separated: order (own or demand):values live at most:"
+                         "values live at most where a line goes[:live or even: the lines after the statement "
+                         "with the fewest live values in their stretch, or in its middle]")
+    ap.add_argument("--arithmetic", type=int, default=0,
+                    help="1: time the explicit kernels' arithmetic alone too (no line written)")
     ap.add_argument("--measure", action="store_true", help="(internal) one process's measurements as JSON")
     ap.add_argument("--seed", type=int, default=1000)
     args = ap.parse_args()
