@@ -306,20 +306,22 @@ def measure(args) -> None:
     from dynid.dynamics.regressor import line_map
 
     s = setup(args.robot, args.samples)
-    LANES, count, row = lanes.LANES, s["count"], 32
+    LANES, count, row = lanes.LANES, s["count"], args.row
     q, dq, ddq, kernel = s["q"], s["dq"], s["ddq"], s["kernel"]
     shape = (count, s["robot"].n, 10 * s["robot"].n)
     size = count * shape[1] * shape[2]
     y_buffer = np.zeros(size + 1024)
     y_at = (-(y_buffer.ctypes.data // 8)) % 8 + 2  # 16 bytes into a line, as NumPy puts a large array
     lmap = line_map(s["slots"], (8 - (y_at + y_buffer.ctypes.data // 8) % 8) % 8, s["zero"], False, kernel.ALIAS)
+    lmap[:, :8] = lmap[:, :8] // LANES * row + lmap[:, :8] % LANES  # rows ``row`` numbers apart
     lmap3 = lmap.copy()
     if lmap[-1, 8] + 8 > 10 * s["robot"].n ** 2:
         lmap3[-1] = lmap[0]
     keep = np.zeros(8)
     found = variants(s, args.split, lmap.shape[0])
     spill_rows = max(v[3] for v in found.values())
-    ws_size = s["template"].size + spill_rows * LANES
+    rows = s["template"].size // LANES
+    ws_size = (rows + spill_rows) * row
     ws_buffer = np.zeros(2 * (ws_size + 1024) + 1024)
     calls, alone = {}, {}
     for label, (program, *_) in found.items():
@@ -327,6 +329,9 @@ def measure(args) -> None:
         calls[label] = (explicit, padded, kv)
         if args.arithmetic:
             alone[f"{label}, arithmetic"] = (arithmetic, kv)
+    if args.arithmetic:  # the lines alone: each block's lanes loaded, the previous block's lines written
+        explicit, _, _, padded, kv, _ = ev.kernels(s["robot"], kernel, lmap, lmap3, row, [("line",)] * lmap.shape[0])
+        calls["lines alone"] = (explicit, padded, kv)
 
     def dynid(y):
         kernel.regressor_serial(q, dq, ddq, s["constants"], s["parents"], s["slots"], s["gravity"], y, 8, False)
@@ -341,7 +346,7 @@ def measure(args) -> None:
         ws0, ws1 = ws_buffer[w0:w0 + ws_size], ws_buffer[w1:w1 + ws_size]
         for w in (ws0, ws1):
             w[:] = 0.0
-            w[:s["template"].size] = s["template"]
+            w[:rows * row].reshape(rows, row)[:, :LANES] = s["template"].reshape(rows, LANES)
         return y, ws0, ws1, 64 * int(rng.integers(64))
 
     rng = np.random.default_rng(args.seed)
@@ -350,6 +355,8 @@ def measure(args) -> None:
     reference = y.copy()
     largest = np.abs(reference).max()
     for label, (explicit, padded, kv) in calls.items():
+        if label == "lines alone":
+            continue
         y[:] = 0.0
         padded(q, dq, ddq, ws0, ws1, kv, y, lmap, lmap3, pad, keep)
         print(json.dumps({"check": label, "difference": float(np.abs(y - reference).max() / largest),
@@ -399,7 +406,7 @@ def report(args) -> None:
     for process in range(args.processes):
         command = [sys.executable, __file__, "--measure", "--seed", str(1000 + process)] + [
             f"--{k.replace('_', '-')}={v}" for k, v in vars(args).items()
-            if k in ("robot", "samples", "placements", "split", "calls", "rounds", "arithmetic")]
+            if k in ("robot", "samples", "placements", "split", "calls", "rounds", "arithmetic", "row")]
         started = time.time()
         result = subprocess.run(command, capture_output=True, text=True, env=os.environ)
         if result.returncode:
@@ -426,7 +433,7 @@ def report(args) -> None:
         print(f"  {n:>17}: mean {mean:.3f} median {statistics.median(values):.3f} worst {max(values):.3f} best "
               f"{min(values):.3f}; mean {statistics.mean(rows['dynid']) / mean - 1:+.0%} faster than dynid's; "
               f"{sum(v > worst_dynid for v in values)} placements slower than dynid's worst")
-    for n in [n for n in rows if n not in ("dynid", "(d)") and not n.endswith("arithmetic")]:
+    for n in [n for n in rows if n not in ("dynid", "(d)", "lines alone") and not n.endswith("arithmetic")]:
         met = statistics.mean(rows["dynid"]) >= 1.1 * statistics.mean(rows[n]) and max(rows[n]) <= worst_dynid
         print(f"  {n}: mean >= 10 % faster than dynid's and no placement slower than dynid's worst: "
               f"{'MET' if met else 'not met'}")
@@ -446,7 +453,11 @@ def main() -> None:
                          "values live at most where a line goes[:live or even: the lines after the statement "
                          "with the fewest live values in their stretch, or in its middle]")
     ap.add_argument("--arithmetic", type=int, default=0,
-                    help="1: time the explicit kernels' arithmetic alone too (no line written)")
+                    help="1: time the explicit kernels' arithmetic alone too (no line written), and the lines "
+                         "alone (each block's lanes loaded, no arithmetic)")
+    ap.add_argument("--row", type=int, default=32,
+                    help="numbers from one workspace row to the next (32: dynid's; 40 spreads the rows of eight "
+                         "lanes over every set of the L1 cache, as in explicit_vector.py)")
     ap.add_argument("--measure", action="store_true", help="(internal) one process's measurements as JSON")
     ap.add_argument("--seed", type=int, default=1000)
     args = ap.parse_args()
