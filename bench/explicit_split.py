@@ -26,8 +26,9 @@ Printed: the programs' sizes, stack accesses, spills and reloads; each variant's
 (largest difference over Y's largest entry); then, in ``--processes`` fresh processes one after the
 other, ``--placements`` placements each (the explicit kernels' stack frame moved by a dynamic alloca
 of 0-4032 bytes, the two workspaces and Y at seeded random offsets mod 4096, multiples of 64 bytes;
-Y 16 bytes into a line as NumPy puts it), dynid's kernel (``regressor_serial``), (d) as it is and the
-split variants taking turns in each placement (``--rounds`` rounds, the order rotating with the
+Y 16 bytes into a line as NumPy puts it), dynid's folded kernel (``regressor_serial``), dynid's
+explicit kernel where this version has one ("dynid explicit", dynamics/explicit.py), (d) as it is
+and the split variants (``--realign 1``: their frames realigned to 64 bytes) taking turns in each placement (``--rounds`` rounds, the order rotating with the
 placement and reversed every other round), CPU time of one thread per sample, the best of
 ``--calls`` calls in each round and of the rounds; and the mean, median and worst of each over all
 placements. For a robot
@@ -37,6 +38,7 @@ with an even n (as explicit_vector.py).
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import re
@@ -325,7 +327,8 @@ def measure(args) -> None:
     ws_buffer = np.zeros(2 * (ws_size + 1024) + 1024)
     calls, alone = {}, {}
     for label, (program, *_) in found.items():
-        explicit, arithmetic, _, padded, kv, _ = ev.kernels(s["robot"], kernel, lmap, lmap3, row, program)
+        align = 64 * args.realign * (label != "(d)")  # (d) as it is
+        explicit, arithmetic, _, padded, kv, _ = ev.kernels(s["robot"], kernel, lmap, lmap3, row, program, align)
         calls[label] = (explicit, padded, kv)
         if args.arithmetic:
             alone[f"{label}, arithmetic"] = (arithmetic, kv)
@@ -335,6 +338,13 @@ def measure(args) -> None:
 
     def dynid(y):
         kernel.regressor_serial(q, dq, ddq, s["constants"], s["parents"], s["slots"], s["gravity"], y, 8, False)
+
+    regressor = importlib.import_module("dynid.dynamics.regressor")
+    module = regressor.explicit_kernel(s["robot"]) if hasattr(regressor, "explicit_kernel") else None
+
+    def dynid_explicit(y):  # dynid's explicit kernel (dynamics/explicit.py), where this version of dynid has one
+        plan, orders = regressor.explicit_plan(s["robot"], module, y)
+        module.regressor_serial(q, dq, ddq, s["constants"], s["slots"], s["gravity"], y, plan, orders)
 
     def place(rng):
         """(Y, ws0, ws1, pad) at seeded offsets (multiples of 64 bytes) mod 4096."""
@@ -354,14 +364,14 @@ def measure(args) -> None:
     dynid(y)
     reference = y.copy()
     largest = np.abs(reference).max()
-    for label, (explicit, padded, kv) in calls.items():
+    for label, (explicit, padded, kv) in list(calls.items()) + [("dynid explicit", (None, None, None))] * bool(module):
         if label == "lines alone":
             continue
         y[:] = 0.0
-        padded(q, dq, ddq, ws0, ws1, kv, y, lmap, lmap3, pad, keep)
+        dynid_explicit(y) if label == "dynid explicit" else padded(q, dq, ddq, ws0, ws1, kv, y, lmap, lmap3, pad, keep)
         print(json.dumps({"check": label, "difference": float(np.abs(y - reference).max() / largest),
                           "equal": bool(np.array_equal(y, reference))}), flush=True)
-    names = ["dynid"] + list(calls) + list(alone)
+    names = ["dynid"] + ["dynid explicit"] * bool(module) + list(calls) + list(alone)
     for p in range(args.placements):
         y, ws0, ws1, pad = place(rng)
         where = {"y": y.ctypes.data % 4096, "ws0": ws0.ctypes.data % 4096, "ws1": ws1.ctypes.data % 4096}
@@ -371,6 +381,8 @@ def measure(args) -> None:
             for label in order[::-1] if turn % 2 else order:
                 if label == "dynid":
                     t = ev.cpu_best(lambda: dynid(y), args.calls)
+                elif label == "dynid explicit":
+                    t = ev.cpu_best(lambda: dynid_explicit(y), args.calls)
                 elif label in alone:  # the lanes loaded, the program run on each group, no line written
                     arithmetic, kv = alone[label]
                     t = ev.cpu_best(lambda: arithmetic(q, dq, ddq, ws0, kv, y, lmap), args.calls)
@@ -406,7 +418,7 @@ def report(args) -> None:
     for process in range(args.processes):
         command = [sys.executable, __file__, "--measure", "--seed", str(1000 + process)] + [
             f"--{k.replace('_', '-')}={v}" for k, v in vars(args).items()
-            if k in ("robot", "samples", "placements", "split", "calls", "rounds", "arithmetic", "row")]
+            if k in ("robot", "samples", "placements", "split", "calls", "rounds", "arithmetic", "row", "realign")]
         started = time.time()
         result = subprocess.run(command, capture_output=True, text=True, env=os.environ)
         if result.returncode:
@@ -433,7 +445,8 @@ def report(args) -> None:
         print(f"  {n:>17}: mean {mean:.3f} median {statistics.median(values):.3f} worst {max(values):.3f} best "
               f"{min(values):.3f}; mean {statistics.mean(rows['dynid']) / mean - 1:+.0%} faster than dynid's; "
               f"{sum(v > worst_dynid for v in values)} placements slower than dynid's worst")
-    for n in [n for n in rows if n not in ("dynid", "(d)", "lines alone") and not n.endswith("arithmetic")]:
+    for n in [n for n in rows if n not in ("dynid", "dynid explicit", "(d)", "lines alone")
+              and not n.endswith("arithmetic")]:
         met = statistics.mean(rows["dynid"]) >= 1.1 * statistics.mean(rows[n]) and max(rows[n]) <= worst_dynid
         print(f"  {n}: mean >= 10 % faster than dynid's and no placement slower than dynid's worst: "
               f"{'MET' if met else 'not met'}")
@@ -458,6 +471,9 @@ def main() -> None:
     ap.add_argument("--row", type=int, default=32,
                     help="numbers from one workspace row to the next (32: dynid's; 40 spreads the rows of eight "
                          "lanes over every set of the L1 cache, as in explicit_vector.py)")
+    ap.add_argument("--realign", type=int, default=0,
+                    help="1: the split kernels' stack frame realigned to 64 bytes (explicit_vector.py's --realign, "
+                         "as dynamics/explicit.py does), so that what is left on it lies on whole lines")
     ap.add_argument("--measure", action="store_true", help="(internal) one process's measurements as JSON")
     ap.add_argument("--seed", type=int, default=1000)
     args = ap.parse_args()
