@@ -77,6 +77,8 @@ def group_program(program, constant_names, lines: int, row: int, frame_align: in
     from numba import types
     from numba.extending import intrinsic
 
+    from dynid.dynamics import explicit
+
     i32, i64, f64 = ir.IntType(32), ir.IntType(64), ir.DoubleType()
     vec = ir.VectorType(f64, WIDTH)
     index = {name: e for e, name in enumerate(constant_names)}
@@ -84,9 +86,6 @@ def group_program(program, constant_names, lines: int, row: int, frame_align: in
     after = [(line + 1) * operations // (lines + 1) for line in range(lines)]
     if any(op[0] == "line" for op in program):  # the program places its lines (bench/explicit_split.py)
         after = [math.inf] * lines
-
-    def mask(values):
-        return ir.Constant(ir.VectorType(i32, WIDTH), values)
 
     @intrinsic
     def run(typingctx, ws, kv, g, wsp, y, lmap, base, stride):
@@ -108,26 +107,12 @@ def group_program(program, constant_names, lines: int, row: int, frame_align: in
                 return builder.bitcast(builder.gep(pointer, [offset]), vec.as_pointer())
 
             def value(code):
-                if code not in values:
-                    if code in index:
-                        x = builder.load(builder.gep(kvd, [ir.Constant(i64, index[code])]))
-                        x = builder.insert_element(ir.Constant(vec, ir.Undefined), x, ir.Constant(i32, 0))
-                        values[code] = builder.shuffle_vector(x, ir.Constant(vec, ir.Undefined), mask([0] * WIDTH))
-                    else:
-                        values[code] = ir.Constant(vec, [float(code)] * WIDTH)
-                return values[code]
+                return explicit.operand(builder, values, index, kvd, code)
 
             def write_line(line):
                 offsets = [builder.load(builder.gep(table, [ir.Constant(i64, 9 * line + r)])) for r in range(9)]
                 rows = [builder.load(at(prev, builder.add(offsets[r], lane0)), align=8) for r in range(8)]
-                for s in (1, 2, 4):  # three butterfly stages: row t ends up holding lane t of each row
-                    for i in range(8):
-                        if not i & s:
-                            x, z = rows[i], rows[i + s]
-                            rows[i] = builder.shuffle_vector(x, z, mask([t if not t & s else 8 + t - s
-                                                                         for t in range(8)]))
-                            rows[i + s] = builder.shuffle_vector(x, z, mask([t + s if not t & s else 8 + t
-                                                                             for t in range(8)]))
+                rows = explicit.transpose8(builder, rows)
                 d = builder.add(base_v, offsets[8])
                 for t in range(8):
                     store = builder.store(rows[t], at(out, builder.add(d, builder.mul(stride_v, ir.Constant(i64, t)))),
@@ -154,11 +139,7 @@ def group_program(program, constant_names, lines: int, row: int, frame_align: in
                 if op[0] == "store":
                     builder.store(value(op[2]), at(data, builder.add(ir.Constant(i64, op[1] * row), lane0)), align=8)
                     continue
-                if op[0] == "neg":
-                    values[op[1]] = builder.fneg(value(op[2]), flags=("contract",))
-                else:
-                    operation = {"*": builder.fmul, "+": builder.fadd, "-": builder.fsub}[op[0]]
-                    values[op[1]] = operation(value(op[2]), value(op[3]), flags=("contract",))
+                explicit.arithmetic(builder, values, op, value)
                 done += 1
             while line < lines:
                 write_line(line)

@@ -104,6 +104,53 @@ def program_of(loops, keep) -> tuple:
     return tuple(program)
 
 
+def _mask(values):
+    """A shuffle mask of ``WIDTH`` lanes."""
+    from llvmlite import ir
+
+    return ir.Constant(ir.VectorType(ir.IntType(32), WIDTH), values)
+
+
+def transpose8(builder, rows):
+    """Eight ``<8 x double>`` values transposed in registers by three butterfly stages (as
+    ``tiles.lines8``): value t of the result holds lane t of each of ``rows``."""
+    rows = list(rows)
+    for step in (1, 2, 4):
+        for i in range(8):
+            if not i & step:
+                x, z = rows[i], rows[i + step]
+                rows[i] = builder.shuffle_vector(x, z, _mask([t if not t & step else 8 + t - step for t in range(8)]))
+                rows[i + step] = builder.shuffle_vector(x, z, _mask([t + step if not t & step else 8 + t
+                                                                     for t in range(8)]))
+    return rows
+
+
+def operand(builder, values, index, kv_data, code):
+    """The ``<8 x double>`` of operand ``code`` of the program: its value (``values``), else a constant
+    of kv (``index``: its place there, kv_data its pointer) broadcast to every lane, else the number."""
+    from llvmlite import ir
+
+    if code not in values:
+        vec = ir.VectorType(ir.DoubleType(), WIDTH)
+        if code in index:
+            x = builder.load(builder.gep(kv_data, [ir.Constant(ir.IntType(64), index[code])]))
+            x = builder.insert_element(ir.Constant(vec, ir.Undefined), x, ir.Constant(ir.IntType(32), 0))
+            values[code] = builder.shuffle_vector(x, ir.Constant(vec, ir.Undefined), _mask([0] * WIDTH))
+        else:
+            values[code] = ir.Constant(vec, [float(code)] * WIDTH)
+    return values[code]
+
+
+def arithmetic(builder, values, op, value) -> None:
+    """Statement ``op`` of the program ("neg", or "*", "+", "-" of two operands; ``value`` gives an
+    operand's vector) emitted into ``values``, multiplies and adds free to fuse (``contract``)."""
+    if op[0] == "neg":
+        values[op[1]] = builder.fneg(value(op[2]), flags=("contract",))
+    else:
+        operation = {"*": builder.fmul, "+": builder.fadd, "-": builder.fsub}[op[0]]
+        values[op[1]] = operation(value(op[2]), value(op[3]), flags=("contract",))
+
+
 def group_program(program, constant_names, slots: int):
     """Intrinsic ``run(buf, cur, prev, kv, g, y, lmap, orders, which, base, stride)``: the program on
     the lanes 8 g .. 8 g + 8 of the workspace at buf[cur:] (flat float64, row r's lanes from
@@ -122,9 +169,6 @@ def group_program(program, constant_names, slots: int):
     index = {name: e for e, name in enumerate(constant_names)}
     operations = sum(op[0] not in ("load", "store") for op in program)
     after = [(s + 1) * operations // (slots + 1) for s in range(slots)]
-
-    def mask(values):
-        return ir.Constant(ir.VectorType(i32, WIDTH), values)
 
     @intrinsic
     def run(typingctx, buf, cur, prev, kv, g, y, lmap, orders, which, base, stride):
@@ -150,14 +194,7 @@ def group_program(program, constant_names, slots: int):
                 return builder.bitcast(builder.gep(pointer, [offset]), vec.as_pointer())
 
             def value(code):
-                if code not in values:
-                    if code in index:
-                        x = builder.load(builder.gep(kvd, [ir.Constant(i64, index[code])]))
-                        x = builder.insert_element(ir.Constant(vec, ir.Undefined), x, ir.Constant(i32, 0))
-                        values[code] = builder.shuffle_vector(x, ir.Constant(vec, ir.Undefined), mask([0] * WIDTH))
-                    else:
-                        values[code] = ir.Constant(vec, [float(code)] * WIDTH)
-                return values[code]
+                return operand(builder, values, index, kvd, code)
 
             def write_slot(s):
                 line = builder.load(builder.gep(order, [builder.add(order0, ir.Constant(i64, s))]))
@@ -167,14 +204,7 @@ def group_program(program, constant_names, slots: int):
                                for r in range(9)]
                     rows = [builder.load(at(data, builder.add(offsets[r], there)), align=8)  # + 1 lane: the
                             for r in range(8)]                                                # next sample's
-                    for step in (1, 2, 4):  # three butterfly stages: row t ends up holding lane t of each row
-                        for i in range(8):
-                            if not i & step:
-                                x, z = rows[i], rows[i + step]
-                                rows[i] = builder.shuffle_vector(x, z, mask([t if not t & step else 8 + t - step
-                                                                             for t in range(8)]))
-                                rows[i + step] = builder.shuffle_vector(x, z, mask([t + step if not t & step else 8 + t
-                                                                                    for t in range(8)]))
+                    rows = transpose8(builder, rows)
                     d = builder.add(base_v, offsets[8])
                     for t in range(8):
                         where = builder.add(d, builder.mul(stride_v, ir.Constant(i64, t)))
@@ -194,11 +224,7 @@ def group_program(program, constant_names, slots: int):
                     builder.store(value(op[2]), at(data, builder.add(ir.Constant(i64, op[1] * LANES), here)),
                                   align=64)
                     continue
-                if op[0] == "neg":
-                    values[op[1]] = builder.fneg(value(op[2]), flags=("contract",))
-                else:
-                    operation = {"*": builder.fmul, "+": builder.fadd, "-": builder.fsub}[op[0]]
-                    values[op[1]] = operation(value(op[2]), value(op[3]), flags=("contract",))
+                arithmetic(builder, values, op, value)
                 done += 1
             while slot < slots:
                 write_slot(slot)
