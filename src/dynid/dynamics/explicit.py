@@ -277,17 +277,18 @@ def straddling_parts(buf, prev, lmap, flat, kp, stride):
     own part, samples 25 .. 31 and the block's first its head (what precedes its first whole line);
     the group-3 slots leave that line out (``slot_orders``)."""
     last = lmap.shape[0] - 1
+    if last < 0 or lmap[last, 8] + 8 <= stride:  # no line map (read nothing), or no straddling line
+        return
     x = lmap[last, 8]
-    if last >= 0 and x + 8 > stride:
-        d = kp * stride
-        for t in range(LANES - WIDTH, LANES):
-            for r in range(stride - x):
-                flat[d + t * stride + x + r] = buf[nb.uint64(prev + lmap[last, r] + t)]
-        for t in range(LANES - WIDTH + 1, LANES):
-            for r in range(stride - x, 8):
-                flat[d + t * stride + x + r - stride] = buf[nb.uint64(prev + lmap[last, r] - 1 + t)]
+    d = kp * stride
+    for t in range(LANES - WIDTH, LANES):
+        for r in range(stride - x):
+            flat[d + t * stride + x + r] = buf[nb.uint64(prev + lmap[last, r] + t)]
+    for t in range(LANES - WIDTH + 1, LANES):
         for r in range(stride - x, 8):
-            flat[d + x + r - stride] = buf[nb.uint64(prev + lmap[last, r] - 1)]
+            flat[d + t * stride + x + r - stride] = buf[nb.uint64(prev + lmap[last, r] - 1 + t)]
+    for r in range(stride - x, 8):
+        flat[d + x + r - stride] = buf[nb.uint64(prev + lmap[last, r] - 1)]
 
 
 def slot_orders(lmap: np.ndarray, stride: int, slots: int) -> np.ndarray:

@@ -599,18 +599,20 @@ def explicit_kernel(robot):
     kernel = folded.kernel_for(robot)
     if kernel is None or (10 * robot.n ** 2) % 8:
         return None
-    slots = kernel_arrays(robot)[2]
-    zero = scratch_row(robot.n, slots) + 10 * slots_used(slots)
-    return explicit.kernel_for(robot, max(line_map(slots, head, zero, False, kernel.ALIAS).shape[0]
-                                          for head in range(8)))
+    return explicit.kernel_for(robot, max(_explicit_line_map(robot, head, kernel.ALIAS).shape[0] for head in range(8)))
 
 
 def explicit_plan(robot, module, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(line map, slot orders) of the explicit kernel ``module`` for Y's place in a cache line."""
-    slots = kernel_arrays(robot)[2]
-    zero = scratch_row(robot.n, slots) + 10 * slots_used(slots)
-    lmap = line_map(slots, (8 - (y.ctypes.data // 8) % 8) % 8, zero, False, module.ALIAS)
+    lmap = _explicit_line_map(robot, (8 - (y.ctypes.data // 8) % 8) % 8, module.ALIAS)
     return lmap, explicit.slot_orders(lmap, 10 * robot.n ** 2, module.SLOTS)
+
+
+def _explicit_line_map(robot, head: int, alias: np.ndarray) -> np.ndarray:
+    """``line_map`` of the lines the explicit kernel writes (those holding a non-zero) for a Y whose
+    samples start ``head`` numbers before a cache line; the zero row follows the blocks' rows."""
+    slots = kernel_arrays(robot)[2]
+    return line_map(slots, head, scratch_row(robot.n, slots) + 10 * slots_used(slots), False, alias)
 
 
 def thread_kind(robot, stage: int, folded_kernel: bool, explicit_runs: bool = False) -> str:
