@@ -14,7 +14,8 @@ turns, each the best of ``--repeat`` calls: "main", the folded kernel as main ac
 ``dynid.regressor(..., out=Y)`` (``regressor_range_lines``, its workspace where Numba's allocator puts
 it: 32-byte aligned, so 0 or 32 bytes into a cache line); "dynid", the folded kernel as this version
 runs it (``regressor_serial``; ``lanes.new_workspace`` on a cache line; what dynid.regressor runs for an
-odd n); "explicit", the explicit kernel (what dynid.regressor runs for an even n);
+odd n before the explicit kernel had one); "explicit", the explicit kernel (what dynid.regressor runs);
+for an odd n (iiwa14) main runs the folded kernel as "dynid" does, so "main" repeats "dynid"'s times.
 CPU time of one thread per sample, Y of ``--samples`` samples in memory. Printed per placement,
 then per process and over all: the means, the slowest placement of each, the explicit kernel's
 mean over dynid's, and the largest difference of their Y over Y's largest entry.
@@ -84,14 +85,16 @@ def one_process(robot_name: str, placements: int, samples: int, seed: int, repea
         return np.zeros(size)  # where Numba's allocator puts a workspace (32-byte aligned)
 
     @nb.njit
-    def explicit_padded(pad, q, dq, ddq, constants, slots, gravity, y, lmap, orders):
+    def explicit_padded(pad, q, dq, ddq, constants, slots, gravity, y, plan):
         where = stack_pad(pad)
-        explicit_serial(q, dq, ddq, constants, slots, gravity, y, lmap, orders)
+        explicit_serial(q, dq, ddq, constants, slots, gravity, y, *plan)  # (lmap, orders) or (table, counts, orders)
         return where
 
     shape = (samples, n, 10 * n)
     size = samples * n * 10 * n
-    out = {"main": [], "dynid": [], "explicit": [], "where": [], "error": 0.0, "label": label}
+    out = {"dynid": [], "explicit": [], "where": [], "error": 0.0, "label": label}
+    if not module.PHASES:
+        out["main"] = []
     used = 10 * lanes.slots_used(slots)
     workspace = lanes.new_workspace(n, slots, constants, gravity, used + 2)
     spare = np.zeros(16)
@@ -104,13 +107,16 @@ def one_process(robot_name: str, placements: int, samples: int, seed: int, repea
         y = buffer[offset:offset + size].reshape(shape)
         reference = np.zeros(shape)
         pad = int(rng.integers(0, 256)) * 16
-        lmap, orders = regressor.explicit_plan(robot, module, y)
+        plan = regressor.explicit_plan(robot, module, y)
         ws = numba_zeros(workspace.size)
         ws[:] = workspace
         kept.append(ws)
-        calls = {"main": lambda: main_padded(pad, q, dq, ddq, constants, slots, ws, y, lmap, gravity, keep),
-                 "dynid": lambda: dynid_padded(pad, q, dq, ddq, constants, parents, slots, gravity, reference),
-                 "explicit": lambda: explicit_padded(pad, q, dq, ddq, constants, slots, gravity, y, lmap, orders)}
+        calls = {"dynid": lambda: dynid_padded(pad, q, dq, ddq, constants, parents, slots, gravity, reference),
+                 "explicit": lambda: explicit_padded(pad, q, dq, ddq, constants, slots, gravity, y, plan)}
+        if "main" in out:
+            lmap = plan[0]
+            calls = {"main": lambda: main_padded(pad, q, dq, ddq, constants, slots, ws, y, lmap, gravity, keep),
+                     **calls}
         for call in calls.values():
             call()
         out["error"] = max(out["error"], float(np.abs(y - reference).max() / np.abs(reference).max()))
@@ -122,7 +128,7 @@ def one_process(robot_name: str, placements: int, samples: int, seed: int, repea
                 best[name] = min(best[name], time.thread_time() - t0)
         for name in calls:
             out[name].append(best[name] / samples * 1e6)
-        frame = explicit_padded(pad, q, dq, ddq, constants, slots, gravity, y, lmap, orders) % 4096
+        frame = explicit_padded(pad, q, dq, ddq, constants, slots, gravity, y, plan) % 4096
         out["where"].append(f"Y {y.ctypes.data % 4096} frame {frame} ws {ws.ctypes.data % 64}")
         kept.append(buffer)
     return out
@@ -154,6 +160,7 @@ def main() -> None:
                                     "--seed", str(args.seed + p)], capture_output=True, text=True, check=True)
             result = json.loads(child.stdout.strip().splitlines()[-1])
             label, error = result["label"], max(error, result["error"])
+            result.setdefault("main", result["dynid"])  # an odd n: main runs the folded kernel as dynid does
             print(f"{label}, process {p + 1} (load {load}):")
             for where, *times in zip(result["where"], *(result[kind] for kind in kinds)):
                 print(f"  {where:>30}: " + "  ".join(f"{kind} {t:.3f}" for kind, t in zip(kinds, times)))

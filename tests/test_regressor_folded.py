@@ -121,48 +121,57 @@ def test_whole_lines_written_straight_from_the_lanes_equal_the_in_place_y(tmp_pa
         assert np.array_equal(y, in_place)
 
 
-def test_explicit_kernel_gives_the_generic_kernels_y_to_rounding(tmp_path, monkeypatch):
+@pytest.mark.parametrize("joints", [4, 3])
+def test_explicit_kernel_gives_the_generic_kernels_y_to_rounding(tmp_path, monkeypatch, joints):
     """The explicit kernel (dynamics/explicit.py: the folded kernel's statements as straight-line
-    vector code, the previous block's lines stored inside it) for an even n: Y equal to the generic
-    kernel's to rounding, for every placement of Y in a line, a batch that is no whole number of
-    blocks, a stretch that starts inside a block, two threads; nothing written outside Y; and
-    ``dynid.regressor`` takes it for a streamed Y (not with DYNID_EXPLICIT_KERNELS=0)."""
-    robot = dynid.load_robot(str(_write(tmp_path / "legs.urdf", 0.3)))
+    vector code, the previous block's lines stored inside it), for an even n (the tree, 4 joints: a
+    sample is whole lines) and an odd n (the chain, 3 joints: four samples start at four places in a
+    line, its lanes in that order, a line map per lane group): Y equal to the generic kernel's to
+    rounding, for every placement of Y in a line, a batch that is no whole number of blocks,
+    stretches that start inside a block (at every place in a line) or are shorter than a block, two
+    threads; nothing written outside Y; a line map of another place refused; and ``dynid.regressor``
+    takes it for a streamed Y (not with DYNID_EXPLICIT_KERNELS=0). One compiled function serves
+    every call (``regressor_parallel``, one thread or two; the serial one is a call of the same
+    ``range_of``): a compile of the explicit kernel costs seconds."""
+    robot = dynid.load_robot(str(_write(tmp_path / "legs.urdf", 0.3, joints)))
     module = regressor_module.explicit_kernel(robot)
-    assert module is not None
+    assert module is not None and module.PHASES == (joints == 3)
     (q, dq, ddq), generic, _, _ = _generic_and_folded(robot, count=1100)
     constants, _, slots, gravity = regressor_module.kernel_arrays(robot)
     largest, size = np.abs(generic).max(), generic.size
+    threads = importlib.import_module("dynid.dynamics.threads")
+
+    def run(y, start, stop, plan, workers=1):
+        threads.with_threads(workers, module.regressor_parallel, q[start:stop], dq[start:stop], ddq[start:stop],
+                             constants, slots, gravity, y, *plan, workers)
+
     for shift in range(8):
         buffer = np.zeros(size + 16)
         buffer[:shift], buffer[shift + size:] = np.nan, np.nan
         y = buffer[shift:shift + size].reshape(generic.shape)
-        lmap, orders = regressor_module.explicit_plan(robot, module, y)
         part = 1100 - 13  # 33 blocks and 31 samples
-        module.regressor_serial(q[:part], dq[:part], ddq[:part], constants, slots, gravity, y[:part], lmap, orders)
+        run(y[:part], 0, part, regressor_module.explicit_plan(robot, module, y[:part]))
         assert np.abs(y[:part] - generic[:part]).max() <= 1e-14 * largest
         assert np.isnan(buffer[:shift]).all() and np.isnan(buffer[shift + size:]).all()
         assert not y[part:].any()
-    for stretches in (((0, 550), (550, 1100)), ((0, 37), (37, 1100))):  # a stretch starting inside a block
+        wrong = buffer[shift + 1:shift + 1 + size].reshape(generic.shape)  # a line map of another place
+        with pytest.raises(ValueError, match="line map"):
+            run(wrong, 0, 1100, regressor_module.explicit_plan(robot, module, y))
+    # segments as dynid.regressor's (Y[start:stop] and its plan), on one thread or two (the second
+    # thread's stretch starts inside a block: 550, 37 + 531, 70 + 514)
+    for segments in (((0, 1100, 2),), ((0, 37, 1), (37, 1100, 2)), ((0, 5, 1), (5, 70, 1), (70, 1098, 2),
+                                                                    (1098, 1100, 1))):
         y = np.zeros_like(generic)
-        lmap, orders = regressor_module.explicit_plan(robot, module, y)
-        for start, stop in stretches:
-            module.range_of(q, dq, ddq, constants, slots, gravity, y, start, stop, lmap, orders)
+        for start, stop, workers in segments:
+            run(y[start:stop], start, stop, regressor_module.explicit_plan(robot, module, y[start:stop]), workers)
         assert np.abs(y - generic).max() <= 1e-14 * largest
-    y = np.zeros_like(generic)
-    lmap, orders = regressor_module.explicit_plan(robot, module, y)
-    threads = importlib.import_module("dynid.dynamics.threads")
-    threads.with_threads(2, module.regressor_parallel, q, dq, ddq, constants, slots, gravity, y, lmap, orders, 2)
-    assert np.abs(y - generic).max() <= 1e-14 * largest
-    with pytest.raises(ValueError, match="line map"):  # a line map of another place in a line: refused
-        module.regressor_serial(q, dq, ddq, constants, slots, gravity, buffer[1:1 + size].reshape(y.shape), lmap,
-                                orders)
     monkeypatch.setattr(regressor_module, "FOLDED_MIN_SAMPLES", 64)
     monkeypatch.setattr(regressor_module, "stream_stage_samples", lambda robot, nbytes: 4)
     explicit = importlib.import_module("dynid.dynamics.explicit")
     monkeypatch.setattr(explicit, "wide_vectors", lambda: True)  # taken where Numba compiles for AVX-512
-    calls, serial = [], module.regressor_serial
-    monkeypatch.setattr(module, "regressor_serial", lambda *args: calls.append(1) or serial(*args))
+    calls = []
+    monkeypatch.setattr(module, "regressor_serial",
+                        lambda *args: calls.append(1) or module.regressor_parallel(*args, 1))
     assert np.abs(dynid.regressor(robot, q, dq, ddq, out=np.zeros_like(generic)) - generic).max() <= 1e-14 * largest
     assert calls
     monkeypatch.setattr(explicit, "wide_vectors", lambda: False)

@@ -1,5 +1,5 @@
 """The generated regressor kernel as explicit vector code, the previous block's lines of Y stored in
-between its arithmetic: a streamed Y of an even n on one core (issue 27).
+between its arithmetic: a streamed Y (issue 27).
 
 The generated kernel (``folded.py``) computes each joint of a block of ``LANES`` samples in a lane
 loop that LLVM vectorizes and writes the block's lines of Y after all its loops
@@ -25,9 +25,19 @@ time in a process, another in the next). Here the function that holds the progra
 frame to 64 bytes (``"stackrealign"``: the spill slots of vectors get their natural alignment), and
 the workspaces start on a cache line: 0.095-0.099 for every frame placement.
 
-Even n only (a sample of Y is whole lines: ``regressor.line_map``); Y streamed (``stage_samples``
-> 0, a Y larger than the last-level cache) and ``every`` False. ``regressor.regressor`` takes the
-folded kernel otherwise. Y equals the folded kernel's to rounding (LLVM fuses other multiplies and
+For an even n a sample of Y is whole lines (``regressor.line_map``) and lane group g holds the
+samples 8 g .. 8 g + 8. For an odd n (10 n^2 = 2 mod 8) four consecutive samples start at four
+places in a line, so the lanes are taken in phase order as the folded kernel's are
+(``lanes.load_block(..., phases=True)``: lane 8 g + u holds sample g + 4 u, ``load_lanes``): the
+eight samples of a group start at one place, and the group's slots write the lines of that place's
+map (``regressor.explicit_phase_plan``: a map per lane group and place, each line stored for the
+eight samples 4 samples apart). The line that a group-3 sample shares with the next (lane u + 1, of
+the next block for u = 7) goes by ordinary stores after the block (``straddling_phases``), the
+last block's lines by ``regressor.write_lines_phases``, the samples of a stretch that make no whole
+block by ordinary stores (``write_part_phases``). iiwa14: 0.144-0.151 CPU us per sample against the
+folded kernel's 0.164-0.171 (bench/explicit_kernel.py; docs/performance.md). Y streamed
+(``stage_samples`` > 0, a Y larger than the last-level cache) and ``every`` False;
+``regressor.regressor`` takes the folded kernel otherwise. Y equals the folded kernel's to rounding (LLVM fuses other multiplies and
 adds than in the lane loops: a value a child reads from a register has more uses than one loaded
 from a row): tests/test_regressor_folded.py. The generated module is written and cached as
 ``folded``'s are (``kernel_files``).
@@ -237,12 +247,22 @@ def group_program(program, constant_names, slots: int):
 
 
 @nb.njit(cache=True, inline="always", fastmath={"contract"})
-def load_lanes(q, dq, ddq, k0, m, buf, cur):
+def load_lanes(q, dq, ddq, k0, m, buf, cur, phases=False):
     """``lanes.load_block`` into the workspace at buf[cur:], reading q[k0 + k, i] in place (no view
-    of q: its reference count would wait for the pending line stores); lanes past m get zeros."""
+    of q: its reference count would wait for the pending line stores); lanes past m get zeros. With
+    ``phases`` (an odd n) lane 8 p + u holds sample k0 + p + 4 u, as ``load_block(..., phases=True)``'s,
+    and zeros past m."""
     n = q.shape[1]
     for i in range(n):
         o = nb.uint64(cur + i * JR * LANES)
+        if phases:
+            for k in range(LANES):
+                t = k // WIDTH + 4 * (k % WIDTH)
+                a, b, c = (q[k0 + t, i], dq[k0 + t, i], ddq[k0 + t, i]) if t < m else (0.0, 0.0, 0.0)
+                buf[o + nb.uint64(R_Q * LANES + k)] = a
+                buf[o + nb.uint64(R_QD * LANES + k)] = b
+                buf[o + nb.uint64(R_QDD * LANES + k)] = c
+            continue
         for k in range(nb.uint64(m)):
             buf[o + nb.uint64(R_Q * LANES) + k] = q[k0 + k, i]
             buf[o + nb.uint64(R_QD * LANES) + k] = dq[k0 + k, i]
@@ -291,6 +311,44 @@ def straddling_parts(buf, prev, lmap, flat, kp, stride):
         flat[d + x + r - stride] = buf[nb.uint64(prev + lmap[last, r] - 1)]
 
 
+@nb.njit(cache=True, inline="always")
+def straddling_phases(buf, prev, table, counts, c, flat, kp, stride):
+    """``straddling_parts`` for an odd n (lanes in phase order, ``load_lanes``): the numbers of the line
+    that each sample kp + 3 + 4 u of group 3 (lanes 24 + u) shares with the next, kp + 4 + 4 u, by
+    ordinary stores (for u = 7, the next block's first sample: its own part only), and the head of
+    sample kp (lane 0). ``c``: group 3's map in ``table`` (``regressor.explicit_phase_plan``)."""
+    last = counts[c] - 1
+    if last < 0 or table[c, last, 8] + 8 <= stride:
+        return
+    x = table[c, last, 8]
+    for u in range(WIDTH):
+        d = (kp + 3 + 4 * u) * stride + x
+        for r in range(8 if u < WIDTH - 1 else stride - x):  # lane 24 + u's, then lane u + 1's (offset - 23)
+            flat[d + r] = buf[nb.uint64(prev + table[c, last, r] + 24 + u)]
+    for r in range(stride - x, 8):
+        flat[kp * stride + x + r - stride] = buf[nb.uint64(prev + table[c, last, r] + 23)]
+
+
+@nb.njit(cache=True)
+def write_part_phases(ws, lmaps, counts, m, y, k0):
+    """The samples k0 .. k0 + m (m < LANES, lanes in phase order: ``load_lanes``) of a stretch's last
+    block to y by ordinary stores (lines of ``phase_line_maps``' lmaps of each lane group): each
+    sample's numbers in its lines and the next sample's in the line it shares with it (below m), and
+    sample k0's numbers before its first whole line."""
+    stride = y.shape[1] * y.shape[2]
+    flat, base, last = y.reshape(-1), k0 * stride, counts[3] - 1
+    if last >= 0 and lmaps[3, last, 8] + 8 > stride:
+        x = lmaps[3, last, 8]
+        for r in range(stride - x, 8):
+            flat[base + x + r - stride] = ws[nb.uint64(lmaps[3, last, r] + 23)]
+    for t in range(m):
+        p, u = t % 4, t // 4
+        for line in range(counts[p]):
+            x = lmaps[p, line, 8]
+            for r in range(8 if x + 8 <= stride or t + 1 < m else stride - x):
+                flat[base + t * stride + x + r] = ws[nb.uint64(lmaps[p, line, r] + 8 * p + u)]
+
+
 def slot_orders(lmap: np.ndarray, stride: int, slots: int) -> np.ndarray:
     """(3, slots) int64: the line of ``lmap`` each line slot writes (-1: none): row 0 for lanes
     0 .. 24 (every line, spread evenly over the slots), row 1 for lanes 24 .. 32 (the line that
@@ -311,11 +369,12 @@ def slot_orders(lmap: np.ndarray, stride: int, slots: int) -> np.ndarray:
 def source(robot, slots_count: int) -> str | None:
     """Python source of the explicit kernel's module for the robot's structure with ``slots_count``
     line slots per group (the most lines of a sample's line map over Y's eight places in a line),
-    or None (odd n, no folded kernel)."""
+    or None (no folded kernel). An odd n's module takes its lanes in phase order (``_PHASE_DRIVERS``)."""
     n = robot.n
     module = folded.kernel_for(robot)
-    if module is None or (10 * n * n) % 8:
+    if module is None:
         return None
+    phases = (10 * n * n) % 8 != 0
     constants, parents, slots, gravity = kernel_arrays(robot)
     loops, prologue = joint_loops(folded.source(robot)[0])
     names = sorted(prologue)
@@ -327,25 +386,26 @@ def source(robot, slots_count: int) -> str | None:
     return "\n".join([*kernel_files.header(_sources_digest(), "explicit " + folded.structure(robot)[:50]),
                       "import numba as nb", "import numpy as np",
                       "from dynid.dynamics.explicit import (group_program, load_lanes, straddling_parts,",
-                      "                                     workspaces, GROUPS)",
+                      "                                     straddling_phases, workspaces, write_part_phases, GROUPS)",
                       "from dynid.dynamics.lanes import CHUNK, LANES",
-                      "from dynid.dynamics.regressor import write_lines",
+                      "from dynid.dynamics.regressor import write_lines, write_lines_phases",
                       "from dynid.dynamics.tiles import store_fence", "",
                       f"PROGRAM = {program!r}", f"NAMES = {tuple(names)!r}", f"SLOTS = {slots_count}",
+                      f"PHASES = {phases}",
                       f"ALIAS = np.array({[int(a) for a in module.ALIAS]}, dtype=np.int64)",
                       "RUN = group_program(PROGRAM, NAMES, SLOTS)", "", "",
                       "@nb.njit(cache=True)", "def constant_values(constants, gravity):",
-                      f"    kv = np.empty({len(names)})", values, "    return kv", _DRIVERS])
+                      f"    kv = np.empty({len(names)})", values, "    return kv",
+                      _PHASE_DRIVERS if phases else _DRIVERS])
 
 
 _DRIVERS = '''
 
 @nb.njit(cache=True, nogil=True)
 def range_of(q, dq, ddq, constants, slots, gravity, y, start, stop, lmap, orders):
-    """Y[start:stop] in this thread (dynid.dynamics.explicit): whole blocks with the previous block's
-    lines inside their program, then the last block's lines and a short block by
-    regressor.write_lines."""
-    if lmap.shape[0] > 0 and (y.ctypes.data // 8 + lmap[0, 8]) % 8 != 0:
+    """Y[start:stop] in this thread (dynid.dynamics.explicit): blocks with the previous block's lines
+    inside their program, then the last block's lines (a short block's too) by regressor.write_lines."""
+    if not matches(y, start, lmap):
         raise ValueError("the line map is not the one of this Y's place in a cache line")
     kv = constant_values(constants, gravity)
     buf, size = workspaces(q.shape[1], slots, constants, gravity)
@@ -353,11 +413,11 @@ def range_of(q, dq, ddq, constants, slots, gravity, y, start, stop, lmap, orders
     keep = spare[(-(spare.ctypes.data // 8)) % 8:][:8]
     flat = y.reshape(-1)
     stride = y.shape[1] * y.shape[2]
-    whole = (stop - start) // LANES
+    blocks = (stop - start + LANES - 1) // LANES
     cur, prev = 0, size
-    for b in range(whole):
+    for b in range(blocks):  # one call of the program (it compiles for seconds), a short last block too
         k0 = start + b * LANES
-        load_lanes(q, dq, ddq, k0, LANES, buf, cur)
+        load_lanes(q, dq, ddq, k0, min(LANES, stop - k0), buf, cur)
         kp = k0 - LANES
         for g in range(GROUPS):
             RUN(buf, cur, prev, kv, g, flat, lmap, orders, 2 if b == 0 else (1 if g == GROUPS - 1 else 0),
@@ -365,14 +425,9 @@ def range_of(q, dq, ddq, constants, slots, gravity, y, start, stop, lmap, orders
         if b > 0:
             straddling_parts(buf, prev, lmap, flat, kp, stride)
         cur, prev = prev, cur
-    if whole > 0:
-        write_lines(buf[prev:prev + size], lmap, LANES, y, start + (whole - 1) * LANES, keep, False, False)
-    m = stop - start - whole * LANES
-    if m > 0:
-        load_lanes(q, dq, ddq, start + whole * LANES, m, buf, cur)
-        for g in range(GROUPS):
-            RUN(buf, cur, prev, kv, g, flat, lmap, orders, 2, 0, stride)
-        write_lines(buf[cur:cur + size], lmap, m, y, start + whole * LANES, keep, False, False)
+    if blocks > 0:
+        last = start + (blocks - 1) * LANES
+        write_lines(buf[prev:prev + size], lmap, stop - last, y, last, keep, False, False)
     store_fence()
 
 
@@ -385,12 +440,98 @@ def regressor_serial(q, dq, ddq, constants, slots, gravity, y, lmap, orders):
 
 @nb.njit(cache=True, parallel=True)
 def regressor_parallel(q, dq, ddq, constants, slots, gravity, y, lmap, orders, threads):
-    """Y of the batch in ``threads`` stretches (``range_of`` each)."""
+    """Y of the batch in ``threads`` stretches (``range_of`` each; the line map checked here: an
+    exception raised in a parallel loop would not reach the caller)."""
     count = q.shape[0]
     parts = max(1, min(threads, count // CHUNK))
+    if not matches(y, 0, lmap):
+        raise ValueError("the line map is not the one of this Y's place in a cache line")
     for t in nb.prange(parts):
         range_of(q, dq, ddq, constants, slots, gravity, y, t * count // parts, (t + 1) * count // parts, lmap,
                  orders)
+
+
+@nb.njit(cache=True)
+def matches(y, start, lmap):
+    """Whether ``lmap`` is the line map of Y's place in a cache line (every sample starts at one place)."""
+    return lmap.shape[0] == 0 or (y.ctypes.data // 8 + lmap[0, 8]) % 8 == 0
+'''
+
+
+_PHASE_DRIVERS = '''
+
+@nb.njit(cache=True, nogil=True)
+def range_of(q, dq, ddq, constants, slots, gravity, y, start, stop, table, counts, orders):
+    """Y[start:stop] in this thread for an odd n (dynid.dynamics.explicit): whole blocks, their lanes in
+    phase order, with the previous block's lines inside their program (lane group g: the map of its
+    samples' place in a line, table[4 g + (start + g) % 4], regressor.explicit_phase_plan), then the
+    last block's lines by regressor.write_lines_phases, or by ordinary stores for a short block."""
+    if not matches(y, start, table, counts):
+        raise ValueError("the line map is not the one of this Y's place in a cache line")
+    stride = y.shape[1] * y.shape[2]
+    kv = constant_values(constants, gravity)
+    buf, size = workspaces(q.shape[1], slots, constants, gravity)
+    spare = np.zeros(16)
+    keep = spare[(-(spare.ctypes.data // 8)) % 8:][:8]
+    flat = y.reshape(-1)
+    lmaps = np.empty((GROUPS, table.shape[1], 9), dtype=np.int64)
+    groups = np.empty(GROUPS, dtype=np.int64)
+    for g in range(GROUPS):
+        lmaps[g] = table[4 * g + (start + g) % 4]
+        groups[g] = counts[4 * g + (start + g) % 4]
+    none = orders.shape[0] - 1
+    blocks = (stop - start + LANES - 1) // LANES
+    cur, prev = 0, size
+    for b in range(blocks):  # one call of the program (it compiles for seconds), a short last block too
+        k0 = start + b * LANES
+        load_lanes(q, dq, ddq, k0, min(LANES, stop - k0), buf, cur, True)
+        kp = k0 - LANES
+        for g in range(GROUPS):
+            RUN(buf, cur, prev, kv, g, flat, table, orders, none if b == 0 else 4 * g + (start + g) % 4,
+                (kp + g) * stride, 4 * stride)
+        if b > 0:
+            straddling_phases(buf, prev, table, counts, 12 + (start + 3) % 4, flat, kp, stride)
+        cur, prev = prev, cur
+    if blocks > 0:
+        last = start + (blocks - 1) * LANES
+        if stop - last == LANES:
+            write_lines_phases(buf[prev:prev + size], lmaps, groups, y, last, keep, False, False)
+        else:
+            write_part_phases(buf[prev:prev + size], lmaps, groups, stop - last, y, last)
+    store_fence()
+
+
+@nb.njit(cache=True, nogil=True)
+def regressor_serial(q, dq, ddq, constants, slots, gravity, y, table, counts, orders):
+    """Y of the whole batch on this thread (``range_of``; start an int64: one compiled range_of
+    serves this and regressor_parallel)."""
+    range_of(q, dq, ddq, constants, slots, gravity, y, np.int64(0), q.shape[0], table, counts, orders)
+
+
+@nb.njit(cache=True, parallel=True)
+def regressor_parallel(q, dq, ddq, constants, slots, gravity, y, table, counts, orders, threads):
+    """Y of the batch in ``threads`` stretches (``range_of`` each; the line maps checked here: an
+    exception raised in a parallel loop would not reach the caller)."""
+    count = q.shape[0]
+    parts = max(1, min(threads, count // CHUNK))
+    for t in range(parts):
+        if not matches(y, t * count // parts, table, counts):
+            raise ValueError("the line map is not the one of this Y's place in a cache line")
+    for t in nb.prange(parts):
+        range_of(q, dq, ddq, constants, slots, gravity, y, t * count // parts, (t + 1) * count // parts, table,
+                 counts, orders)
+
+
+@nb.njit(cache=True)
+def matches(y, start, table, counts):
+    """Whether the maps that a stretch from sample ``start`` takes from ``table`` (lane group g: map
+    4 g + (start + g) % 4) are those of its samples' places in a cache line."""
+    stride = y.shape[1] * y.shape[2]
+    for g in range(GROUPS):
+        c = 4 * g + (start + g) % 4
+        if counts[c] > 0 and (y.ctypes.data // 8 + (start + g) * stride + table[c, 0, 8]) % 8 != 0:
+            return False
+    return True
 '''
 
 
@@ -439,8 +580,8 @@ _modules: dict = {}
 
 
 def kernel_for(robot, slots_count: int):
-    """The generated explicit module of the robot's structure (``source``), or None (odd n, no
-    folded kernel); cached on the robot and per source."""
+    """The generated explicit module of the robot's structure (``source``), or None (no folded kernel);
+    cached on the robot and per source."""
     cached = robot.__dict__.get("_explicit_kernel", False)
     if cached is not False:
         return cached

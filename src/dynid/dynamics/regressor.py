@@ -436,6 +436,35 @@ def phase_line_maps(slots, y, start, zero, every, alias):
 
 
 @nb.njit(cache=True)
+def explicit_phase_plan(slots, y, zero, alias, slot_count):
+    """(table (16, L, 9), counts (16,), orders (17, slot_count)): the line maps of the explicit kernel for
+    a Y whose samples are not whole lines (odd n; ``explicit.py``). Map 4 g + p (``counts``: its lines) is
+    ``phase_line_maps``' map of lane group g (lanes 8 g .. 8 g + 8 of ``load_block(..., phases=True)``) for
+    samples y[p + 4 u]; its line slots are row 4 g + p of ``orders`` (each entry a line of the table
+    as (16 L, 9), -1 none; group 3 without the line that straddles into the next block); row 16: none."""
+    n = slots.shape[0]
+    stride = 10 * n * n
+    size = stride // 8 + 1
+    table = np.zeros((16, size, 9), dtype=np.int64)
+    counts = np.zeros(16, dtype=np.int64)
+    orders = np.full((17, slot_count), -1, dtype=np.int64)
+    for g in range(4):
+        for p in range(4):
+            c = 4 * g + p
+            lmap = line_map(slots, (8 - (y.ctypes.data // 8 + p * stride) % 8) % 8, zero, False, alias,
+                            8 if g < 3 else 1 - 24)
+            lines = lmap.shape[0]
+            if lines > slot_count:
+                raise ValueError("more lines per sample than the explicit kernel's line slots")
+            counts[c] = lines
+            table[c, :lines] = lmap
+            for line in range(lines):
+                if g < 3 or line < lines - 1 or lmap[line, 8] + 8 <= stride:
+                    orders[c, line * slot_count // lines] = c * size + line  # spread as slot_orders does
+    return table, counts, orders
+
+
+@nb.njit(cache=True)
 def write_lines_phases(ws, lmaps, counts, y, k0, keep, pending, more):
     """``write_lines`` for a Y whose samples are not whole lines (odd n), a whole block of lanes
     loaded with ``load_block(..., phases=True)``: the eight samples k0 + p + 4 u (u = 0 .. 7) of
@@ -592,18 +621,23 @@ def generated_kernel(robot, count: int, folded_kernel: bool | None = None):
 
 def explicit_kernel(robot):
     """The explicit kernel's module of the robot's structure (``explicit.kernel_for``, line slots for
-    the longest of its line maps), or None (odd n, no folded kernel)."""
+    the longest of its line maps), or None (no folded kernel)."""
     cached = robot.__dict__.get("_explicit_kernel", False)  # explicit.kernel_for's, without the line maps
     if cached is not False:
         return cached
     kernel = folded.kernel_for(robot)
-    if kernel is None or (10 * robot.n ** 2) % 8:
+    if kernel is None:
         return None
     return explicit.kernel_for(robot, max(_explicit_line_map(robot, head, kernel.ALIAS).shape[0] for head in range(8)))
 
 
-def explicit_plan(robot, module, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(line map, slot orders) of the explicit kernel ``module`` for Y's place in a cache line."""
+def explicit_plan(robot, module, y: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The arguments after Y of the explicit kernel ``module`` for Y's place in a cache line: (line map,
+    slot orders) for an even n; (table, counts, orders) of ``explicit_phase_plan`` for an odd n."""
+    if module.PHASES:
+        slots = kernel_arrays(robot)[2]
+        return explicit_phase_plan(slots, y, scratch_row(robot.n, slots) + 10 * slots_used(slots), module.ALIAS,
+                                   module.SLOTS)
     lmap = _explicit_line_map(robot, (8 - (y.ctypes.data // 8) % 8) % 8, module.ALIAS)
     return lmap, explicit.slot_orders(lmap, 10 * robot.n ** 2, module.SLOTS)
 
@@ -627,18 +661,20 @@ def kernel_call(robot, q, dq, ddq, out, stage: int, every: bool, folded_kernel: 
     """(thread kind, call(workers, start, stop)): the kernel ``regressor`` runs to write Y[start:stop]
     of this batch into ``out`` on ``workers`` threads (q, dq, ddq contiguous (N, n); ``stage`` from
     ``stream_stage_samples``; ``every``: all of Y's numbers written). The explicit kernel
-    (``explicit.py``) for a streamed Y of an even n, as ``line_map`` writes it (``every`` False);
+    (``explicit.py``) for a streamed Y, as ``line_map`` writes it (``every`` False; an odd n's plan made
+    for each segment's Y[start:stop], ``explicit_plan``);
     else the generated (folded) kernel from ``generated_kernel``; else the generic one."""
     arrays = kernel_arrays(robot)
     kernel = generated_kernel(robot, q.shape[0], folded_kernel)
     fast = explicit_kernel(robot) if kernel is not None and stage and not every and explicit.enabled() else None
     if fast is not None:
         constants, _, slots, gravity = arrays
-        lmap, orders = explicit_plan(robot, fast, out)
+        plan = None if fast.PHASES else explicit_plan(robot, fast, out)  # an odd n's: of the stretch's first sample
 
         def call(workers, start, stop):
-            args = (q[start:stop], dq[start:stop], ddq[start:stop], constants, slots, gravity, out[start:stop], lmap,
-                    orders)
+            y = out[start:stop]
+            args = (q[start:stop], dq[start:stop], ddq[start:stop], constants, slots, gravity, y,
+                    *(plan or explicit_plan(robot, fast, y)))
             if workers == 1:
                 fast.regressor_serial(*args)
             else:
@@ -672,8 +708,8 @@ def regressor(robot, q, dq, ddq, out: np.ndarray | None = None, *, folded_kernel
     written). ``folded_kernel``: compute with the kernel written for the robot's structure, its
     constant placements folded in (``folded.py``; the numbers equal the generic kernel's to
     rounding, about 1e-14 of Y's largest); None: for a batch of ``FOLDED_MIN_SAMPLES`` or more, when
-    folding saves a fifth of the operations, unless DYNID_FOLDED_KERNELS=0; for a streamed Y of an
-    even n, its statements as explicit vector code with the line stores inside (``explicit.py``,
+    folding saves a fifth of the operations, unless DYNID_FOLDED_KERNELS=0; for a streamed Y, its
+    statements as explicit vector code with the line stores inside (``explicit.py``,
     the same numbers to rounding; unless DYNID_EXPLICIT_KERNELS=0; ``kernel_call``). Identification
     passes False: its in-memory and streamed paths give the same numbers bit for bit.
     A robot with mimic joints gives (N, n, 10 n_bodies) (dynamics/mimic.py). Runs on one
