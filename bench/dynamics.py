@@ -23,11 +23,17 @@ same random states (seeded), prints in one run:
 - the write bound: bytes of Y's non-zero entries per sample over the measured store bandwidth
   (by the wall clock and by CPU time: on a shared machine the CPU figures go together), the
   floor no regressor that fills Y with ordinary stores can beat, and dynid's time over it (one
-  thread, and all threads allowed); beside it the cache lines those entries touch (a store to
-  part of a line moves the whole line, so lines x 64 bytes over the same bandwidth is the floor
-  for any code that leaves Y's zeros alone), and how dynid.regressor writes this Y (streamed past
-  the caches, its lines that hold a non-zero block written whole, or its non-zero blocks in place:
-  dynamics/regressor.py);
+  thread, and all threads allowed); beside it the cache lines those entries touch at this Y's place
+  in memory, and the line bound: those lines' bytes (64 each) per sample over the same bandwidth,
+  and dynid's one-thread time over it. A store to part of a line moves the whole line, so the line
+  bound is the floor for any code that leaves Y's zeros alone (dynid's streamed kernels write
+  exactly those lines whole, past the caches); it is the floor the hardware allows for this Y, where
+  the write bound counts only the numbers. Non-temporal stores of those lines alone, without any
+  arithmetic, reach it (a little under it: non-temporal stores run about 6 % faster than the ordinary
+  ones the bandwidth is measured with) in any order or grouping of the lines, as fast as contiguous
+  stores of the same bytes (bench/line_order.py). How dynid.regressor
+  writes this Y (streamed past the caches, its lines that hold a non-zero block written whole, or its
+  non-zero blocks in place: dynamics/regressor.py) is printed too;
 - "kernel alone": the compiled kernel that `dynid.regressor(..., out=Y)` runs, called directly,
   taking turns with that call (the difference is the call's own cost: checks, dispatch);
 - `Y = dynid.regressor(robot, q, dq, ddq)` without `out`, on one thread, as users time it: "new Y"
@@ -233,9 +239,10 @@ def main() -> None:
         timing = measure(robot, q, dq, ddq, y, cores, args.repeat)
         pattern = np.flatnonzero(np.any(y != 0.0, axis=0))  # Y's non-zero entries, the same for every sample
         written = 8 * pattern.size  # bytes per sample
-        # the 64-byte cache lines they touch: a sample's stride, 80 n^2 bytes, is a whole number of lines when n is
-        # even; for odd n the samples sit on the lines in 4 ways, averaged
-        lines = np.mean([np.unique((y[k].ctypes.data + 8 * pattern) // 64).size for k in range(4)])
+        # the 64-byte cache lines they touch per sample: the lines of all samples over their count (a line that two
+        # samples share counted once, as it is written once)
+        at = y.ctypes.data + 8 * (y[0].size * np.arange(count)[:, None] + pattern)
+        lines = np.unique(at // 64).size / count
         tau = dynid.inverse_dynamics(robot, q, dq, ddq)
         pin = pinocchio_cpp.run(binary, robot, q, dq, ddq, repeats=args.repeat) if binary else None
         print(f"\n{label}: n = {n}, {count} random states (seed {args.seed}); Y: {written} bytes of non-zero entries "
@@ -258,9 +265,10 @@ def main() -> None:
             "in place: the non-zero blocks, ordinary stores"))
         print(f"{'us/sample':24} {'Pinocchio C++':>15} {'dynid 1 thread':>15} {'ratio':>12} "
               f"{f'dynid {cores} thr allowed':>21} {f'{cores} thr forced':>15} {'write bound':>13} {'dynid / bound':>14} "
-              f"{'dynid / bound':>14}")
+              f"{'dynid / bound':>14} {'line bound':>13} {'dynid / line b.':>15}")
         print(f"{'':24} {'wall / CPU':>15} {'wall / CPU':>15} {'wall / CPU':>12} {'wall / CPU (used)':>21} "
-              f"{'wall / CPU':>15} {'1 thr, w / CPU':>13} {'1 thr, w / CPU':>14} {f'{cores} thr, w / CPU':>14}")
+              f"{'wall / CPU':>15} {'1 thr, w / CPU':>13} {'1 thr, w / CPU':>14} {f'{cores} thr, w / CPU':>14} "
+              f"{'1 thr, w / CPU':>13} {'1 thr, w / CPU':>15}")
         for key, what, pin_key in (("reg", "regressor", "regressor_ns"), ("id", "inverse dynamics (RNEA)", "rnea_ns")):
             base = (pin[pin_key][0] * 1e-3, pin[pin_key][2] * 1e-3) if pin else (float("nan"), float("nan"))
             one, allowed, forced = ([t * 1e6 for t in timing[key, how]] for how in (1, "all", "forced"))
@@ -269,12 +277,15 @@ def main() -> None:
                 bound_text = f"{bound[1][0]:.3f}/{bound[1][1]:.3f}"
                 over = f"{one[0] / bound[1][0]:.1f}x/{one[1] / bound[1][1]:.1f}x"
                 over_all = f"{allowed[0] / bound[cores][0]:.1f}x/{allowed[1] / bound[cores][1]:.1f}x"
+                line_bound = [64 * lines / b * 1e6 for b in bandwidth[1]]  # us: wall, CPU
+                line_text = f"{line_bound[0]:.3f}/{line_bound[1]:.3f}"
+                over_line = f"{one[0] / line_bound[0]:.1f}x/{one[1] / line_bound[1]:.1f}x"
             else:
-                bound_text = over = over_all = ""
+                bound_text = over = over_all = line_text = over_line = ""
             print(f"{what:24} {base[0]:>6.3f} / {base[1]:.3f} {one[0]:>6.3f} / {one[1]:.3f} "
                   f"{base[0] / one[0]:>5.1f}x/{base[1] / one[1]:.1f}x "
                   f"{allowed[0]:>8.3f} / {allowed[1]:.3f} ({timing[key, 'chose']}) {forced[0]:>7.3f} / {forced[1]:.3f} "
-                  f"{bound_text:>13} {over:>14} {over_all:>14}")
+                  f"{bound_text:>13} {over:>14} {over_all:>14} {line_text:>13} {over_line:>15}")
         base = (pin["regressor_ns"][0] * 1e-3, pin["regressor_ns"][2] * 1e-3) if pin else (float("nan"),) * 2
         for how, what, note in (("new", "regressor, new Y", "Y = dynid.regressor(robot, q, dq, ddq) in a loop: "
                                  "from the second call on in the memory of the Y dropped"),
@@ -304,6 +315,8 @@ def main() -> None:
           "passes on, chosen from its own measurements (dynamics/threads.py; '1+2: x % on 2' when it changed between "
           "segments); 'forced': the parallel kernel on all threads; write bound = bytes of Y's non-zero entries / "
           "store bandwidth (wall: bandwidth by the wall clock; CPU: by the CPU time, set beside dynid's CPU time); "
+          "line bound = bytes of the cache lines holding those entries (64 per line, at this Y's place in memory) / "
+          "the same one-thread bandwidth: the floor for code that writes whole lines and leaves Y's zeros alone; "
           "CPU time is the process's, summed over its threads")
 
 

@@ -68,3 +68,25 @@ def test_split_program_stores_the_same_rows_within_its_registers():
             for i, op in enumerate(allocated):  # a reload comes behind a barrier (nothing forwarded)
                 if op[0] == "load" and op[1] not in {o[1] for o in ordered if o[0] == "load"}:
                     assert ("barrier",) in allocated[max(0, i - 8):i]
+
+
+def test_line_order_tables_store_the_kernels_lines_once_each():
+    """bench/line_order.py's orders are permutations of the explicit kernel's lines of a block (each
+    line of each of its 32 samples once, 64-byte aligned); the contiguous one as many lines, gapless;
+    "all lines" every line of the block's samples."""
+    import line_order as lo
+
+    n, stride = 12, 1440
+    x = np.array([6 + 8 * k for k in (0, 3, 4, 15, 16, 17, 90, 179)])  # a line map's positions, head 6
+    kernel = np.sort(lo.block_table("kernel", x, n, 0))
+    assert kernel.size == lo.BLOCK * x.size and np.unique(kernel).size == kernel.size
+    assert np.array_equal(kernel, np.sort((np.arange(lo.BLOCK)[:, None] * stride + x).ravel()))
+    for order in ("sample", "line32", "row8", "pair", "random"):
+        table = lo.block_table(order, x, n, 3)
+        assert np.array_equal(np.sort(table), kernel), order
+        assert not np.array_equal(table, lo.block_table("kernel", x, n, 0)) or order == "kernel"
+    assert np.array_equal(lo.block_table("sample", x, n, 0), kernel)  # address order
+    contiguous = lo.block_table("contiguous", x, n, 0)
+    assert np.array_equal(contiguous, 8 * np.arange(kernel.size))
+    every = lo.block_table("all lines", x, n, 0)
+    assert every.size == lo.BLOCK * stride // 8 and np.all(np.diff(every) == 8) and every[0] == 6
