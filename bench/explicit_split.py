@@ -31,8 +31,11 @@ explicit kernel where this version has one ("dynid explicit", dynamics/explicit.
 and the split variants (``--realign 1``: their frames realigned to 64 bytes) taking turns in each placement (``--rounds`` rounds, the order rotating with the
 placement and reversed every other round), CPU time of one thread per sample, the best of
 ``--calls`` calls in each round and of the rounds; and the mean, median and worst of each over all
-placements. For a robot
-with an even n (as explicit_vector.py).
+placements. ``--lanes-in-program 1`` adds each split program with the block's lanes loaded inside it
+(q, dq, ddq read into registers, sines and cosines computed there: ``explicit_vector.group_program``'s
+``inputs``), no ``load_lanes``. ``--lanes-once 1`` adds each split program with each workspace's lanes loaded for its first
+block only: the kernel as if ``load_lanes`` cost nothing (docs/performance.md: it does not overlap the
+line stores; its Y is wrong, not checked). For a robot with an even n (as explicit_vector.py).
 """
 
 from __future__ import annotations
@@ -332,6 +335,21 @@ def measure(args) -> None:
         calls[label] = (explicit, padded, kv)
         if args.arithmetic:
             alone[f"{label}, arithmetic"] = (arithmetic, kv)
+    if args.lanes_once:  # each split program as if loading the lanes cost nothing (Y not checked)
+        for label, (program, *_) in found.items():
+            if label != "(d)":
+                explicit, _, _, padded, kv, _ = ev.kernels(s["robot"], kernel, lmap, lmap3, row, program,
+                                                           64 * args.realign, lanes_once=True)
+                calls[f"{label}, lanes once"] = (explicit, padded, kv)
+    for how in (1, 2) if args.lanes_in_program == 3 else (args.lanes_in_program,) if args.lanes_in_program else ():
+        for label, (program, *_) in found.items():  # each program loading its lanes in registers; (d)'s with
+            explicit, arithmetic, _, padded, kv, _ = ev.kernels(  # its frame realigned, as dynid's explicit kernel
+                s["robot"], kernel, lmap, lmap3, row, program, 64 if label == "(d)" else 64 * args.realign,
+                lanes_in_program=how)
+            name = f"{label}{' realigned' * (label == '(d)')}, in program {how}"
+            calls[name] = (explicit, padded, kv)
+            if args.arithmetic:
+                alone[f"{name}, arithmetic"] = (arithmetic, kv)
     if args.arithmetic:  # the lines alone: each block's lanes loaded, the previous block's lines written
         explicit, _, _, padded, kv, _ = ev.kernels(s["robot"], kernel, lmap, lmap3, row, [("line",)] * lmap.shape[0])
         calls["lines alone"] = (explicit, padded, kv)
@@ -365,7 +383,7 @@ def measure(args) -> None:
     reference = y.copy()
     largest = np.abs(reference).max()
     for label, (explicit, padded, kv) in list(calls.items()) + [("dynid explicit", (None, None, None))] * bool(module):
-        if label == "lines alone":
+        if label == "lines alone" or label.endswith("lanes once"):
             continue
         y[:] = 0.0
         dynid_explicit(y) if label == "dynid explicit" else padded(q, dq, ddq, ws0, ws1, kv, y, lmap, lmap3, pad, keep)
@@ -418,7 +436,8 @@ def report(args) -> None:
     for process in range(args.processes):
         command = [sys.executable, __file__, "--measure", "--seed", str(1000 + process)] + [
             f"--{k.replace('_', '-')}={v}" for k, v in vars(args).items()
-            if k in ("robot", "samples", "placements", "split", "calls", "rounds", "arithmetic", "row", "realign")]
+            if k in ("robot", "samples", "placements", "split", "calls", "rounds", "arithmetic", "row", "realign",
+                     "lanes_once", "lanes_in_program")]
         started = time.time()
         result = subprocess.run(command, capture_output=True, text=True, env=os.environ)
         if result.returncode:
@@ -446,7 +465,7 @@ def report(args) -> None:
               f"{min(values):.3f}; mean {statistics.mean(rows['dynid']) / mean - 1:+.0%} faster than dynid's; "
               f"{sum(v > worst_dynid for v in values)} placements slower than dynid's worst")
     for n in [n for n in rows if n not in ("dynid", "dynid explicit", "(d)", "lines alone")
-              and not n.endswith("arithmetic")]:
+              and not n.endswith(("arithmetic", "lanes once"))]:
         met = statistics.mean(rows["dynid"]) >= 1.1 * statistics.mean(rows[n]) and max(rows[n]) <= worst_dynid
         print(f"  {n}: mean >= 10 % faster than dynid's and no placement slower than dynid's worst: "
               f"{'MET' if met else 'not met'}")
@@ -474,6 +493,14 @@ def main() -> None:
     ap.add_argument("--realign", type=int, default=0,
                     help="1: the split kernels' stack frame realigned to 64 bytes (explicit_vector.py's --realign, "
                          "as dynamics/explicit.py does), so that what is left on it lies on whole lines")
+    ap.add_argument("--lanes-once", type=int, default=0,
+                    help="1: time each split program also with each workspace's lanes loaded for its first block "
+                         "only (the kernel as if explicit.load_lanes cost nothing; its Y is not checked)")
+    ap.add_argument("--lanes-in-program", type=int, default=0,
+                    help="1: time each split program also with its lanes loaded in its registers (q, dq, ddq read "
+                         "in the program, sines and cosines computed there once per joint; no load_lanes, no lane row "
+                         "stored but those the line map reads); its Y is checked; 2: the sines and cosines computed "
+                         "at every load of their rows; 3: both")
     ap.add_argument("--measure", action="store_true", help="(internal) one process's measurements as JSON")
     ap.add_argument("--seed", type=int, default=1000)
     args = ap.parse_args()

@@ -65,14 +65,62 @@ def program_of(loops, lanes: int, keep) -> tuple:
     return explicit.program_of(loops, keep)
 
 
-def group_program(program, constant_names, lines: int, row: int, frame_align: int = 0):
+def vector_sincos(builder, x):
+    """(sin x, cos x) of an ``<8 x double>`` as ``sincos.sincos`` computes them (|x| below its limit:
+    no fallback here), in registers: the reduction by pi/2, the two series, the quadrant's selects."""
+    from llvmlite import ir
+
+    from dynid.dynamics import sincos as sc
+
+    vec = ir.VectorType(ir.DoubleType(), WIDTH)
+    module = builder.module
+    floor = module.globals.get("llvm.floor.v8f64") or ir.Function(module, ir.FunctionType(vec, [vec]),
+                                                                    "llvm.floor.v8f64")
+
+    def k(v):
+        return ir.Constant(vec, [float(v)] * WIDTH)
+
+    def mul(a, b):
+        return builder.fmul(a, b, flags=("contract",))
+
+    def add(a, b):
+        return builder.fadd(a, b, flags=("contract",))
+
+    def sub(a, b):
+        return builder.fsub(a, b, flags=("contract",))
+
+    n = builder.call(floor, [add(mul(x, k(sc.TWO_OVER_PI)), k(0.5))])
+    r = sub(sub(sub(x, mul(n, k(sc.PIO2_1))), mul(n, k(sc.PIO2_2))), mul(n, k(sc.PIO2_3)))
+    z = mul(r, r)
+
+    def horner(coefficients):
+        acc = k(coefficients[-1])
+        for c in reversed(coefficients[:-1]):
+            acc = add(k(c), mul(z, acc))
+        return acc
+
+    s = add(r, mul(mul(r, z), horner([sc.S1, sc.S2, sc.S3, sc.S4, sc.S5, sc.S6, sc.S7, sc.S8])))
+    c = add(k(1.0), mul(z, horner([sc.C1, sc.C2, sc.C3, sc.C4, sc.C5, sc.C6, sc.C7, sc.C8, sc.C9])))
+    quadrant = sub(n, mul(k(4.0), builder.call(floor, [mul(n, k(0.25))])))
+    odd = builder.or_(builder.fcmp_ordered("==", quadrant, k(1.0)), builder.fcmp_ordered("==", quadrant, k(3.0)))
+    sin_x, cos_x = builder.select(odd, c, s), builder.select(odd, s, c)
+    sin_x = builder.select(builder.fcmp_ordered(">=", quadrant, k(2.0)), builder.fneg(sin_x), sin_x)
+    flip = builder.or_(builder.fcmp_ordered("==", quadrant, k(1.0)), builder.fcmp_ordered("==", quadrant, k(2.0)))
+    return sin_x, builder.select(flip, builder.fneg(cos_x), cos_x)
+
+
+def group_program(program, constant_names, lines: int, row: int, frame_align: int = 0, inputs=None):
     """Intrinsic ``(ws, kv, g, wsp, y, lmap, base, stride)``: the program on the lanes 8 g .. 8 g + 8
     of the workspace ws (flat float64, row r's lanes from r * row), the constants from kv (in the
     order of ``constant_names``), and spread evenly through it the ``lines`` lines of ``lmap``
     (``regressor.line_map``) from the same lanes of the workspace wsp: line l of lane t to
     y[base + t stride + lmap[l, 8]] by a non-temporal store, after an 8 x 8 transpose in registers
     (as ``tiles.lines8``). Straight-line code; a compiler barrier after each line keeps the lines
-    where they are put."""
+    where they are put. ``inputs`` (n, {row: what}, rows to store, cache): the lanes loaded inside the program,
+    ``load_lanes`` not called: a load of joint i's q, dq or ddq row reads q[k0 + 8 g + t, i] (t = 0 .. 7)
+    into a register, one of its cosine or sine row computes them there (``vector_sincos``; with ``cache``
+    once per joint, the values kept for later loads, else at every load); the rows to
+    store (those the line map reads) are stored too; the intrinsic takes (..., q, dq, ddq, k0) more."""
     from llvmlite import ir
     from numba import types
     from numba.extending import intrinsic
@@ -87,74 +135,112 @@ def group_program(program, constant_names, lines: int, row: int, frame_align: in
     if any(op[0] == "line" for op in program):  # the program places its lines (bench/explicit_split.py)
         after = [math.inf] * lines
 
-    @intrinsic
-    def run(typingctx, ws, kv, g, wsp, y, lmap, base, stride):
-        signature = types.void(ws, kv, g, wsp, y, lmap, base, stride)
+    def codegen(context, builder, sig, args):
+        if frame_align:  # spill slots of <8 x double> on whole cache lines: the frame realigned
+            set.add(builder.function.attributes, '"stackrealign"')
+        data, kvd, prev, out, table = (context.make_array(sig.args[a])(context, builder, args[a]).data
+                                       for a in (0, 1, 3, 4, 5))
+        lane0 = builder.mul(context.cast(builder, args[2], sig.args[2], types.int64), ir.Constant(i64, WIDTH))
+        base_v = context.cast(builder, args[6], sig.args[6], types.int64)
+        stride_v = context.cast(builder, args[7], sig.args[7], types.int64)
+        note = builder.module.add_metadata([ir.Constant(i32, 1)])
+        barrier = ir.InlineAsm(ir.FunctionType(ir.VoidType(), []), "", "~{memory}", side_effect=True)
+        values = {}
 
-        def codegen(context, builder, sig, args):
-            if frame_align:  # spill slots of <8 x double> on whole cache lines: the frame realigned
-                set.add(builder.function.attributes, '"stackrealign"')
-            data, kvd, prev, out, table = (context.make_array(sig.args[a])(context, builder, args[a]).data
-                                           for a in (0, 1, 3, 4, 5))
-            lane0 = builder.mul(context.cast(builder, args[2], sig.args[2], types.int64), ir.Constant(i64, WIDTH))
-            base_v = context.cast(builder, args[6], sig.args[6], types.int64)
-            stride_v = context.cast(builder, args[7], sig.args[7], types.int64)
-            note = builder.module.add_metadata([ir.Constant(i32, 1)])
-            barrier = ir.InlineAsm(ir.FunctionType(ir.VoidType(), []), "", "~{memory}", side_effect=True)
-            values = {}
+        def at(pointer, offset):
+            return builder.bitcast(builder.gep(pointer, [offset]), vec.as_pointer())
 
-            def at(pointer, offset):
-                return builder.bitcast(builder.gep(pointer, [offset]), vec.as_pointer())
+        if inputs is not None:
+            n_joints, what, stored, cache = inputs
+            arrays = [context.make_array(sig.args[a])(context, builder, args[a]).data for a in (8, 9, 10)]
+            first = builder.add(context.cast(builder, args[11], sig.args[11], types.int64), lane0)
+            made = {}
 
-            def value(code):
-                return explicit.operand(builder, values, index, kvd, code)
+            def input_row(r):
+                """The lanes of input row r in a register: gathered from q, dq or ddq, or sin / cos."""
+                kind, joint = what[r]
+                if kind in ("c", "s"):  # both from one reduction, once per joint and group (``cache``) or per load
+                    if joint not in made or not cache:
+                        made[joint] = vector_sincos(builder, input_row(next(x for x, v in what.items()
+                                                                            if v == ("q", joint))))
+                    return made[joint][1] if kind == "c" else made[joint][0]
+                source = arrays[("q", "dq", "ddq").index(kind)]
+                lanes_v = ir.Constant(vec, ir.Undefined)
+                for t in range(WIDTH):
+                    where = builder.add(builder.mul(builder.add(first, ir.Constant(i64, t)), ir.Constant(i64, n_joints)),
+                                        ir.Constant(i64, joint))
+                    lanes_v = builder.insert_element(lanes_v, builder.load(builder.gep(source, [where])),
+                                                     ir.Constant(i32, t))
+                return lanes_v
 
-            def write_line(line):
-                offsets = [builder.load(builder.gep(table, [ir.Constant(i64, 9 * line + r)])) for r in range(9)]
-                rows = [builder.load(at(prev, builder.add(offsets[r], lane0)), align=8) for r in range(8)]
-                rows = explicit.transpose8(builder, rows)
-                d = builder.add(base_v, offsets[8])
-                for t in range(8):
-                    store = builder.store(rows[t], at(out, builder.add(d, builder.mul(stride_v, ir.Constant(i64, t)))),
-                                          align=64)
-                    store.set_metadata("nontemporal", note)
-                builder.call(barrier, [])
+            for r in sorted(stored):  # the input rows the line map reads, into the workspace
+                builder.store(input_row(r), at(data, builder.add(ir.Constant(i64, r * row), lane0)), align=8)
 
-            done, line = 0, 0
-            for op in program:
-                while line < lines and after[line] <= done:
-                    write_line(line)
-                    line += 1
-                if op[0] == "barrier":  # no load or store moves across it, no stored value is forwarded
-                    builder.call(barrier, [])
-                    continue
-                if op[0] == "line":  # the next line goes here
-                    if line < lines:
-                        write_line(line)
-                        line += 1
-                    continue
-                if op[0] == "load":
-                    values[op[1]] = builder.load(at(data, builder.add(ir.Constant(i64, op[2] * row), lane0)), align=8)
-                    continue
-                if op[0] == "store":
-                    builder.store(value(op[2]), at(data, builder.add(ir.Constant(i64, op[1] * row), lane0)), align=8)
-                    continue
-                explicit.arithmetic(builder, values, op, value)
-                done += 1
-            while line < lines:
+        def value(code):
+            return explicit.operand(builder, values, index, kvd, code)
+
+        def write_line(line):
+            offsets = [builder.load(builder.gep(table, [ir.Constant(i64, 9 * line + r)])) for r in range(9)]
+            rows = [builder.load(at(prev, builder.add(offsets[r], lane0)), align=8) for r in range(8)]
+            rows = explicit.transpose8(builder, rows)
+            d = builder.add(base_v, offsets[8])
+            for t in range(8):
+                store = builder.store(rows[t], at(out, builder.add(d, builder.mul(stride_v, ir.Constant(i64, t)))),
+                                      align=64)
+                store.set_metadata("nontemporal", note)
+            builder.call(barrier, [])
+
+        done, line = 0, 0
+        for op in program:
+            while line < lines and after[line] <= done:
                 write_line(line)
                 line += 1
-            return context.get_dummy_value()
+            if op[0] == "barrier":  # no load or store moves across it, no stored value is forwarded
+                builder.call(barrier, [])
+                continue
+            if op[0] == "line":  # the next line goes here
+                if line < lines:
+                    write_line(line)
+                    line += 1
+                continue
+            if op[0] == "load" and inputs is not None and op[2] in inputs[1]:
+                values[op[1]] = input_row(op[2])
+                continue
+            if op[0] == "load":
+                values[op[1]] = builder.load(at(data, builder.add(ir.Constant(i64, op[2] * row), lane0)), align=8)
+                continue
+            if op[0] == "store":
+                builder.store(value(op[2]), at(data, builder.add(ir.Constant(i64, op[1] * row), lane0)), align=8)
+                continue
+            explicit.arithmetic(builder, values, op, value)
+            done += 1
+        while line < lines:
+            write_line(line)
+            line += 1
+        return context.get_dummy_value()
 
-        return signature, codegen
+    if inputs is None:
+        @intrinsic
+        def run(typingctx, ws, kv, g, wsp, y, lmap, base, stride):
+            return types.void(ws, kv, g, wsp, y, lmap, base, stride), codegen
+    else:
+        @intrinsic
+        def run(typingctx, ws, kv, g, wsp, y, lmap, base, stride, q, dq, ddq, k0):
+            return types.void(ws, kv, g, wsp, y, lmap, base, stride, q, dq, ddq, k0), codegen
 
     return run
 
 
-def kernels(robot, kernel, lmap, lmap3, row: int, program=None, frame_align: int = 0):
+def kernels(robot, kernel, lmap, lmap3, row: int, program=None, frame_align: int = 0, lanes_once: bool = False,
+            lanes_in_program: int = 0):
     """The compiled drivers: (explicit, interleaved or not; arithmetic alone, explicit and dynid's;
     explicit called below a stack pad); ``program``: the statements (default: the lane loops');
-    ``frame_align`` 64: the frame of the function that holds the program realigned to 64 bytes."""
+    ``frame_align`` 64: the frame of the function that holds the program realigned to 64 bytes;
+    ``lanes_once``: each workspace's lanes loaded for its first block only (a timing of the kernel as if
+    loading the lanes cost nothing; its Y is wrong after the first two blocks); ``lanes_in_program``: no
+    ``load_lanes``, the program loads q, dq, ddq and computes the sines and cosines in its registers
+    (``group_program``'s ``inputs``; angles below ``sincos.SINCOS_LIMIT`` only): 1 once per joint, 2 at
+    every load of a cosine or sine row."""
     import numba as nb
     from llvmlite import ir
     from numba import types
@@ -174,8 +260,13 @@ def kernels(robot, kernel, lmap, lmap3, row: int, program=None, frame_align: int
     scratch = lanes.scratch_row(robot.n, slots)
     keep = set(range(scratch, scratch + 10 * lanes.slots_used(slots) + 1)) | {int(a) for a in kernel.ALIAS if a >= 0}
     program = program_of(loops, LANES, keep) if program is None else program
-    run = group_program(program, names, lmap.shape[0], row, frame_align)
-    plain = group_program(program, names, 0, row, frame_align)
+    inputs = None
+    if lanes_in_program:
+        what = {i * JR + r: (kind, i) for i in range(robot.n)
+                for r, kind in ((R_Q, "q"), (R_QD, "dq"), (R_QDD, "ddq"), (R_C, "c"), (R_S, "s"))}
+        inputs = (robot.n, what, {int(a) for a in kernel.ALIAS if int(a) in what}, lanes_in_program == 1)
+    run = group_program(program, names, lmap.shape[0], row, frame_align, inputs)
+    plain = group_program(program, names, 0, row, frame_align, inputs)
     blocks = kernel.forward_and_blocks
 
     @nb.njit(inline="always", fastmath={"contract"})
@@ -205,15 +296,26 @@ def kernels(robot, kernel, lmap, lmap3, row: int, program=None, frame_align: int
                         ws[o + nb.uint64(R_C * row) + k] = math.cos(x)
                         ws[o + nb.uint64(R_S * row) + k] = math.sin(x)
 
+    if lanes_in_program:
+        @nb.njit(inline="always")
+        def call(program_of_group, ws, kv, g, wsp, flat, lmap, base, stride, q, dq, ddq, k0):
+            program_of_group(ws, kv, g, wsp, flat, lmap, base, stride, q, dq, ddq, k0)
+    else:
+        @nb.njit(inline="always")
+        def call(program_of_group, ws, kv, g, wsp, flat, lmap, base, stride, q, dq, ddq, k0):
+            program_of_group(ws, kv, g, wsp, flat, lmap, base, stride)
+
     @nb.njit(inline="always")
     def step(q, dq, ddq, ws, wsp, kv, y, flat, lmap, lmap3, k0, kp, stride, interleave, keep):
         """Block k0 into ws; the lines of block kp (in wsp; none if kp < 0) interleaved or after."""
-        load_lanes(q, dq, ddq, k0, ws)
+        if not lanes_in_program and (not lanes_once or k0 < 2 * LANES):
+            load_lanes(q, dq, ddq, k0, ws)
         for g in range(4):
             if kp >= 0 and interleave:  # group 3: the line that straddles two samples left out (lmap3)
-                run(ws, kv, g, wsp, flat, lmap3 if g == 3 else lmap, kp * stride + 8 * g * stride, stride)
+                call(run, ws, kv, g, wsp, flat, lmap3 if g == 3 else lmap, kp * stride + 8 * g * stride, stride, q,
+                     dq, ddq, k0)
             else:
-                plain(ws, kv, g, wsp, flat, lmap, 0, stride)
+                call(plain, ws, kv, g, wsp, flat, lmap, 0, stride, q, dq, ddq, k0)
         if kp >= 0 and not interleave:
             write_lines(wsp, lmap, LANES, y, kp, keep, False, False)
         elif kp >= 0:  # as write_lines: the straddling line's own parts of the last eight samples
@@ -253,9 +355,10 @@ def kernels(robot, kernel, lmap, lmap3, row: int, program=None, frame_align: int
     def arithmetic(q, dq, ddq, ws, kv, y, lmap):
         flat = y.reshape(-1)
         for b in range(q.shape[0] // LANES):
-            load_lanes(q, dq, ddq, b * LANES, ws)
+            if not lanes_in_program:
+                load_lanes(q, dq, ddq, b * LANES, ws)
             for g in range(4):
-                plain(ws, kv, g, ws, flat, lmap, 0, 0)
+                call(plain, ws, kv, g, ws, flat, lmap, 0, 0, q, dq, ddq, b * LANES)
 
     @nb.njit
     def arithmetic_dynid(q, dq, ddq, ws, constants, gravity):
