@@ -66,47 +66,11 @@ def program_of(loops, lanes: int, keep) -> tuple:
 
 
 def vector_sincos(builder, x):
-    """(sin x, cos x) of an ``<8 x double>`` as ``sincos.sincos`` computes them (|x| below its limit:
-    no fallback here), in registers: the reduction by pi/2, the two series, the quadrant's selects."""
-    from llvmlite import ir
+    """``dynid.dynamics.explicit.vector_sincos`` (dynid's explicit kernel computes its sines and cosines
+    so since it loads its lanes in the program; |x| >= ``SINCOS_LIMIT`` and NaN: the C library's)."""
+    from dynid.dynamics import explicit
 
-    from dynid.dynamics import sincos as sc
-
-    vec = ir.VectorType(ir.DoubleType(), WIDTH)
-    module = builder.module
-    floor = module.globals.get("llvm.floor.v8f64") or ir.Function(module, ir.FunctionType(vec, [vec]),
-                                                                    "llvm.floor.v8f64")
-
-    def k(v):
-        return ir.Constant(vec, [float(v)] * WIDTH)
-
-    def mul(a, b):
-        return builder.fmul(a, b, flags=("contract",))
-
-    def add(a, b):
-        return builder.fadd(a, b, flags=("contract",))
-
-    def sub(a, b):
-        return builder.fsub(a, b, flags=("contract",))
-
-    n = builder.call(floor, [add(mul(x, k(sc.TWO_OVER_PI)), k(0.5))])
-    r = sub(sub(sub(x, mul(n, k(sc.PIO2_1))), mul(n, k(sc.PIO2_2))), mul(n, k(sc.PIO2_3)))
-    z = mul(r, r)
-
-    def horner(coefficients):
-        acc = k(coefficients[-1])
-        for c in reversed(coefficients[:-1]):
-            acc = add(k(c), mul(z, acc))
-        return acc
-
-    s = add(r, mul(mul(r, z), horner([sc.S1, sc.S2, sc.S3, sc.S4, sc.S5, sc.S6, sc.S7, sc.S8])))
-    c = add(k(1.0), mul(z, horner([sc.C1, sc.C2, sc.C3, sc.C4, sc.C5, sc.C6, sc.C7, sc.C8, sc.C9])))
-    quadrant = sub(n, mul(k(4.0), builder.call(floor, [mul(n, k(0.25))])))
-    odd = builder.or_(builder.fcmp_ordered("==", quadrant, k(1.0)), builder.fcmp_ordered("==", quadrant, k(3.0)))
-    sin_x, cos_x = builder.select(odd, c, s), builder.select(odd, s, c)
-    sin_x = builder.select(builder.fcmp_ordered(">=", quadrant, k(2.0)), builder.fneg(sin_x), sin_x)
-    flip = builder.or_(builder.fcmp_ordered("==", quadrant, k(1.0)), builder.fcmp_ordered("==", quadrant, k(2.0)))
-    return sin_x, builder.select(flip, builder.fneg(cos_x), cos_x)
+    return explicit.vector_sincos(builder, x)
 
 
 def group_program(program, constant_names, lines: int, row: int, frame_align: int = 0, inputs=None):

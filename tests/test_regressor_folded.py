@@ -40,6 +40,7 @@ def _write(path: Path, scale: float, count: int = len(_JOINTS)) -> Path:
 def _generic_and_folded(robot, count=300, seed=4):
     q, dq, ddq = np.random.default_rng(seed).uniform(-2.0, 2.0, (3, count, robot.n))
     q[5, 1], q[70, 0] = 3e6, -2.5e5  # beyond the lane sin/cos range: the C library's in both kernels
+    q[9, 0], q[40, 1] = 987.654, -4321.0  # multi-turn angles below it: the lanes' (the explicit kernel's in registers)
     arrays = regressor_module.kernel_arrays(robot)
     generic, ours = (np.zeros((count, robot.n, 10 * robot.n)) for _ in range(2))
     regressor_module.regressor_serial(q, dq, ddq, *arrays, generic, 0, False)

@@ -25,17 +25,26 @@ time in a process, another in the next). Here the function that holds the progra
 frame to 64 bytes (``"stackrealign"``: the spill slots of vectors get their natural alignment), and
 the workspaces start on a cache line: 0.095-0.099 for every frame placement.
 
+The block's q, dq and ddq are read inside the program (eight loads at constant offsets per lane row
+into a register; a stretch's short last block from a padded copy, ``short_block``) and the sines and
+cosines computed there (``vector_sincos``: ``sincos.sincos`` on eight lanes, the C library's for
+|q| >= ``SINCOS_LIMIT``); of these rows only those that Y's lines read are stored. Filling the
+workspace's lane rows before the program instead (``load_lanes``: a burst of stores while the previous
+block's lines are pending) did not hide behind the line stores as the arithmetic does
+(bench/line_order.py): loading them in the program made the kernel 0.129-0.142 -> 0.113-0.122 us per
+sample on solo12, 0.146-0.159 -> 0.127-0.137 on iiwa14, taking turns (docs/performance.md, "The lanes in
+the program").
+
 For an even n a sample of Y is whole lines (``regressor.line_map``) and lane group g holds the
 samples 8 g .. 8 g + 8. For an odd n (10 n^2 = 2 mod 8) four consecutive samples start at four
 places in a line, so the lanes are taken in phase order as the folded kernel's are
-(``lanes.load_block(..., phases=True)``: lane 8 g + u holds sample g + 4 u, ``load_lanes``): the
+(``lanes.load_block(..., phases=True)``: lane 8 g + u holds sample g + 4 u, ``group_program``): the
 eight samples of a group start at one place, and the group's slots write the lines of that place's
 map (``regressor.explicit_phase_plan``: a map per lane group and place, each line stored for the
 eight samples 4 samples apart). The line that a group-3 sample shares with the next (lane u + 1, of
 the next block for u = 7) goes by ordinary stores after the block (``straddling_phases``), the
 last block's lines by ``regressor.write_lines_phases``, the samples of a stretch that make no whole
-block by ordinary stores (``write_part_phases``). iiwa14: 0.144-0.151 CPU us per sample against the
-folded kernel's 0.164-0.171 (bench/explicit_kernel.py; docs/performance.md). Y streamed
+block by ordinary stores (``write_part_phases``). Y streamed
 (``stage_samples`` > 0, a Y larger than the last-level cache) and ``every`` False;
 ``regressor.regressor`` takes the folded kernel otherwise. Y equals the folded kernel's to rounding (LLVM fuses other multiplies and
 adds than in the lane loops: a value a child reads from a register has more uses than one loaded
@@ -161,15 +170,88 @@ def arithmetic(builder, values, op, value) -> None:
         values[op[1]] = operation(value(op[2]), value(op[3]), flags=("contract",))
 
 
-def group_program(program, constant_names, slots: int):
-    """Intrinsic ``run(buf, cur, prev, kv, g, y, lmap, orders, which, base, stride)``: the program on
-    the lanes 8 g .. 8 g + 8 of the workspace at buf[cur:] (flat float64, row r's lanes from
-    cur + r LANES), its constants from kv (in the order of ``constant_names``); and, spread evenly
-    through it, ``slots`` line slots: slot s writes line orders[which, s] of ``lmap``
-    (``regressor.line_map``; none when negative) from the same lanes of the workspace at buf[prev:]:
-    lane t's line to y[base + t stride + lmap[l, 8]] by a non-temporal store, after an 8 x 8
-    transpose in registers (as ``tiles.lines8``). buf, cur, prev and y + base + lmap[l, 8] on whole
-    cache lines. The function that holds it realigns its stack frame to 64 bytes (module docstring)."""
+def vector_sincos(builder, x):
+    """(sin x, cos x) of an ``<8 x double>`` in registers, lane by lane as ``sincos.sincos`` computes
+    them (the reduction by pi/2, the two series, the quadrant's selects); a lane with |x| >=
+    ``SINCOS_LIMIT`` or not a number (never a joint angle in practice, but accepted) takes the C
+    library's sin and cos (``llvm.sin``/``llvm.cos``, as Numba's ``math.sin``) in a branch that is
+    not taken otherwise."""
+    from llvmlite import ir
+
+    from dynid.dynamics import sincos as sc
+
+    vec = ir.VectorType(ir.DoubleType(), WIDTH)
+    module = builder.module
+
+    def intrinsic_of(name):
+        return module.globals.get(name) or ir.Function(module, ir.FunctionType(vec, [vec]), name)
+
+    floor = intrinsic_of("llvm.floor.v8f64")
+
+    def k(v):
+        return ir.Constant(vec, [float(v)] * WIDTH)
+
+    def mul(a, b):
+        return builder.fmul(a, b, flags=("contract",))
+
+    def add(a, b):
+        return builder.fadd(a, b, flags=("contract",))
+
+    def sub(a, b):
+        return builder.fsub(a, b, flags=("contract",))
+
+    n = builder.call(floor, [add(mul(x, k(sc.TWO_OVER_PI)), k(0.5))])
+    r = sub(sub(sub(x, mul(n, k(sc.PIO2_1))), mul(n, k(sc.PIO2_2))), mul(n, k(sc.PIO2_3)))
+    z = mul(r, r)
+
+    def horner(coefficients):
+        acc = k(coefficients[-1])
+        for c in reversed(coefficients[:-1]):
+            acc = add(k(c), mul(z, acc))
+        return acc
+
+    s = add(r, mul(mul(r, z), horner([sc.S1, sc.S2, sc.S3, sc.S4, sc.S5, sc.S6, sc.S7, sc.S8])))
+    c = add(k(1.0), mul(z, horner([sc.C1, sc.C2, sc.C3, sc.C4, sc.C5, sc.C6, sc.C7, sc.C8, sc.C9])))
+    quadrant = sub(n, mul(k(4.0), builder.call(floor, [mul(n, k(0.25))])))
+    odd = builder.or_(builder.fcmp_ordered("==", quadrant, k(1.0)), builder.fcmp_ordered("==", quadrant, k(3.0)))
+    sin_x, cos_x = builder.select(odd, c, s), builder.select(odd, s, c)
+    sin_x = builder.select(builder.fcmp_ordered(">=", quadrant, k(2.0)), builder.fneg(sin_x), sin_x)
+    flip = builder.or_(builder.fcmp_ordered("==", quadrant, k(1.0)), builder.fcmp_ordered("==", quadrant, k(2.0)))
+    cos_x = builder.select(flip, builder.fneg(cos_x), cos_x)
+    large = builder.fcmp_unordered(">=", builder.call(intrinsic_of("llvm.fabs.v8f64"), [x]), k(SINCOS_LIMIT))
+    start = builder.basic_block
+    with builder.if_then(builder.icmp_unsigned("!=", builder.bitcast(large, ir.IntType(WIDTH)),
+                                               ir.Constant(ir.IntType(WIDTH), 0)), likely=False):
+        library = (builder.select(large, builder.call(intrinsic_of("llvm.sin.v8f64"), [x]), sin_x),
+                   builder.select(large, builder.call(intrinsic_of("llvm.cos.v8f64"), [x]), cos_x))
+        taken = builder.basic_block
+    result = []
+    for fast, slow in zip((sin_x, cos_x), library):
+        phi = builder.phi(vec)
+        phi.add_incoming(fast, start)
+        phi.add_incoming(slow, taken)
+        result.append(phi)
+    return tuple(result)
+
+
+def group_program(program, constant_names, slots: int, n: int, phases: bool, stored):
+    """Intrinsic ``run(buf, cur, prev, kv, g, y, lmap, orders, which, base, stride, q, dq, ddq, pad, k0, short)``:
+    the program on the lanes 8 g .. 8 g + 8 of the block of samples k0 .. k0 + LANES, in the
+    workspace at buf[cur:] (flat float64, row r's lanes from cur + r LANES), its constants from kv (in
+    the order of ``constant_names``); and, spread evenly through it, ``slots`` line slots: slot s
+    writes line orders[which, s] of ``lmap`` (``regressor.line_map``; none when negative) from the
+    same lanes of the workspace at buf[prev:]: lane t's line to y[base + t stride + lmap[l, 8]] by a
+    non-temporal store, after an 8 x 8 transpose in registers (as ``tiles.lines8``). buf, cur, prev
+    and y + base + lmap[l, 8] on whole cache lines. The function that holds it realigns its stack
+    frame to 64 bytes (module docstring).
+
+    The block's lanes are loaded in the program's registers: a load of joint i's q, dq or ddq row
+    reads q[k0 + 8 g + t, i] (t = 0 .. 7; with ``phases``, lanes in phase order, q[k0 + g + 4 t, i];
+    q, dq, ddq C-contiguous: eight loads at constant offsets from one pointer), or with ``short`` (a
+    block of fewer samples) pad[0, 8 g + t, i] (pad[1]: dq, pad[2]: ddq; the caller puts the block's
+    samples there and zeros after them), and its cosine and sine rows are computed there once per joint (``vector_sincos``; computed at every
+    load of them instead, the program was slower: docs/performance.md); of these rows only those in
+    ``stored`` (the ones the line map reads) are stored to the workspace, at the program's start."""
     from llvmlite import ir
     from numba import types
     from numba.extending import intrinsic
@@ -179,26 +261,43 @@ def group_program(program, constant_names, slots: int):
     index = {name: e for e, name in enumerate(constant_names)}
     operations = sum(op[0] not in ("load", "store") for op in program)
     after = [(s + 1) * operations // (slots + 1) for s in range(slots)]
+    kinds = {R_Q: "q", R_QD: "dq", R_QDD: "ddq", R_C: "c", R_S: "s"}
+    inputs = {i * JR + r: (kind, i) for i in range(n) for r, kind in kinds.items()}
 
     @intrinsic
-    def run(typingctx, buf, cur, prev, kv, g, y, lmap, orders, which, base, stride):
-        signature = types.void(buf, cur, prev, kv, g, y, lmap, orders, which, base, stride)
+    def run(typingctx, buf, cur, prev, kv, g, y, lmap, orders, which, base, stride, q, dq, ddq, pad, k0, short):
+        if any(a.layout != "C" for a in (q, dq, ddq, pad)):
+            return None  # rows of n numbers one after another: the loads' offsets are constants
+        signature = types.void(buf, cur, prev, kv, g, y, lmap, orders, which, base, stride, q, dq, ddq, pad, k0,
+                               short)
 
         def codegen(context, builder, sig, args):
             set.add(builder.function.attributes, '"stackrealign"')  # spilled vectors on whole lines
             data, kvd, out, table, order = (context.make_array(sig.args[a])(context, builder, args[a]).data
                                             for a in (0, 3, 5, 6, 7))
+            sources = [context.make_array(sig.args[a])(context, builder, args[a]).data for a in (11, 12, 13, 14)]
 
             def integer(a):
                 return context.cast(builder, args[a], sig.args[a], types.int64)
 
-            lane0 = builder.mul(integer(4), ir.Constant(i64, WIDTH))
+            group = integer(4)
+            lane0 = builder.mul(group, ir.Constant(i64, WIDTH))
             here, there = builder.add(integer(1), lane0), builder.add(integer(2), lane0)
             base_v, stride_v = integer(9), integer(10)
             order0 = builder.mul(integer(8), ir.Constant(i64, slots))
+            first = group if phases else lane0  # lane 0's sample in the block
+            padded = builder.icmp_signed("!=", integer(16), ir.Constant(i64, 0))
+            row_bytes = ir.Constant(i64, 8 * n)
+            starts = []  # lane 0's row of q, dq, ddq (of pad[0], pad[1], pad[2] for a short block)
+            for a in range(3):
+                in_q = builder.gep(builder.bitcast(sources[a], ir.IntType(8).as_pointer()),
+                                   [builder.mul(builder.add(integer(15), first), row_bytes)])
+                in_pad = builder.gep(builder.bitcast(sources[3], ir.IntType(8).as_pointer()),
+                                     [builder.mul(builder.add(ir.Constant(i64, a * LANES), first), row_bytes)])
+                starts.append(builder.select(padded, in_pad, in_q))
             note = builder.module.add_metadata([ir.Constant(i32, 1)])
             barrier = ir.InlineAsm(ir.FunctionType(ir.VoidType(), []), "", "~{memory}", side_effect=True)
-            values = {}
+            values, made = {}, {}
 
             def at(pointer, offset):
                 return builder.bitcast(builder.gep(pointer, [offset]), vec.as_pointer())
@@ -206,11 +305,26 @@ def group_program(program, constant_names, slots: int):
             def value(code):
                 return operand(builder, values, index, kvd, code)
 
+            def input_row(r):
+                """The lanes of input row r in a register: read from q, dq or ddq, or sin / cos of q."""
+                kind, joint = inputs[r]
+                if kind in ("c", "s"):
+                    if joint not in made:
+                        made[joint] = vector_sincos(builder, input_row(joint * JR + R_Q))
+                    return made[joint][1 if kind == "c" else 0]
+                start = starts[("q", "dq", "ddq").index(kind)]
+                lanes_v = ir.Constant(vec, ir.Undefined)
+                for t in range(WIDTH):
+                    where = ir.Constant(i64, 8 * (t * (4 if phases else 1) * n + joint))
+                    x = builder.load(builder.bitcast(builder.gep(start, [where]), ir.DoubleType().as_pointer()))
+                    lanes_v = builder.insert_element(lanes_v, x, ir.Constant(i32, t))
+                return lanes_v
+
             def write_slot(s):
                 line = builder.load(builder.gep(order, [builder.add(order0, ir.Constant(i64, s))]))
                 with builder.if_then(builder.icmp_signed(">=", line, ir.Constant(i64, 0)), likely=True):
-                    first = builder.mul(line, ir.Constant(i64, 9))
-                    offsets = [builder.load(builder.gep(table, [builder.add(first, ir.Constant(i64, r))]))
+                    first_entry = builder.mul(line, ir.Constant(i64, 9))
+                    offsets = [builder.load(builder.gep(table, [builder.add(first_entry, ir.Constant(i64, r))]))
                                for r in range(9)]
                     rows = [builder.load(at(data, builder.add(offsets[r], there)), align=8)  # + 1 lane: the
                             for r in range(8)]                                                # next sample's
@@ -221,11 +335,16 @@ def group_program(program, constant_names, slots: int):
                         builder.store(rows[t], at(out, where), align=64).set_metadata("nontemporal", note)
                 builder.call(barrier, [])
 
+            for r in sorted(stored):  # the input rows the line map reads, into the workspace
+                builder.store(input_row(r), at(data, builder.add(ir.Constant(i64, r * LANES), here)), align=64)
             done, slot = 0, 0
             for op in program:
                 while slot < slots and after[slot] <= done:
                     write_slot(slot)
                     slot += 1
+                if op[0] == "load" and op[2] in inputs:
+                    values[op[1]] = input_row(op[2])
+                    continue
                 if op[0] == "load":
                     values[op[1]] = builder.load(at(data, builder.add(ir.Constant(i64, op[2] * LANES), here)),
                                                  align=64)
@@ -249,7 +368,9 @@ def group_program(program, constant_names, slots: int):
 @nb.njit(cache=True, inline="always", fastmath={"contract"})
 def load_lanes(q, dq, ddq, k0, m, buf, cur, phases=False):
     """``lanes.load_block`` into the workspace at buf[cur:], reading q[k0 + k, i] in place (no view
-    of q: its reference count would wait for the pending line stores); lanes past m get zeros. With
+    of q: its reference count would wait for the pending line stores); lanes past m get zeros. The
+    explicit kernel loaded its lanes so before ``group_program`` read them itself (the module
+    docstring); bench/line_order.py times it as the part that did not hide. With
     ``phases`` (an odd n) lane 8 p + u holds sample k0 + p + 4 u, as ``load_block(..., phases=True)``'s,
     and zeros past m."""
     n = q.shape[1]
@@ -291,6 +412,20 @@ def load_lanes(q, dq, ddq, k0, m, buf, cur, phases=False):
 
 
 @nb.njit(cache=True, inline="always")
+def short_block(q, dq, ddq, k0, stop, pad):
+    """0 when the block from sample k0 is whole (LANES samples before ``stop``), else its sample count
+    m, its samples' q, dq, ddq copied into pad[0, :m], pad[1, :m], pad[2, :m] (zeros after them: the
+    last block of a stretch, once) for ``group_program`` to read there."""
+    m = stop - k0
+    if m >= LANES:
+        return 0
+    for k in range(m):
+        for i in range(q.shape[1]):
+            pad[0, k, i], pad[1, k, i], pad[2, k, i] = q[k0 + k, i], dq[k0 + k, i], ddq[k0 + k, i]
+    return m
+
+
+@nb.njit(cache=True, inline="always")
 def straddling_parts(buf, prev, lmap, flat, kp, stride):
     """The numbers of the line that the block's last sample shares with the next block's first (the
     last line of ``lmap`` when it straddles two samples), by ordinary stores: samples 24 .. 31 their
@@ -313,7 +448,7 @@ def straddling_parts(buf, prev, lmap, flat, kp, stride):
 
 @nb.njit(cache=True, inline="always")
 def straddling_phases(buf, prev, table, counts, c, flat, kp, stride):
-    """``straddling_parts`` for an odd n (lanes in phase order, ``load_lanes``): the numbers of the line
+    """``straddling_parts`` for an odd n (lanes in phase order, ``group_program``): the numbers of the line
     that each sample kp + 3 + 4 u of group 3 (lanes 24 + u) shares with the next, kp + 4 + 4 u, by
     ordinary stores (for u = 7, the next block's first sample: its own part only), and the head of
     sample kp (lane 0). ``c``: group 3's map in ``table`` (``regressor.explicit_phase_plan``)."""
@@ -331,8 +466,8 @@ def straddling_phases(buf, prev, table, counts, c, flat, kp, stride):
 
 @nb.njit(cache=True)
 def write_part_phases(ws, lmaps, counts, m, y, k0):
-    """The samples k0 .. k0 + m (m < LANES, lanes in phase order: ``load_lanes``) of a stretch's last
-    block to y by ordinary stores (lines of ``phase_line_maps``' lmaps of each lane group): each
+    """The samples k0 .. k0 + m (m < LANES, lanes in phase order: ``group_program``) of a stretch's
+    last block to y by ordinary stores (lines of ``phase_line_maps``' lmaps of each lane group): each
     sample's numbers in its lines and the next sample's in the line it shares with it (below m), and
     sample k0's numbers before its first whole line."""
     stride = y.shape[1] * y.shape[2]
@@ -382,10 +517,11 @@ def source(robot, slots_count: int) -> str | None:
     used = 10 * slots_used(slots)
     keep = set(range(scratch, scratch + used + 1)) | {int(a) for a in module.ALIAS if a >= 0}
     program = program_of(loops, keep)
+    stored = {int(a) for a in module.ALIAS if 0 <= a < n * JR and a % JR in (R_Q, R_QD, R_QDD, R_C, R_S)}
     values = "\n".join(f"    kv[{e}] = {prologue[name]}" for e, name in enumerate(names))
     return "\n".join([*kernel_files.header(_sources_digest(), "explicit " + folded.structure(robot)[:50]),
                       "import numba as nb", "import numpy as np",
-                      "from dynid.dynamics.explicit import (group_program, load_lanes, straddling_parts,",
+                      "from dynid.dynamics.explicit import (group_program, short_block, straddling_parts,",
                       "                                     straddling_phases, workspaces, write_part_phases, GROUPS)",
                       "from dynid.dynamics.lanes import CHUNK, LANES",
                       "from dynid.dynamics.regressor import write_lines, write_lines_phases",
@@ -393,7 +529,7 @@ def source(robot, slots_count: int) -> str | None:
                       f"PROGRAM = {program!r}", f"NAMES = {tuple(names)!r}", f"SLOTS = {slots_count}",
                       f"PHASES = {phases}",
                       f"ALIAS = np.array({[int(a) for a in module.ALIAS]}, dtype=np.int64)",
-                      "RUN = group_program(PROGRAM, NAMES, SLOTS)", "", "",
+                      f"RUN = group_program(PROGRAM, NAMES, SLOTS, {n}, PHASES, {sorted(stored)!r})", "", "",
                       "@nb.njit(cache=True)", "def constant_values(constants, gravity):",
                       f"    kv = np.empty({len(names)})", values, "    return kv",
                       _PHASE_DRIVERS if phases else _DRIVERS])
@@ -414,14 +550,15 @@ def range_of(q, dq, ddq, constants, slots, gravity, y, start, stop, lmap, orders
     flat = y.reshape(-1)
     stride = y.shape[1] * y.shape[2]
     blocks = (stop - start + LANES - 1) // LANES
+    pad = np.zeros((3, LANES, q.shape[1]))  # a short block's q, dq, ddq and zeros after them
     cur, prev = 0, size
     for b in range(blocks):  # one call of the program (it compiles for seconds), a short last block too
         k0 = start + b * LANES
-        load_lanes(q, dq, ddq, k0, min(LANES, stop - k0), buf, cur)
+        m = short_block(q, dq, ddq, k0, stop, pad)
         kp = k0 - LANES
-        for g in range(GROUPS):
+        for g in range(GROUPS):  # the block's lanes read in the program (no lane past sample stop - 1)
             RUN(buf, cur, prev, kv, g, flat, lmap, orders, 2 if b == 0 else (1 if g == GROUPS - 1 else 0),
-                kp * stride + 8 * g * stride, stride)
+                kp * stride + 8 * g * stride, stride, q, dq, ddq, pad, k0, m)
         if b > 0:
             straddling_parts(buf, prev, lmap, flat, kp, stride)
         cur, prev = prev, cur
@@ -481,14 +618,15 @@ def range_of(q, dq, ddq, constants, slots, gravity, y, start, stop, table, count
         groups[g] = counts[4 * g + (start + g) % 4]
     none = orders.shape[0] - 1
     blocks = (stop - start + LANES - 1) // LANES
+    pad = np.zeros((3, LANES, q.shape[1]))  # a short block's q, dq, ddq and zeros after them
     cur, prev = 0, size
     for b in range(blocks):  # one call of the program (it compiles for seconds), a short last block too
         k0 = start + b * LANES
-        load_lanes(q, dq, ddq, k0, min(LANES, stop - k0), buf, cur, True)
+        m = short_block(q, dq, ddq, k0, stop, pad)
         kp = k0 - LANES
-        for g in range(GROUPS):
+        for g in range(GROUPS):  # the block's lanes read in the program, in phase order
             RUN(buf, cur, prev, kv, g, flat, table, orders, none if b == 0 else 4 * g + (start + g) % 4,
-                (kp + g) * stride, 4 * stride)
+                (kp + g) * stride, 4 * stride, q, dq, ddq, pad, k0, m)
         if b > 0:
             straddling_phases(buf, prev, table, counts, 12 + (start + 3) % 4, flat, kp, stride)
         cur, prev = prev, cur
