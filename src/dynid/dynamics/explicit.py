@@ -695,23 +695,28 @@ def _sources_digest() -> str:
 
 
 def enabled() -> bool:
-    """The explicit kernel is used when Numba compiles for a CPU with AVX-512 (``wide_vectors``), unless
-    ``DYNID_EXPLICIT_KERNELS=0`` (and when folded kernels are)."""
+    """The explicit kernel is used when Numba compiles for a CPU with AVX2 and FMA or AVX-512
+    (``wide_vectors``), unless ``DYNID_EXPLICIT_KERNELS=0`` (and when folded kernels are)."""
     return os.environ.get("DYNID_EXPLICIT_KERNELS", "1") != "0" and folded.enabled() and wide_vectors()
 
 
 @functools.cache
 def wide_vectors() -> bool:
-    """Whether Numba compiles for AVX-512 (32 registers of eight doubles: NUMBA_CPU_FEATURES when set, else
-    the host's). With AVX2's 16 registers of four the program spills twice as many values and is slower
-    than the folded kernel (bench/dynamics.py --target avx2, 2026-11-27 01:48-01:52 UTC, load 1.5-2.1, CPU
-    us per sample: er3a 0.150 against 0.143, solo12 0.225 against 0.189)."""
+    """Whether Numba compiles for AVX2 with FMA or for AVX-512 (NUMBA_CPU_FEATURES when set, else the
+    host's). Before the program loaded its own lanes, AVX2's 16 registers of four doubles made it slower
+    than the folded kernel there (er3a 0.150 against 0.143 us per sample, 2026-11-27 01:48 UTC); with
+    them loaded in the program it is faster on AVX2 too (all kernels compiled for haswell on the AMD EPYC
+    family 25 model 17, one thread, CPU us per sample, best of 10 turns taking turns with the folded
+    kernel, 05:38 UTC, load 0.9-1.5: er3a 0.126 against 0.151, iiwa14 0.189 against 0.205, solo12 0.169
+    against 0.189). Older x86-64 targets (SSE only) keep the folded kernel."""
     features = nb.config.CPU_FEATURES
     if features:
-        return "+avx512f" in features.split(",")
+        flags = features.split(",")
+        return "+avx512f" in flags or ("+avx2" in flags and "+fma" in flags)
     if nb.config.CPU_NAME not in (None, "host"):
-        return False  # a named CPU without its features: not known to have AVX-512
-    return bool(llvm.get_host_cpu_features().get("avx512f", False))
+        return False  # a named CPU without its features: not known to have AVX2
+    host = llvm.get_host_cpu_features()
+    return bool(host.get("avx512f", False) or (host.get("avx2", False) and host.get("fma", False)))
 
 
 _modules: dict = {}
