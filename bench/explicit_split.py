@@ -34,8 +34,8 @@ placement and reversed every other round), CPU time of one thread per sample, th
 placements. ``--lanes-in-program 1`` adds each split program with the block's lanes loaded inside it
 (q, dq, ddq read into registers, sines and cosines computed there: ``explicit_vector.group_program``'s
 ``inputs``), no ``load_lanes``. ``--lanes-once 1`` adds each split program with each workspace's lanes loaded for its first
-block only: the kernel as if ``load_lanes`` cost nothing (docs/performance.md: it does not overlap the
-line stores; its Y is wrong, not checked). For a robot with an even n (as explicit_vector.py).
+block only: the kernel as if its former lane load (bench/line_order.py's ``load_lanes``) cost nothing
+(docs/performance.md: it does not overlap the line stores; its Y is wrong, not checked). For a robot with an even n (as explicit_vector.py).
 """
 
 from __future__ import annotations
@@ -495,7 +495,8 @@ def main() -> None:
                          "as dynamics/explicit.py does), so that what is left on it lies on whole lines")
     ap.add_argument("--lanes-once", type=int, default=0,
                     help="1: time each split program also with each workspace's lanes loaded for its first block "
-                         "only (the kernel as if explicit.load_lanes cost nothing; its Y is not checked)")
+                         "only (the kernel as if its former lane load, bench/line_order.py's load_lanes, cost "
+                         "nothing; its Y is not checked)")
     ap.add_argument("--lanes-in-program", type=int, default=0,
                     help="1: time each split program also with its lanes loaded in its registers (q, dq, ddq read "
                          "in the program, sines and cosines computed there once per joint; no load_lanes, no lane row "

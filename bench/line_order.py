@@ -35,8 +35,8 @@ over all placements, and the lines' time over their bytes at that bandwidth.
 
 ``--work W:S[:L],...`` instead: what overlaps the pending line stores. The kernel's order, with after
 each line slot W rounds of eight independent multiply-adds in registers and S ordinary stores into 4 KB
-of L1, and with L = 1 the explicit kernel's ``load_lanes`` at each block's start (2: one joint at a
-time spread over the slots; 3: from the first block's q, in L1; 4 and 5: its copy of q, dq, ddq alone,
+of L1, and with L = 1 the explicit kernel's former lane load (``load_lanes``, before b165e72) at each
+block's start (2: one joint at a time spread over the slots; 3: from the first block's q, in L1; 4 and 5: its copy of q, dq, ddq alone,
 its sines and cosines alone; 6: one lane row per slot); the lines alone, the work alone and both,
 taking turns, in ``--processes`` processes (``worker``). docs/performance.md has the figures.
 """
@@ -132,7 +132,7 @@ def worker(lines: int, work: int, stores: int, lanes: int):
     a line of eight samples) ``work`` rounds of eight independent multiply-adds in registers and
     ``stores`` ordinary 8-byte stores into ``scratch`` (4 KB, in L1): the arithmetic between the
     kernel's line slots, with and without stores of its own; with ``lanes`` 1, at each block's start the
-    explicit kernel's ``load_lanes`` of the block (q, dq, ddq into a workspace's lane rows, sine and
+    explicit kernel's former ``load_lanes`` of the block (q, dq, ddq into a workspace's lane rows, sine and
     cosine), as the kernel does before the block's program; with ``lanes`` 2 the same work one joint at
     a time, the joints spread evenly over the block's line slots (``joint_lanes``); ``lanes`` 3 as 1 but
     the first block's q, dq, ddq every time (read from L1, not from memory); 4 and 5 its parts: the copy
@@ -140,10 +140,9 @@ def worker(lines: int, work: int, stores: int, lanes: int):
     (q, dq or ddq of a joint, or its sines and cosines) after each line slot, from the block's start."""
     import numba as nb
 
-    from dynid.dynamics.explicit import load_lanes
     from dynid.dynamics.tiles import store_fence, stream8
 
-    joint_lanes, joint_parts, joint_row = _joint_lanes()
+    joint_lanes, joint_parts, joint_row, load_lanes = _joint_lanes()
 
     @nb.njit(nogil=True)
     def run(src, flat, base, table, blocks, step, scratch, q, dq, ddq, buf):
@@ -153,9 +152,9 @@ def worker(lines: int, work: int, stores: int, lanes: int):
         for b in range(blocks):
             d = base + b * step
             if lanes == 1:
-                load_lanes(q, dq, ddq, b * BLOCK, BLOCK, buf, 0)
+                load_lanes(q, dq, ddq, b * BLOCK, buf)
             if lanes == 3:  # the first block's q, dq, ddq each time: read from L1, not from memory
-                load_lanes(q, dq, ddq, 0, BLOCK, buf, 0)
+                load_lanes(q, dq, ddq, 0, buf)
             if lanes == 4 or lanes == 5:  # its parts: 4 the copy of q, dq, ddq, 5 the sines and cosines
                 for i in range(n):
                     joint_parts(q, dq, ddq, b * BLOCK, i, buf, lanes == 4, lanes == 5)
@@ -191,7 +190,7 @@ def worker(lines: int, work: int, stores: int, lanes: int):
 
 
 def _joint_lanes():
-    """Compiled: (``joint_lanes``: ``explicit.load_lanes`` of one joint ``i``, a whole block; ``joint_parts``:
+    """Compiled: (``joint_lanes``: ``load_lanes`` of one joint ``i``, a whole block; ``joint_parts``:
     its copy of q, dq, ddq and its sines and cosines, each when asked; ``joint_row``: one of those four)."""
     import math
 
@@ -227,6 +226,16 @@ def _joint_lanes():
     def joint_lanes(q, dq, ddq, k0, i, buf):
         joint_parts(q, dq, ddq, k0, i, buf, True, True)
 
+    @nb.njit(inline="always", fastmath={"contract"})
+    def load_lanes(q, dq, ddq, k0, buf):
+        """The lane load the explicit kernel did before its program read its lanes itself (b165e72): every
+        joint's q, dq, ddq copied into its lane rows, then every joint's sines and cosines."""
+        n = q.shape[1]
+        for i in range(n):
+            joint_parts(q, dq, ddq, k0, i, buf, True, False)
+        for i in range(n):
+            joint_parts(q, dq, ddq, k0, i, buf, False, True)
+
     @nb.njit(inline="always")
     def joint_row(q, dq, ddq, k0, i, part, buf):
         o = nb.uint64(i * JR * LANES)
@@ -242,7 +251,7 @@ def _joint_lanes():
         else:
             joint_parts(q, dq, ddq, k0, i, buf, False, True)
 
-    return joint_lanes, joint_parts, joint_row
+    return joint_lanes, joint_parts, joint_row, load_lanes
 
 
 def measure_work(args) -> None:
@@ -284,7 +293,7 @@ def report_work(args) -> None:
     print(f"CPU: {machine.cpu_model()}\n{time.strftime('%H:%M', time.gmtime())} UTC, load {machine.load()}; "
           f"{args.robot}, {args.samples} samples, the kernel's line order, Y 16 bytes into a line; after each line "
           "slot (8 lines) W rounds of 8 independent multiply-adds and S ordinary stores to L1, L: the block's "
-          "lanes loaded at its start (explicit.load_lanes); CPU us per sample, "
+          "lanes loaded at its start (the kernel's former load_lanes); CPU us per sample, "
           f"best of {args.calls} calls x {args.rounds} rounds, {args.processes} processes")
     print(f"  {'W':>4} {'S':>4} {'L':>2} {'lines':>7} {'work':>7} {'both':>7} {'sum':>7} {'hidden':>7}  (hidden: the share of "
           "the shorter one that the interleaving hid)")

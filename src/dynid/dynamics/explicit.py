@@ -29,8 +29,8 @@ The block's q, dq and ddq are read inside the program (eight loads at constant o
 into a register; a stretch's short last block from a padded copy, ``short_block``) and the sines and
 cosines computed there (``vector_sincos``: ``sincos.sincos`` on eight lanes, the C library's for
 |q| >= ``SINCOS_LIMIT``); of these rows only those that Y's lines read are stored. Filling the
-workspace's lane rows before the program instead (``load_lanes``: a burst of stores while the previous
-block's lines are pending) did not hide behind the line stores as the arithmetic does
+workspace's lane rows before the program instead (as the kernel did before: a burst of stores while the
+previous block's lines are pending; bench/line_order.py's ``block_lanes`` does it so) did not hide behind the line stores as the arithmetic does
 (bench/line_order.py): loading them in the program made the kernel 0.129-0.142 -> 0.113-0.122 us per
 sample on solo12, 0.146-0.159 -> 0.127-0.137 on iiwa14, taking turns (docs/performance.md, "The lanes in
 the program").
@@ -56,7 +56,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import math
 import os
 import re
 from pathlib import Path
@@ -363,52 +362,6 @@ def group_program(program, constant_names, slots: int, n: int, phases: bool, sto
         return signature, codegen
 
     return run
-
-
-@nb.njit(cache=True, inline="always", fastmath={"contract"})
-def load_lanes(q, dq, ddq, k0, m, buf, cur, phases=False):
-    """``lanes.load_block`` into the workspace at buf[cur:], reading q[k0 + k, i] in place (no view
-    of q: its reference count would wait for the pending line stores); lanes past m get zeros. The
-    explicit kernel loaded its lanes so before ``group_program`` read them itself (the module
-    docstring); bench/line_order.py times it as the part that did not hide. With
-    ``phases`` (an odd n) lane 8 p + u holds sample k0 + p + 4 u, as ``load_block(..., phases=True)``'s,
-    and zeros past m."""
-    n = q.shape[1]
-    for i in range(n):
-        o = nb.uint64(cur + i * JR * LANES)
-        if phases:
-            for k in range(LANES):
-                t = k // WIDTH + 4 * (k % WIDTH)
-                a, b, c = (q[k0 + t, i], dq[k0 + t, i], ddq[k0 + t, i]) if t < m else (0.0, 0.0, 0.0)
-                buf[o + nb.uint64(R_Q * LANES + k)] = a
-                buf[o + nb.uint64(R_QD * LANES + k)] = b
-                buf[o + nb.uint64(R_QDD * LANES + k)] = c
-            continue
-        for k in range(nb.uint64(m)):
-            buf[o + nb.uint64(R_Q * LANES) + k] = q[k0 + k, i]
-            buf[o + nb.uint64(R_QD * LANES) + k] = dq[k0 + k, i]
-            buf[o + nb.uint64(R_QDD * LANES) + k] = ddq[k0 + k, i]
-        for k in range(nb.uint64(m), nb.uint64(LANES)):
-            buf[o + nb.uint64(R_Q * LANES) + k] = 0.0
-            buf[o + nb.uint64(R_QD * LANES) + k] = 0.0
-            buf[o + nb.uint64(R_QDD * LANES) + k] = 0.0
-    large = 0
-    for i in range(n):
-        o = nb.uint64(cur + i * JR * LANES)
-        for k in range(nb.uint64(LANES)):
-            x = buf[o + nb.uint64(R_Q * LANES) + k]
-            s, c = sincos(x)
-            buf[o + nb.uint64(R_C * LANES) + k] = c
-            buf[o + nb.uint64(R_S * LANES) + k] = s
-            large += not (abs(x) < SINCOS_LIMIT)
-    if large:  # huge (or non-finite) angles: the C library, one by one
-        for i in range(n):
-            o = nb.uint64(cur + i * JR * LANES)
-            for k in range(nb.uint64(LANES)):
-                x = buf[o + nb.uint64(R_Q * LANES) + k]
-                if not (abs(x) < SINCOS_LIMIT):
-                    buf[o + nb.uint64(R_C * LANES) + k] = math.cos(x)
-                    buf[o + nb.uint64(R_S * LANES) + k] = math.sin(x)
 
 
 @nb.njit(cache=True, inline="always")

@@ -673,20 +673,19 @@ def kernel_call(robot, q, dq, ddq, out, stage: int, every: bool, folded_kernel: 
     """(thread kind, call(workers, start, stop)): the kernel ``regressor`` runs to write Y[start:stop]
     of this batch into ``out`` on ``workers`` threads (q, dq, ddq contiguous (N, n); ``stage`` from
     ``stream_stage_samples``; ``every``: all of Y's numbers written). The explicit kernel
-    (``explicit.py``) for a streamed Y, as ``line_map`` writes it (``every`` False; an odd n's plan made
-    for each segment's Y[start:stop], ``explicit_plan``);
+    (``explicit.py``) for a streamed Y, as ``line_map`` writes it (``every`` False; the plan of each
+    segment's Y[start:stop], ``explicit_plan``);
     else the generated (folded) kernel from ``generated_kernel``; else the generic one."""
     arrays = kernel_arrays(robot)
     kernel = generated_kernel(robot, q.shape[0], folded_kernel)
     fast = explicit_kernel(robot) if kernel is not None and stage and not every and explicit.enabled() else None
     if fast is not None:
         constants, _, slots, gravity = arrays
-        plan = None if fast.PHASES else explicit_plan(robot, fast, out)  # an odd n's: of the stretch's first sample
 
         def call(workers, start, stop):
             y = out[start:stop]
             args = (q[start:stop], dq[start:stop], ddq[start:stop], constants, slots, gravity, y,
-                    *(plan or explicit_plan(robot, fast, y)))
+                    *explicit_plan(robot, fast, y))
             if workers == 1:
                 fast.regressor_serial(*args)
             else:
